@@ -15,12 +15,14 @@ from textual.app import App
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
-from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
+from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of, until
 from tests.helpers.harbor import PASSED, make_job
-from tests.tui.app_under_test import screen_text
+from tests.tui.app_under_test import footer_promises, screen_text
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens import job_overview
+from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.help import HelpScreen
+from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
@@ -617,3 +619,38 @@ async def test_a_huge_cost_is_a_short_cell_in_the_trials_table(task, runs):
         costs = [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
         assert "$1.000e+300" in costs, costs
         assert "$1.000e+300" in text_of(app, "#job-header")
+
+
+async def test_each_job_screen_s_footer_shows_esc_the_way_back_at_80_columns(real):
+    # The job's overview and two jobs compared, opened from the jobs list, and a multi-step trial's steps opened
+    # from its job: esc went back, but no footer said so (the trial's screen says `esc trials`).
+    app = job_app(real / "jobs")
+
+    async def footer_shows(back: str) -> None:
+        promised = footer_promises(app.screen)
+        assert promised[-1] == back, promised
+        await until(
+            pilot,
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+            f"the footer shows {promised}",
+            lambda app: screen_text(app).splitlines()[-1],
+        )
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await read_all(app)
+        await pilot.press("enter")  # multi-step, the latest started
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen)
+        await footer_shows("esc jobs")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, JobScreen), "the trial's steps")
+        await footer_shows("esc trials")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "back on the job")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
+        await pilot.press("space", "down", "space", "c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
+        await footer_shows("esc jobs")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs from the comparison")

@@ -125,7 +125,7 @@ class TrialApp(BaseApp):
     def _show(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
         """A multi-step trial with no step chosen: its steps; else the trial (its step)."""
         if trial.multi_step and step is None:
-            self.push_screen(JobScreen(trial))
+            self.push_screen(JobScreen(trial, from_job=from_job))
         else:
             self.open_trial(trial, step, from_job=from_job)
 

@@ -43,7 +43,7 @@ class CompareScreen(TasksScreen):
         key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
         HELP,
         QUIT,
-        key("escape", "back", "jobs", "Back", "to the list of jobs", show=False),
+        key("escape", "back", "jobs", "Back to the jobs", "the list of jobs the two were marked in"),
     ]
     HELP_TITLE = "verifier-tui: two jobs compared"
     OTHER_KEYS = [

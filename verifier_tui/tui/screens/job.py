@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.job_list import JobList
 from verifier_tui.tui.workarounds import KeyFooter
@@ -26,12 +25,14 @@ if TYPE_CHECKING:
 
 
 class JobScreen(KeyedScreen):
-    BINDINGS = [HELP, QUIT, Binding("escape", "back", "back", show=False)]
-    HELP_TITLE = "verifier-tui: a multi-step trial"
-    OTHER_KEYS = [
-        ("enter", "Open the step", "The sandbox beside a local replay, step by step"),
-        ("esc", "Back", "To the job's overview, when the trial was opened from it"),
+    BINDINGS = [
+        HELP,
+        QUIT,
+        # in the footer, as a trial's screen names its esc: it was offered in the help alone
+        key("escape", "back", "trials", "Back to the trials", "the job's trials, this trial was opened from them"),
     ]
+    HELP_TITLE = "verifier-tui: a multi-step trial"
+    OTHER_KEYS = [("enter", "Open the step", "The sandbox beside a local replay, step by step")]
 
     @dataclass
     class StepChosen(Message):
@@ -40,9 +41,10 @@ class JobScreen(KeyedScreen):
         trial: Trial
         step: str | None
 
-    def __init__(self, found: Trial) -> None:
+    def __init__(self, found: Trial, *, from_job: bool = False) -> None:
         super().__init__()
         self.found = found
+        self.from_job = from_job  # opened from its job's overview, which esc goes back to
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
@@ -69,10 +71,13 @@ class JobScreen(KeyedScreen):
         hint = "enter opens one: the sandbox beside a local replay, step by step"
         self.query_one("#job-hint", Static).update(content((hint, "$text-muted")))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """esc only when there is a job's overview to go back to."""
+        return action != "back" or self.from_job
+
     def action_back(self) -> None:
-        """Back to the job's overview, when the trial was opened from it."""
-        if len(self.app.screen_stack) > 2:
-            self.dismiss(None)
+        """Back to the job's overview the trial was opened from."""
+        self.dismiss(None)
 
     @on(JobList.EntryChosen)
     def _open(self, message: JobList.EntryChosen) -> None:

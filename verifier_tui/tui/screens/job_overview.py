@@ -7,7 +7,7 @@ opens it beside a local replay; esc there comes back here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -234,9 +234,11 @@ class JobOverviewScreen(TasksScreen):
             "Read the job again",
             "Harbor has not ended it: its folders as they are now",
         ),
-        HELP,
+        # ? is in the line above the tables ("? keys") and the palette: the footer then fits 80
+        # columns down to esc, the way back (it was left out of the footer, so no screen said it)
+        replace(HELP, show=False),
         QUIT,
-        key("escape", "back", "jobs", "Back", "to the list of jobs this job was opened from", show=False),
+        key("escape", "back", "jobs", "Back to the jobs", "the list of jobs this job was opened from"),
     ]
     HELP_TITLE = "verifier-tui: a job's keys"
     OTHER_KEYS = [
