@@ -654,3 +654,24 @@ async def test_each_job_screen_s_footer_shows_esc_the_way_back_at_80_columns(rea
         await footer_shows("esc jobs")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs from the comparison")
+
+
+async def test_a_running_job_s_footer_shows_read_again_and_esc_at_80_columns(real, tmp_path):
+    # A job Harbor has not ended, opened from the jobs list at 80 columns: its footer offered r and esc too and was
+    # cut after "r read again q q", esc unseen.
+    job = copy_job_files(real, tmp_path / "jobs" / "running")
+    (job / "result.json").unlink()
+    copy_trial(real, job, "hello-file__pass001")
+    app = job_app(tmp_path / "jobs")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await read_all(app)
+        promised = footer_promises(app.screen)
+        assert "r read again" in promised and promised[-1] == "esc jobs", promised
+        await until(
+            pilot,
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+            f"the footer shows {promised}",
+            lambda app: screen_text(app).splitlines()[-1],
+        )

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable
@@ -205,17 +206,30 @@ class TasksScreen(FolderScreen):
             self.post_message(JobOverviewScreen.TrialChosen(trial))
 
 
+#: f x t share one footer entry, "f x t filter": the line above the tables names each
+#: ("f failures  x exception  t task"), as the task screen's header names s v f p t.
+FILTERS = Binding.Group("filter")
+
+
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
     READ_GROUP = "job-read"
     BINDINGS = [
-        key("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
+        key(
+            "f",
+            "failures",
+            "failures",
+            "Failures only",
+            "Show only the trials that did not pass (again: all)",
+            group=FILTERS,
+        ),
         key(
             "x",
             "next_exception",
             "exception",
             "Filter by exception type",
             "Each press shows the trials of the next exception type Harbor recorded, then all again",
+            group=FILTERS,
         ),
         key(
             "t",
@@ -223,6 +237,7 @@ class JobOverviewScreen(TasksScreen):
             "task",
             "Filter by task",
             "Only the trials of the task under the cursor in the tasks table (again: every task)",
+            group=FILTERS,
         ),
         key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
         # Offered once a job Harbor has not ended is read: what it shows is
@@ -234,8 +249,8 @@ class JobOverviewScreen(TasksScreen):
             "Read the job again",
             "Harbor has not ended it: its folders as they are now",
         ),
-        # ? is in the line above the tables ("? keys") and the palette: the footer then fits 80
-        # columns down to esc, the way back (it was left out of the footer, so no screen said it)
+        # ? is in the line above the tables ("? keys") and the palette: with the filters' one entry
+        # the footer then fits 80 columns down to esc, the way back, r read again and all
         replace(HELP, show=False),
         QUIT,
         key("escape", "back", "jobs", "Back to the jobs", "the list of jobs this job was opened from"),
