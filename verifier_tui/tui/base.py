@@ -161,7 +161,7 @@ class BaseApp(App[int]):
         """The screen's keys as it offers them now, each by its title, then Textual's own (Quit among them)
         but its "Keys" (a side panel of the focused widget's keys): beside ours, "Keys  (?)" (the
         screen's help, which lists every key), it was a second command of the same name."""
-        for shown, title, does, action in offered(screen):
+        for shown, title, does, action in offered(screen, enabled_only=True):
             if action != "app.quit":
                 yield SystemCommand(f"{title}  ({shown})", does, functools.partial(screen.run_action, action))
         yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")

@@ -35,14 +35,16 @@ def output_keys(whose: str) -> list[Binding]:
     ]
 
 
-def offered(screen: Screen[Any]) -> list[tuple[str, str, str, str]]:
+def offered(screen: Screen[Any], *, enabled_only: bool = False) -> list[tuple[str, str, str, str]]:
     """(key as shown, title, what it does, action) of each of ``screen``'s own
     keys, in its BINDINGS' order, as it offers them now: one its
     ``check_action`` refuses (R for a task without its own runner) is left out,
-    as the footer leaves it out."""
+    as the footer leaves it out. One it disables for now (esc on the latest
+    run: None) is left out too with ``enabled_only`` (the palette, where it
+    would do nothing), kept otherwise (the help, which teaches it)."""
     found = []
-    for node, binding, _enabled, _tooltip in screen.active_bindings.values():
-        if node is screen and binding.tooltip:
+    for node, binding, enabled, _tooltip in screen.active_bindings.values():
+        if node is screen and binding.tooltip and (enabled or not enabled_only):
             title, _, does = binding.tooltip.partition("\n")
             found.append((screen.app.get_key_display(binding), title, does, binding.action))
     return found

@@ -767,7 +767,7 @@ class MainScreen(SizedScreen):
         """Nothing while a chooser is opening; o is offered as the stream not
         on screen; R (the runner) only for a task that ships its own (in the
         footer, the palette and the help at once), else R says why it does nothing;
-        esc (back to the latest run) only on a run picked in the history."""
+        esc (back to the latest run) enabled only on a run picked in the history."""
         if self.opening():
             return False  # a dialog on its way: keys typed meanwhile (s s s) stacked more of them
         if action == "show_output":
@@ -775,7 +775,9 @@ class MainScreen(SizedScreen):
         if action in ("toggle_runner", "no_own_runner"):
             return (self.session.task.own_runner is not None) is (action == "toggle_runner")
         if action == "latest":
-            return self.viewing is not None  # on the latest run (or none yet) esc has nowhere to go back to
+            # On the latest run (or none yet) esc has nowhere to go back to: disabled (None), so the palette
+            # leaves it out while the help still says what it is for.
+            return True if self.viewing is not None else None
         return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
