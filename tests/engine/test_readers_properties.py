@@ -571,6 +571,7 @@ _MOUNT_LINE = st.builds(
     mountinfo=st.one_of(st.text(), st.lists(_MOUNT_LINE).map("\n".join)),
 )
 @example(cgroup_text="0::/a", mountinfo="30 25 0:26 / /x\0y rw - cgroup2 src rw")  # a path no kernel writes
+@example(cgroup_text="0::\r::", mountinfo="0 0 0 / 0 - cgroup2 0 0")  # an empty cgroup path: relpath raised
 def test_proc_cgroup_and_mountinfo_give_a_place_or_none(cgroup_text, mountinfo):
     """The kernel's /proc/self/cgroup and mountinfo, read for where a run's
     cgroup may go: a line in no shape the kernel writes is a ValueError

@@ -66,6 +66,8 @@ def hierarchies(text: str) -> dict[str, tuple[int, str]]:
     found: dict[str, tuple[int, str]] = {}
     for line in text.splitlines():
         number, controllers, path = line.split(":", 2)
+        if not path.startswith("/"):  # the kernel writes every cgroup's path from its hierarchy's root
+            raise ValueError(f"a cgroup path that is not absolute: {path!r}")
         if number == "0" and not controllers:
             found.setdefault("", (2, path))
         for controller in filter(None, controllers.split(",")):
