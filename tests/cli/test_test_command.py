@@ -405,3 +405,42 @@ def test_a_lone_task_whose_cases_cannot_be_read_is_said_from_here(ordinary_user)
     no_traceback(done)
     said = "verifier-tui: no case to test: b/cases cannot be read (Permission denied)\n"
     assert (done.returncode, done.stderr) == (2, said), done.stderr
+
+
+def test_two_verifiers_of_one_task_in_one_run_have_ids_of_their_own(env, tmp_path):
+    """``test two/tests/verifier.py two/tests/other.py``: each case's --json id
+    came twice (``two::correct``), and so did each JUnit (classname, name),
+    which CI merges or drops. Each verifier is now named by the task's id and
+    the verifier in the task, as the pytest plugin names it; a task of one
+    verifier keeps its ids, and ``--case TASK::CASE`` still picks both."""
+    folder = _tasks(tmp_path, "hello-file", "sum-column")
+    two = folder / "hello-file"
+    (two / "tests" / "other.py").write_text("def verify(workspace):\n    return 0.0\n")
+    junit = tmp_path / "report.xml"
+    given = [two / "tests" / "verifier.py", two / "tests" / "other.py", folder / "sum-column"]
+    done = run_tool(env, "test", *given, "--json", "--junit", junit, "--python", PY)
+    assert done.returncode == 1, done.stdout + done.stderr  # other.py scores 0.0 on correct
+    data = json.loads(done.stdout)
+    ids = [case["id"] for case in data["cases"]]
+    assert len(ids) == len(set(ids)) == 11, ids
+    assert ids[:5] == [
+        "hello-file::tests/verifier.py::correct",
+        "hello-file::tests/verifier.py::missing-file",
+        "hello-file::tests/verifier.py::wrong-case",
+        "hello-file::tests/verifier.py::wrong-text",
+        "hello-file::tests/other.py::correct",
+    ]
+    assert ids[-1] == "sum-column::wrong-total"
+    tasks = [t["name"] for t in data["tasks"]]
+    assert tasks == ["hello-file::tests/verifier.py", "hello-file::tests/other.py", "sum-column"], tasks
+    names = [(c.get("classname"), c.get("name")) for c in ET.parse(junit).getroot().iter("testcase")]
+    assert len(names) == len(set(names)) == 11, names
+    # as the plugin's --junitxml has it (pytest's for tasks/hello-file::tests/other.py: tasks.hello-file.tests/other.py)
+    assert ("hello-file.tests/other.py", "correct") in names and ("sum-column", "correct") in names, names
+    done = run_tool(env, "test", *given[:2], "--case", "hello-file::correct", "--json", "--python", PY)
+    assert [c["id"] for c in json.loads(done.stdout)["cases"]] == [
+        "hello-file::tests/verifier.py::correct",
+        "hello-file::tests/other.py::correct",
+    ]
+    done = run_tool(env, "test", *given[:2], "--case", "hello-file::tests/other.py::*", "--json", "--python", PY)
+    assert [c["id"].rsplit("::", 1)[0] for c in json.loads(done.stdout)["cases"]] == ["hello-file::tests/other.py"] * 4

@@ -215,9 +215,9 @@ def _nothing_to_test(
     if args.json:
         terminal.out_json(report.test_json(ran, 0.0, without))
     for group in groups:
-        terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{report.error_line(group.error)}")
+        terminal.error(f"{'' if len(groups) == 1 else group.id + ': '}{report.error_line(group.error)}")
         for line in report.cases_not_run(group):
-            terminal.error(line if len(groups) == 1 else f"{group.name}: {line}")
+            terminal.error(line if len(groups) == 1 else f"{group.id}: {line}")
     for task in without:
         terminal.error(report.without_case(task))
     if args.junit and not report.output_file_problem("--junit", args.junit, own):

@@ -273,19 +273,17 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
         "verifier": str(single.session.verifier) if single and single.session and single.session.verifier else None,
         "passed": passed,
         "failed": len(cases) - passed,
-        "invalid": [
-            {"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid
-        ],
+        "invalid": [{"task": g.id, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid],
         "errors": [
-            {"task": g.name, "folder": str(g.folder), "problem": g.error, "not_run": [c.name for c in g.cases]}
+            {"task": g.id, "folder": str(g.folder), "problem": g.error, "not_run": [c.name for c in g.cases]}
             for g, _rs in ran
             if g.error
         ],
-        "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
+        "not_judged": [{"task": g.id, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
         "without_cases": [{"task": p.name, "folder": str(p), "reason": no_cases(p)} for p in without],
         "tasks": [
             {
-                "name": g.name,
+                "name": g.id,
                 "folder": str(g.folder),
                 "verifier": str(g.session.verifier) if g.session and g.session.verifier else None,
                 "passed": sum(1 for r in rs if r.expected_matched),
@@ -351,7 +349,7 @@ def error_line(error: str) -> str:
 
 def junit_notes(ran: list[tuple[Any, list[RunResult]]]) -> list[str]:
     """Each task's :func:`task_notes`, named by its task, for a JUnit report."""
-    return [f"{one_line(group.name)}: {one_line(note)}" for group, _results in ran for note in task_notes(group)]
+    return [f"{one_line(group.id)}: {one_line(note)}" for group, _results in ran for note in task_notes(group)]
 
 
 def task_notes(group: Any) -> list[str]:
@@ -534,6 +532,14 @@ def _not_run(problem: str) -> tuple[str, str]:
     return said, said
 
 
+def classname(group: Any) -> str:
+    """A task's JUnit classname: its name, then, when another of its verifiers
+    is tested beside this one (``TaskCases.verifier_apart``), the verifier, as
+    pytest's junitxml writes the plugin's id ``two::tests/other.py``:
+    ``two.tests/other.py`` (one case, one classname and name in both)."""
+    return group.name if group.verifier_apart is None else f"{group.name}.{group.verifier_apart}"
+
+
 def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = ()) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
@@ -542,10 +548,10 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
 
     # A test not run is a <failure> saying "not run: ...", as the plugin's (pytest's FAILED) is: a CI moving
     # from one to the other sees the same tag and words.
-    out = [JunitCase(g.name, "(task)", "0", failure=_not_run(g.error)) for g, _rs in ran if error_is_a_test(g)]
+    out = [JunitCase(classname(g), "(task)", "0", failure=_not_run(g.error)) for g, _rs in ran if error_is_a_test(g)]
     # a task that lists cases though none can run (no verifier): each case is a test not run, as in the plugin
     out += [
-        JunitCase(g.name, case.name, "0", failure=_not_run(g.error))
+        JunitCase(classname(g), case.name, "0", failure=_not_run(g.error))
         for g, _rs in ran
         if g.error is not None
         for case in g.cases
@@ -554,9 +560,11 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).
-    out += [JunitCase(g.name, name, "0", failure=_not_run(problem)) for g, _rs in ran for name, problem in g.invalid]
+    out += [
+        JunitCase(classname(g), name, "0", failure=_not_run(problem)) for g, _rs in ran for name, problem in g.invalid
+    ]
     out += [  # (none from a task whose error is a test, as in the plugin)
-        JunitCase(g.name, name, "0", skipped=not_judged(why))
+        JunitCase(classname(g), name, "0", skipped=not_judged(why))
         for g, _rs in ran
         if not error_is_a_test(g)
         for name, why in g.not_judged
@@ -574,7 +582,7 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
             )
             out.append(
                 JunitCase(
-                    group.name,
+                    classname(group),
                     result.case or "-",
                     f"{result.duration_s:.3f}",
                     failure,

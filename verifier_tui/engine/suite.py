@@ -179,9 +179,18 @@ class TaskCases:
     error: str | None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (case, why): cases no expected.json judges
     only: tuple[str, ...] | None = None  # the cases case folders named (None: every case)
+    #: The verifier, as a path in the task (``tests/other.py``), when the collection tests more than one of the
+    #: task's verifiers (:func:`_verifiers_apart`); None otherwise, and the task's ids are as they always were.
+    verifier_apart: str | None = None
+
+    @property
+    def id(self) -> str:
+        """The task's part of its cases' ids (``<task>::<case>``): its name, then
+        the verifier when another verifier of the task is tested beside it."""
+        return self.name if self.verifier_apart is None else f"{self.name}{SEPARATOR}{self.verifier_apart}"
 
     def item_name(self, case: str) -> str:
-        return f"{self.name}{SEPARATOR}{case}"
+        return f"{self.id}{SEPARATOR}{case}"
 
     def read_cases(self, patterns: list[str] | tuple[str, ...] = ()) -> None:
         """Sort the task's cases as they are now (``test --watch`` calls this
@@ -193,7 +202,7 @@ class TaskCases:
         self.cases, self.invalid, self.not_judged = [], [], []
         for case in task.cases:
             if (self.only is not None and case.name not in self.only) or (
-                patterns and not matches_any(patterns, self.name, case.name)
+                patterns and not picked(patterns, self, case.name)
             ):
                 continue
             if SEPARATOR in case.name:  # its id, <task>::<case>, could be another task's case
@@ -325,9 +334,14 @@ class JobTrials:
     error: str | None = None
     session: None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (every trial is judged by its sandbox's verdict)
+    verifier_apart: None = None  # (a job's trials are judged by its sandbox's verifier)
+
+    @property
+    def id(self) -> str:
+        return self.name
 
     def item_name(self, case: str) -> str:
-        return f"{self.name}{SEPARATOR}{case}"
+        return f"{self.id}{SEPARATOR}{case}"
 
     def run(self, item: TrialItem, trigger: str = "test") -> Any:
         """Replay one trial, blocking (the pytest plugin); a :class:`NotReplayed` when it cannot be."""
@@ -451,6 +465,7 @@ def collect(
             target = path if isinstance(path, Target) else classify(path)
             groups += _groups_for(target, options, task_dir, stand_in, without_cases)
         groups = _once_each(groups)
+        _verifiers_apart(groups)
         _unique_names(groups)
         if patterns:
             _narrow(groups, list(patterns))
@@ -474,6 +489,13 @@ def matches(pattern: str, task: str, case: str) -> bool:
 
 def matches_any(patterns: list[str] | tuple[str, ...], task: str, case: str) -> bool:
     return any(matches(pattern, task, case) for pattern in patterns)
+
+
+def picked(patterns: list[str] | tuple[str, ...], group: Any, case: str) -> bool:
+    """Whether ``--case`` patterns pick a group's ``case``: ``TASK::CASE`` by the
+    task's name (each of its verifiers' case), or by the group's id, which
+    names one verifier when several of the task's are tested (``TaskCases.id``)."""
+    return any(matches_any(patterns, task, case) for task in dict.fromkeys([group.name, group.id]))
 
 
 def _groups_for(
@@ -628,15 +650,36 @@ def _once_each(groups: list[Any]) -> list[Any]:
     return kept
 
 
+def _verifiers_apart(groups: list[Any]) -> None:
+    """Two verifiers of one task (``test two/tests/verifier.py
+    two/tests/other.py``) are two groups of one folder: each case's id came
+    twice (``two::correct``), in ``--json``, JUnit and pytest's ids, which CI
+    merges or drops. Each is then named by its verifier in the task too,
+    ``two::tests/other.py::correct``; only then, so a task of one verifier
+    keeps the ids users' CI knows. A group of the folder without a verifier
+    (found below a folder, the task's several verifiers are its error) keeps
+    the task's, beside the one verifier named apart."""
+    by_folder: dict[str, list[TaskCases]] = {}
+    for group in groups:
+        if isinstance(group, TaskCases):
+            by_folder.setdefault(os.path.realpath(group.folder), []).append(group)
+    for same in by_folder.values():
+        for group in same if len(same) > 1 else []:
+            verifier = group.session.verifier if group.session is not None else None
+            if verifier is not None:
+                group.verifier_apart = Path(os.path.relpath(verifier, group.folder)).as_posix()
+
+
 def _unique_names(groups: list[Any]) -> None:
     """Two tasks of the same name (``task.toml``'s name, or the folder's) are
-    told apart by their folder's path."""
-    counts: dict[str, int] = {}
+    told apart by their folder's path (two verifiers of one task are one task:
+    :func:`_verifiers_apart` tells them apart)."""
+    folders: dict[str, set[str]] = {}
     for group in groups:
-        counts[group.name] = counts.get(group.name, 0) + 1
+        folders.setdefault(group.name, set()).add(os.path.realpath(group.folder))
     here = Path.cwd()
     for group in groups:
-        if counts[group.name] > 1:
+        if len(folders[group.name]) > 1:
             group.name = os.path.relpath(group.folder, here) if group.folder.is_relative_to(here) else str(group.folder)
 
 
@@ -645,8 +688,8 @@ def _narrow(groups: list[Any], patterns: list[str]) -> None:
     every: list[str] = []
     for group in groups:
 
-        def keep(name: str, task: str = group.name) -> bool:
-            hits = {p for p in patterns if matches(p, task, name)}
+        def keep(name: str, group: Any = group) -> bool:
+            hits = {p for p in patterns if picked([p], group, name)}
             used.update(hits)
             return bool(hits)
 
@@ -654,7 +697,7 @@ def _narrow(groups: list[Any], patterns: list[str]) -> None:
         group.cases = [c for c in group.cases if keep(c.name)]
         group.invalid = [(n, p) for n, p in group.invalid if keep(n)]
         # (A case without expected.json is said when asked for, but it does not make a pattern match.)
-        group.not_judged = [(n, w) for n, w in group.not_judged if matches_any(patterns, group.name, n)]
+        group.not_judged = [(n, w) for n, w in group.not_judged if picked(patterns, group, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
         shown = [untrusted.harmless(name) for name in every[:20]]  # as test's table shows them: a\nb
