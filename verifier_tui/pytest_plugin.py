@@ -239,6 +239,20 @@ def node_path(config: pytest.Config, folder: Path) -> str:
     return one_line(part)  # a test id stays on its line, in UTF-8
 
 
+def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> str:
+    """A collector's id: its task's (job's) folder as :func:`node_path` has it,
+    then, when another verifier of the task is collected beside this one, the
+    verifier in the task (``tasks/two::tests/other.py``), as ``verifier-tui
+    test`` names it (``TaskCases.id``): each verifier's cases had the same ids
+    (``tasks/two::correct`` twice). Never the verifier's path itself
+    (``tasks/two/tests/other.py``), which pytest, given it back, would import
+    here, outside the sandbox: this id's path part is the task's folder."""
+    from verifier_tui.words.text import one_line
+
+    apart = group.verifier_apart
+    return node_path(config, group.folder if folder is None else folder) + (f"::{one_line(apart)}" if apart else "")
+
+
 class VerifierCases:
     """The collection of one pytest run, registered only when asked for."""
 
@@ -278,7 +292,7 @@ class VerifierCases:
         self.stopped_by: int | None = None
         self.config = config
         #: The tasks (with a session: a job's trials have no task notes) by id, until --junitxml has their notes
-        self.tasks = {node_path(config, g.folder): g for g in self.collection.groups if g.session is not None}
+        self.tasks = {task_id(config, g): g for g in self.collection.groups if g.session is not None}
         self.taken = self._stop_as_ctrl_c_does()
         # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
@@ -299,17 +313,16 @@ class VerifierCases:
         ]
         collected += [(folder, folder) for folder in self.collection.without_cases]
         # Every case folder of a task, collected or not (one without expected.json, one --verifier-cases did
-        # not name): its folder narrows to it, never to its whole task, and to nothing when it is not collected.
-        case_folders = {
-            case.folder: f"{node_path(config, group.folder)}::{one_line(case.name)}"
-            for group in self.collection.groups
-            if group.session is not None  # a task's cases (a job's trials narrow to their job)
-            for case in group.session.task.cases
-        }
+        # not name): its folder narrows to it, never to its whole task, and to nothing when it is not collected;
+        # to each verifier's, when several of the task's are tested.
+        case_folders: dict[Path, list[str]] = {}
+        for group in self.collection.groups:
+            for case in group.session.task.cases if group.session is not None else []:  # (a job's: its trials)
+                case_folders.setdefault(case.folder, []).append(f"{task_id(config, group)}::{one_line(case.name)}")
         # A folder in a task's cases/ that is no case (``cases/.draft``) names a case that is not there: an id
         # of no case (its path below cases/, which no case's name holds), said not found; it ran the whole task.
         case_folders |= {
-            base / arg: f"{node_path(config, group.folder)}::{one_line(os.path.relpath(base / arg, cases))}"
+            base / arg: [f"{task_id(config, group)}::{one_line(os.path.relpath(base / arg, cases))}"]
             for group in self.collection.groups
             if group.session is not None
             for cases in [group.folder / "cases"]
@@ -317,11 +330,11 @@ class VerifierCases:
             if _is_or_holds(cases, base / arg) and not _is_or_holds(base / arg, cases)
             if not any(_is_or_holds(case, base / arg) for case in case_folders)
         }
-        #: The case folders given, by the id each narrows to: said as an id of no case is, when none is collected.
+        #: The case folders given, by the ids each narrows to: said as an id of no case is, when none is collected.
         self.case_folders = {
-            arg: one
+            arg: ids
             for arg in folders
-            if (one := next((named for case, named in case_folders.items() if _is_or_holds(case, base / arg)), None))
+            if (ids := next((named for case, named in case_folders.items() if _is_or_holds(case, base / arg)), None))
         }
         # A trial's folder (or a folder in it) narrows its job to that trial, each of its steps, as a case's
         # folder narrows its task to the case: every trial of the job ran.
@@ -340,7 +353,7 @@ class VerifierCases:
             if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
             for named in next(
                 (ids for trial, ids in trials.items() if _is_or_holds(trial, base / arg)),
-                [self.case_folders.get(arg) or node_path(config, named_by)],
+                self.case_folders.get(arg) or [node_path(config, named_by)],
             )
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
@@ -409,8 +422,8 @@ class VerifierCases:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         ids = [item.nodeid for item in items]
-        asked = {**self.chosen, **self.case_folders}
-        missed = [arg for arg, one in asked.items() if not any(n == one or n.startswith(one + "::") for n in ids)]
+        asked = {**{arg: [one] for arg, one in self.chosen.items()}, **self.case_folders}
+        missed = [arg for arg, some in asked.items() if not any(_found(one, ids) for one in some)]
         if missed:  # as pytest says of a test it does not find
             raise pytest.UsageError(f"not found: {', '.join(missed)} (no such case under --verifier-cases)")
 
@@ -457,7 +470,7 @@ class VerifierCases:
             jobs: dict[str, VerifierTask] = {}
             for group in self.collection.groups:
                 for name, folder, cases in _by_job(group):
-                    nodeid = node_path(collector.config, folder)
+                    nodeid = task_id(collector.config, group, folder)
                     # Trials of one job given apart (jobs/j/a jobs/j/b, or a trial and its job) are one
                     # collector of the job's id: one each made two nodes of one id, and a trial given twice
                     # ran twice under one id.
@@ -514,6 +527,11 @@ class VerifierCases:
             signal.signal(signum, before)
 
 
+def _found(one: str, ids: list[str]) -> bool:
+    """Whether an id asked for (a case, a task, a verifier of a task) is, or holds, one of ``ids``."""
+    return any(n == one or n.startswith(one + "::") for n in ids)
+
+
 def _stopped(signum: int) -> BaseException:
     """What stops the session (pytest says it in its ``!!! ... !!!`` line)."""
     return pytest.Session.Interrupted(f"{signal.Signals(signum).name}: stopped, as Ctrl+C stops it")
@@ -555,7 +573,7 @@ def _by_job(group: Any) -> list[tuple[str, Path, list[Any]]]:
     from verifier_tui.engine.suite import JobTrials
 
     if not isinstance(group, JobTrials):
-        return [(group.name, group.folder, group.cases)]
+        return [(group.id, group.folder, group.cases)]
     jobs: dict[Path, list[Any]] = {}
     for item in group.cases:
         jobs.setdefault(item.trial.path.parent, []).append(item)

@@ -1432,3 +1432,49 @@ def test_a_folder_in_cases_that_is_no_case_is_not_found(pytester, tasks):
     done = run(pytester, "--verifier-cases", "tasks/hello-file", "tasks/hello-file/cases/.draft")
     assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
     done.stderr.fnmatch_lines(["*not found: tasks/hello-file/cases/.draft (no such case under --verifier-cases)*"])
+
+
+def _two_verifiers(folder):
+    """``<folder>/two``: hello-file with a second verifier, ``tests/other.py``,
+    that scores 0.0 on every case (so its ``correct`` and ``missing-file`` fail)."""
+    task = folder / "two"
+    copy_example("hello-file", task)
+    (task / "tests" / "other.py").write_text("def verify(workspace):\n    return 0.0\n")
+    return task
+
+
+def test_two_verifiers_of_one_task_in_one_run_have_ids_of_their_own(pytester, tasks):
+    """``--verifier-cases two/tests/verifier.py --verifier-cases two/tests/other.py``:
+    both verifiers' collectors were ``two``, each case id came twice (``two::correct``),
+    JUnit had repeated (classname, name) pairs, which CI merges or drops, and the second
+    verifier's task note was lost. Now each verifier's collector is the task's id and the
+    verifier in the task (only then: a task of one verifier keeps its ids), an id that
+    pytest takes back, that --lf and a case folder narrow to, and that never names the
+    verifier's file as a path (pytest would import it here, outside the sandbox)."""
+    two = _two_verifiers(tasks)
+    both = ["--verifier-cases", "tasks/two/tests/verifier.py", "--verifier-cases", "tasks/two/tests/other.py"]
+    done = run(pytester, *both, "--verifier-cases", "tasks/sum-column", "--co", "-q")
+    ids = [line for line in done.stdout.lines if "::" in line]
+    assert len(ids) == len(set(ids)) == 11, done.stdout.str()
+    assert {"tasks/two::tests/verifier.py::correct", "tasks/two::tests/other.py::correct"} <= set(ids), ids
+    assert "tasks/sum-column::correct" in ids  # one verifier: its ids as they were
+    report = pytester.path / "report.xml"
+    done = run(pytester, *both, "-v", f"--junitxml={report}")
+    done.assert_outcomes(passed=6, failed=2)
+    done.stdout.fnmatch_lines(["FAILED tasks/two::tests/other.py::correct - expected*"])
+    root = ET.parse(report).getroot()
+    names = [(c.get("classname"), c.get("name")) for c in root.iter("testcase")]
+    assert len(names) == len(set(names)) == 8, names
+    assert ("tasks.two.tests/other.py", "correct") in names, names
+    notes = [p.get("value") for p in root.iterfind("testsuite/properties/property") if p.get("name") == "note"]
+    assert any(note.startswith("tasks/two::tests/other.py: the sandbox would not run tests/other.py") for note in notes)
+    # Given back as printed, by the verifier, by a case folder (both verifiers' case), and by --lf.
+    run(pytester, *both, "tasks/two::tests/other.py::correct").assert_outcomes(failed=1)
+    run(pytester, *both, "tasks/two::tests/other.py").assert_outcomes(passed=2, failed=2)
+    done = run(pytester, *both, str(two / "cases" / "correct"), "-v")
+    done.assert_outcomes(passed=1, failed=1)
+    done.stdout.fnmatch_lines(["tasks/two::tests/verifier.py::correct PASSED*"])
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, *both, f"--junitxml={report}")  # with the cache, for --lf
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, *both, "--lf", "-v")
+    done.assert_outcomes(failed=2, deselected=6)
+    done.stdout.fnmatch_lines(["tasks/two::tests/other.py::correct FAILED*"])
