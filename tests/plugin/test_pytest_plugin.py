@@ -909,10 +909,15 @@ def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_i
     """Each action the engine may suggest: an option pytest refuses (``--runner``,
     ``--task-id``, ``--response``) is said only after the verifier-tui command that
     takes it."""
+    import importlib
     import re
 
-    from verifier_tui.engine import advice
     from verifier_tui.pytest_plugin import said
+
+    # The module as sys.modules holds it, which `said` imports its Advice from: pytester's teardown drops a module
+    # first imported in its test from sys.modules but not from its package, so `from verifier_tui.engine import
+    # advice` could give a stale copy whose Advice `said` does not know (each action then read as its plain flag).
+    advice = importlib.import_module("verifier_tui.engine.advice")
 
     actions = [value for value in vars(advice).values() if isinstance(value, advice.Action)]
     assert len(actions) > 10
