@@ -640,7 +640,6 @@ class VerifierTask(pytest.Collector):
 
     def __init__(self, *, group: TaskCases, cases: list[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.group = group
         #: Each group's cases (trials) this collector holds: a job's trials given apart are groups of their own.
         self.parts: list[tuple[Any, list[Any]]] = [(group, cases)]
 

@@ -93,3 +93,14 @@ def test_env_words(word, expected):
 def test_bad_env_words(word):
     with pytest.raises(ValueError):
         parse_assignment(word, {})
+
+
+def test_env_words_given_as_a_generator_are_read_once_and_all_kept():
+    # `extra` is any Iterable: a generator read twice (once for the templates, once for the variables)
+    # lost every --env word in the second pass, so the verifier never got MODE.
+    made = child_environment({"W": "${MODE:-d}"}, (word for word in ["MODE=strict", "bad name"]), environ={})
+    assert made.values["W"] == "strict"
+    assert made.values["MODE"] == "strict"
+    assert [p for p in made.problems if p.startswith("--env")] == [
+        "--env 'bad name': give NAME or NAME=VALUE, NAME a variable name (letters, digits, _)"
+    ]

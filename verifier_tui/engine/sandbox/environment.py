@@ -178,7 +178,15 @@ def child_environment(
     environ = os.environ if environ is None else environ
     # Harbor fills a template from the environment of the shell that runs it; ``--env VAR=x`` sets VAR for the
     # run as that shell would have it, so the task's ``${VAR}`` takes x (a word it refuses is said below).
-    filling = {**environ, **dict(_assignments(extra, environ))}
+    given: list[tuple[str, str]] = []
+    refused: list[str] = []  # said after the task's problems, as the words come last
+    for word in extra:  # read once: ``extra`` may be a generator
+        try:
+            given.append(parse_assignment(word, environ))
+        except ValueError as exc:
+            if word.partition("=")[0] not in fills_only:
+                refused.append(f"--env {exc}")
+    filling = {**environ, **dict(given)}
     values: dict[str, str] = {}
     passing: dict[str, Passed] = {}
     problems: list[str] = []
@@ -216,16 +224,12 @@ def child_environment(
         # (the allowlist's) is not passed in its place.
         values.pop(name, None)
         passing.pop(name, None)
-    for word in extra:
-        if word.partition("=")[0] in fills_only:
-            continue
-        try:
-            name, value = parse_assignment(word, environ)
-        except ValueError as exc:
-            problems.append(f"--env {exc}")
+    for name, value in given:
+        if name in fills_only:
             continue
         values[name] = value
         passing[name] = Passed(name, FROM_OPTION)
+    problems += refused
     order = {FROM_USER: 0, FROM_TOOL: 1, FROM_OPTION: 3}  # the task's tables between
     passed = sorted(passing.values(), key=lambda p: (order.get(p.source, 2), p.name))
     held_back = sorted(name for name in environ if name not in values and name not in fills_only)
