@@ -338,3 +338,38 @@ async def test_e_never_opens_a_file_a_link_in_the_task_leads_out_to(tmp_path, mo
     assert len(said) == 1 and "\n" not in said[0], app.notices
     assert "linked/tests/helper.py:1" in said[0] and "not opened" in said[0], said
     assert "bashrc" not in said[0]  # (the staging note names where the task's link leads: the task's, not the run's)
+
+
+async def test_e_says_a_workspace_file_linked_out_is_none_of_the_workspaces_own(tmp_path, monkeypatch):
+    """The workspace's mod.py is a link to a file outside it, and the run names
+    it as the failing frame: e opens nothing and says the file is none of the
+    workspace's own (it said "of the task's own", a folder it is not in)."""
+    import verifier_tui.tui.screens.main as main_screen
+
+    secret = tmp_path / "bashrc"
+    secret.write_text("export TOKEN=sekrit\n")
+    workspace = tmp_path / "elsewhere" / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / "mod.py").symlink_to(secret)
+    root = make_task(
+        tmp_path / "tasks" / "ws-link",
+        (
+            "import os, sys\n\n"
+            "def verify(workspace):\n"
+            "    sys.stderr.write(f'  File \"{workspace}/mod.py\", line 1, in <module>\\n')\n"
+            "    sys.stderr.flush()\n"
+            "    os._exit(1)\n"
+        ),
+    )
+    opened: list[list[str]] = []
+    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
+    app = make_app(root, watch=False, workspace=workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+    assert opened == [], opened
+    said = [n for n in app.notices if "mod.py" in n and "not opened" in n]
+    assert len(said) == 1, app.notices
+    assert "of the workspace's own" in said[0] and "task's" not in said[0], said

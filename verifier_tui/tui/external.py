@@ -17,13 +17,15 @@ from verifier_tui.engine.model import Outcome, RunResult
 _DEF_VERIFY = re.compile(r"^(?:async\s+)?def\s+verify\s*\(|^verify\s*=", re.M)
 
 
-def not_opened(where: str) -> str:
+def not_opened(where: str, *, workspace: bool = False) -> str:
     """Why ``e`` opens nothing for the failing frame at ``where`` (as shown):
-    it names a file in the task (or the workspace) that is none of its own
-    (:func:`verifier_tui.engine.failing.failing_location`)."""
+    it names a file in the task, or in the workspace (``workspace``), that is
+    none of that folder's own (:func:`verifier_tui.engine.failing.failing_location`);
+    the folder named is the one that refused it, not always the task."""
+    whose = "the workspace's" if workspace else "the task's"
     return (
         f"{where}, where the run says it failed, is not opened: it is no regular file "
-        "of the task's own (a link out of its folder, or not a file)"
+        f"of {whose} own (a link out of its folder, or not a file)"
     )
 
 

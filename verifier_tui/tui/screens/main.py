@@ -805,8 +805,11 @@ class MainScreen(SizedScreen):
         failing = failing_location(result, session.task.root) if result is not None else Failing()
         location = failing.location
         if location is None and failing.refused is not None:  # a file the run named that is none of the task's
-            where = f"{self.fmt.path(failing.refused[0])}:{failing.refused[1]}"
-            self.notify(not_opened(where), severity="warning", markup=False)
+            path, line = failing.refused
+            in_workspace = result is not None and result.workspace is not None and path.is_relative_to(result.workspace)
+            self.notify(
+                not_opened(f"{self.fmt.path(path)}:{line}", workspace=in_workspace), severity="warning", markup=False
+            )
             return
         if location is None:
             if session.verifier is None:
