@@ -790,6 +790,30 @@ def test_run_trial_json_names_the_templates_its_env_filled_that_run_task_fills_o
     assert as_json(tool(shell, "run", folder, "--json", *args, cwd=elsewhere))["command_lacks_env"] == ["Z"]
 
 
+def test_run_trial_json_names_a_template_of_a_job_variable_that_its_env_would_fill(
+    task, runs, env, elsewhere, tmp_path
+):
+    # config.json's verifier.env MODE=strict is the verifier's, not the host's: the replay filled W = "${MODE:-d}"
+    # with d (reward 1.0). command_lacks_env was ["MODE"], and following it (run TASK --env MODE=strict) filled W
+    # with strict, since --env fills a task's templates: reward 0.0. W is named too, and with --env W=d beside
+    # MODE's the command ends as the replay did.
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { W = "${MODE:-d}" }\n'
+    reads_w = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('W') == 'd')\n"
+    demo = task(verifier=reads_w, toml=toml)
+    folder = trial_with_job_env(runs, demo, {"MODE": "strict"})
+    shell = {k: v for k, v in env.items() if k != "MODE"}
+    data = as_json(tool(shell, "run", folder, "--json", cwd=elsewhere))
+    assert data["local"]["rewards"] == {"reward": 1.0}, data["local"]
+    assert data["command_lacks_env"] == ["MODE", "W"], data["command_lacks_env"]
+    followed = ("--env", "MODE=strict", "--env", "W=d")
+    empty = tmp_path / "empty-app"  # the trial captured /app empty
+    empty.mkdir()
+    ran = as_json(tool(shell, "run", demo, "--json", "--workspace", empty, *followed, cwd=elsewhere))
+    assert ran["rewards"] == {"reward": 1.0}, ran
+    again = as_json(tool(shell, "run", folder, "--json", *followed, cwd=elsewhere))
+    assert again["command_lacks_env"] == [] and again["local"]["rewards"] == {"reward": 1.0}, again
+
+
 def test_watch_a_trial_on_a_workspace_of_yours_says_a_save_after_the_trial_folder_moved(
     task, runs, tmp_path, env, elsewhere
 ):

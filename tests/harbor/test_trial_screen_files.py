@@ -540,7 +540,7 @@ async def test_the_command_of_a_replay_names_the_templates_your_shell_would_fill
 
 async def test_the_command_of_a_replay_names_the_templates_its_env_filled(task, runs, tmp_path, monkeypatch):
     # Started with --env VTUI_SECRET=s3 to fill Z = "${VTUI_SECRET}": c showed run TASK ... --env VTUI_SECRET=s3,
-    # which fills Z from the shell alone (without it here) and passes VTUI_SECRET itself, and its note said nothing.
+    # which fills Z from --env too but passes VTUI_SECRET itself, and its note said nothing.
     toml = '[verifier]\nenv = { Z = "${VTUI_SECRET}" }\n'
     folder = trial_with_job_env(runs, task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml), {})
     monkeypatch.delenv("VTUI_SECRET", raising=False)
@@ -550,7 +550,31 @@ async def test_the_command_of_a_replay_names_the_templates_its_env_filled(task, 
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
         said = " ".join(text_of(app, ".dialog-hint").split())
-        assert "(Z)" in said and "not the same run" in said, said
+        # run TASK --env VTUI_SECRET fills Z from --env as the replay did: what differs is VTUI_SECRET itself
+        # reaching the verifier (the note said the command filled Z "from your environment alone").
+        assert "It passes VTUI_SECRET to the verifier as well, which the replay held back" in said, said
+        assert "only filled Z from it" in said and "not the same run" in said, said
+        assert "from your environment" not in said and "s3" not in said, said
+
+
+async def test_the_command_of_a_replay_names_a_template_the_jobs_variable_would_fill(task, runs, monkeypatch):
+    # config.json sets MODE=strict, task.toml W = "${MODE:-d}": the replay gave W its default (Harbor gives the job's
+    # MODE to the verifier, not to the host the template is filled from). c said only "add --env NAME=VALUE" for
+    # MODE, and run TASK --env MODE=strict fills W with strict: not the run the replay was. W is named with it.
+    toml = '[verifier]\nenv = { W = "${MODE:-d}" }\n'
+    folder = trial_with_job_env(
+        runs, task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml), {"MODE": "strict"}
+    )
+    monkeypatch.delenv("MODE", raising=False)
+    app = make_trial_app(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "is not in it (MODE): add --env NAME=VALUE" in said, said
+        assert "templates (W)" in said and "add --env NAME=VALUE for each as the replay had it" in said, said
+        assert "strict" not in said, said
 
 
 async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):

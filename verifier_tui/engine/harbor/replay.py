@@ -55,9 +55,15 @@ class ReplayPlan:
     env_fills_only: tuple[str, ...] = ()  # --env names that only fill templates (VerifierEnv.fills_only)
     env_templates_apart: tuple[str, ...] = ()
     """The task.toml's variables written as a template that ``run TASK``,
-    which fills a template from the user's environment alone, fills
-    otherwise than the replay did (:func:`_templates_apart`,
+    which fills a template from the user's environment with its ``--env``
+    words over it, fills otherwise than the replay did, or fills the same
+    but passes the ``--env`` name itself (:func:`_templates_apart`,
     :func:`templates_not_in`)."""
+    env_templates_by_env: dict[str, str] = field(default_factory=dict)
+    """Those of :attr:`env_templates_apart` the replay filled from ``--env
+    VAR``, VAR only filling templates, by name: VAR. ``run TASK --env VAR``
+    fills them the same way; what differs is that it passes VAR itself to
+    the verifier, which the replay held back."""
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -181,9 +187,10 @@ def job_env_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
 
 def templates_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
     """The names of the task.toml's templates that ``command`` (``run TASK``:
-    it fills a ``${VAR}`` from the user's environment alone, as Harbor does on
-    its host) fills otherwise than the replay did (:func:`_templates_apart`),
-    less those its ``--env`` sets itself."""
+    it fills a ``${VAR}`` from the user's environment with its ``--env``
+    words over it, as Harbor does from its host's) fills otherwise than the
+    replay did, or fills alike while passing the ``--env`` VAR itself
+    (:func:`_templates_apart`), less those its ``--env`` sets itself."""
     given = _env_names(command)
     return [name for name in plan.env_templates_apart if name not in given]
 
@@ -197,24 +204,36 @@ def command_lacks_env(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
 def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
     """``env``'s variables of the task's own tables (not the job's, which
     ``run TASK`` does not read at all) that ``run TASK``, which fills a
-    template from the user's environment alone, fills otherwise than the
-    replay did (names only, never a value):
+    template from the user's environment with its ``--env`` words over it,
+    does not give the verifier as the replay did (names only, never a value):
 
     - ran without, or filled with the template's default, where the user's
       environment holds the template's variable (without it ``run TASK``
-      does exactly as the replay did);
+      does exactly as the replay did), or where that variable is one of the
+      job's (config.json's): Harbor gives the job's to the verifier, never
+      to the host's environment a template is filled from, so the replay
+      left the template to its default; ``run TASK --env VAR=VALUE``, which
+      ``c`` and :func:`job_env_not_in` ask for to pass the job's VAR, fills
+      the template from it too;
     - filled from ``--env VAR`` where VAR only fills templates (``fills_only``):
-      ``run TASK ... --env VAR`` fills the template from it too, as the shell
-      that runs Harbor would, but also passes VAR itself, which the replay
-      held back."""
+      ``run TASK ... --env VAR`` fills the template from it too, with the same
+      value, as the shell that runs Harbor would, but also passes VAR itself,
+      which the replay held back (:func:`_templates_by_env`)."""
     from verifier_tui.engine.sandbox.environment import template_variable
 
     written = {key: (where, value) for where, raw in env.layers for key, value in raw.items()}  # the last table's
-    shell = set(os.environ)
+    jobs = {name for name, (where, _) in written.items() if where.startswith("config")}
+    filling = set(os.environ) | jobs  # what run TASK, given the job's variables as --env, fills a template from
     left_or_default = {*env.unset, *(f.name for f in env.filled if f.given is None)}
-    by_env = {f.name for f in env.filled if f.given is not None and f.given in env.fills_only}
-    apart = by_env | {name for name in left_or_default if template_variable(written[name][1]) in shell}
-    return tuple(sorted(name for name in apart if not written[name][0].startswith("config")))
+    by_env = set(_templates_by_env(env))
+    apart = by_env | {name for name in left_or_default if template_variable(written[name][1]) in filling}
+    return tuple(sorted(name for name in apart if name not in jobs))
+
+
+def _templates_by_env(env: VerifierEnv) -> dict[str, str]:
+    """The templates the replay filled from ``--env VAR``, VAR no variable of
+    the tables (``fills_only``), by name: VAR."""
+    return {f.name: f.given for f in env.filled if f.given is not None and f.given in env.fills_only}
 
 
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:
@@ -330,6 +349,7 @@ def _take_env(plan: ReplayPlan, env: VerifierEnv, env_words: tuple[str, ...]) ->
     plan.env_unset = env.unset
     plan.env_fills_only = env.fills_only
     plan.env_templates_apart = _templates_apart(env)
+    plan.env_templates_by_env = _templates_by_env(env)
     named = {name for name, _ in env_assignments(env_words)}  # names only: a value is never said
     filled = [template.sentence(named) for template in env.filled]
     plan.notices += [*env.missing, *filled]

@@ -415,12 +415,26 @@ class TrialScreen(SizedScreen):
                 f"The job's environment from the trial's config.json is not in it ({one_line(', '.join(jobs))}): "
                 "add --env NAME=VALUE for each, as the replay had it."
             )
-        # And it fills the task.toml's ${VAR} from the user's environment alone, which the replay never reads.
+        # And it fills the task.toml's ${VAR} from the user's environment with its --env over it (a job's
+        # variable added as --env too), where the replay took the template's default or ran without it.
         templates = templates_not_in(self.opened.plan, local.command)
-        if templates:
+        by_env = self.opened.plan.env_templates_by_env
+        other = [name for name in templates if name not in by_env]
+        if other:
             notes.append(
-                f"It fills the task.toml's templates ({one_line(', '.join(templates))}) from your environment alone, "
-                "where the replay took them from its --env or their default, or ran without them: not the same run."
+                f"It fills the task.toml's templates ({one_line(', '.join(other))}) from your environment and its "
+                "--env words (a job variable's too, once added), where the replay took their default or ran without "
+                "them: add --env NAME=VALUE for each as the replay had it, or it is not the same run."
+            )
+        # A template the replay filled from --env VAR: the command's --env VAR fills it alike, but VAR reaches the
+        # verifier itself, which the replay held back.
+        filled = sorted(name for name in templates if name in by_env)
+        if filled:
+            given = sorted({by_env[name] for name in filled})
+            notes.append(
+                f"It passes {one_line(', '.join(given))} to the verifier as well, which the replay held back, "
+                f"having only filled {one_line(', '.join(filled))} from it (as the command's --env does too): "
+                "not the same run."
             )
         self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
