@@ -301,6 +301,7 @@ def test_a_forged_dump_naming_a_tests_file_that_links_out_of_the_task_is_not_the
     staged copy leaves it out), and the run's dump names it: it is no file of
     the task's own, so the run is not said to be stuck there (nor e sent to it)."""
     from verifier_tui.commands.report import stuck_at
+    from verifier_tui.engine.failing import failing_location
 
     secret = tmp_path / "bashrc"
     secret.write_text("a\nSECRET\n")
@@ -323,4 +324,10 @@ def test_a_forged_dump_naming_a_tests_file_that_links_out_of_the_task_is_not_the
     assert result.outcome is Outcome.TIMED_OUT
     assert result.stack is not None and "helper.py" in result.stack.text
     assert result.stack.stuck_at is None
-    assert "stuck at" not in (stuck_at(result) or "")
+    said = stuck_at(result) or ""
+    assert "stuck at" not in said, said
+    # tests/helper.py is in the task's tests/: "outside the verifier's files" sent the user looking elsewhere.
+    assert "outside" not in said and "tests/helper.py:2" in said and "no file of the verifier's own" in said, said
+    # e on it opens nothing and says why (as for a traceback's frame): it silently opened verify.
+    refused = failing_location(result, task_dir)
+    assert refused.location is None and refused.refused == (task_dir / "tests" / "helper.py", 2), refused

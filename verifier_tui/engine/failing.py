@@ -75,9 +75,12 @@ def failing_location(result: RunResult, task_root: Path | None, *, last: tuple[s
 
 def _frames(result: RunResult, last: tuple[str, int] | None) -> list[tuple[str, int]]:
     """The frames a run's output names, innermost last: where a run that
-    timed out was stuck (its stack dump is the run's to write too); else its
+    timed out was stuck (its stack dump is the run's to write too), or the
+    dump's innermost frame in the verifier's folder that is none of its own
+    (so ``e`` says why it opens nothing, as for a traceback's); else its
     traceback's, then ``last``."""
-    stuck = result.stack.stuck_at if result.stack is not None else None
+    stack = result.stack
+    stuck = (stack.stuck_at or stack.refused) if stack is not None else None
     if stuck is not None:
         return [(stuck.path, stuck.line)]
     return traceback_frames(result.stderr.text) + ([last] if last is not None else [])

@@ -191,6 +191,11 @@ class Stack:
     """The frames of the thread that ran ``verify``, innermost first."""
     stuck_at: StackFrame | None = None
     """The innermost of those in the verifier's own files (the verifier, its helpers)."""
+    refused: StackFrame | None = None
+    """Without ``stuck_at``: the innermost of those that names a file in the
+    verifier's folder that is none of its own (a link out of it, or no
+    regular file): the dump is the run's to write, so it is not said to be
+    where the run was, but said as what it is, and ``e`` says why it opens nothing."""
     unavailable: str | None = None
     """Why there is no dump (the task's own runner has no ``--stack-signal``, ...)."""
 

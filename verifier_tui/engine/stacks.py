@@ -160,8 +160,10 @@ def take_stack(
         return _own(path, verifier, tests_dir)
 
     frames = _stuck_block(blocks, str(runner) if runner is not None else "run_verifier.py", own)
+    stuck = next((frame for frame in frames if own(frame.path)), None)
+    inside = (f for f in frames if _in_folders(f.path, verifier, tests_dir) and untrusted.present(Path(f.path)))
     return stderr, Stack(
-        text=dump, frames=tuple(frames), stuck_at=next((frame for frame in frames if own(frame.path)), None)
+        text=dump, frames=tuple(frames), stuck_at=stuck, refused=next(inside, None) if stuck is None else None
     )
 
 
@@ -238,6 +240,16 @@ def _waiting_in_event_loop(frames: list[StackFrame], own: Callable[[str], bool])
         if frame.function == "_run_once" and "asyncio" in Path(frame.path).parts:
             return True
     return False
+
+
+def _in_folders(path: str, verifier: Path, tests_dir: Path) -> bool:
+    """Whether ``path`` names a file in the verifier's folders (tests/, or
+    beside the verifier; ``..`` folded), own or not (not the vendored runner)."""
+    if not os.path.isabs(path):
+        return False
+    candidate = Path(os.path.normpath(path))
+    roots = (tests_dir, verifier.parent)
+    return any(candidate.is_relative_to(root) for root in roots) and not candidate.is_relative_to(tests_dir / ".ng")
 
 
 def _own(path: str, verifier: Path, tests_dir: Path) -> bool:

@@ -373,6 +373,14 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
         if at.function == "<module>":
             return f"stuck at {where}, in top-level code: importing it never finished"
         return f"stuck at {where} in {at.function}"
+    if stack.refused is not None:
+        # A name in the verifier's folder the run gave, through a link out of it (or no file): not "outside", and
+        # not where it was either (the staged copy has no such file).
+        at = stack.refused
+        return (
+            f"where it was stuck is not known: its stack dump names {show_path(at.path)}:{at.line} in "
+            f"{at.function}, no file of the verifier's own (a link out of its folder, or not a file)"
+        )
     if stack.text:
         top = stack.frames[0] if stack.frames else None
         return "stuck outside the verifier's files" + (
