@@ -153,7 +153,7 @@ async def test_e_never_gives_the_editor_a_name_from_stderr_outside_the_task(tmp_
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
-        assert failing_location(result, root).location is None
+        assert failing_location(result).location is None
         await pilot.press("e")
         await pilot.pause()
     # It falls back to the verifier's own verify, named absolutely.
@@ -180,7 +180,7 @@ async def test_a_frame_in_the_users_workspace_is_opened(tmp_path):
     app = make_app(root, watch=False, workspace=workspace)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
-    assert failing_location(result, root).location == (workspace / "mod.py", 2)
+    assert failing_location(result).location == (workspace / "mod.py", 2)
 
 
 def test_the_editor_gets_an_absolute_path_after_its_options(tmp_path, monkeypatch):
@@ -258,7 +258,7 @@ def test_a_trial_replays_failing_line_stays_inside_the_task(tmp_path):
     with Session(root) as session:
         result = session.run()
     assert "outside.py" in result.stderr.text
-    assert local_failure(result, root) is None
+    assert local_failure(result) is None
 
 
 async def test_a_workspace_that_could_not_be_copied_whole_is_an_error_not_a_verdict(tmp_path, sandbox):
@@ -332,7 +332,7 @@ async def test_e_never_opens_a_file_a_link_in_the_task_leads_out_to(tmp_path, mo
         await pilot.pause()
     assert "helper.py" in result.stderr.text
     assert opened == [], opened
-    assert local_failure(result, root) is None  # the trial screen's e, on a replay, keeps the same rule
+    assert local_failure(result) is None  # the trial screen's e, on a replay, keeps the same rule
     assert "helper.py:1" not in panel and "e says why its line is not opened" in panel, panel
     said = [n for n in app.notices if "helper.py" in n]
     assert len(said) == 1 and "\n" not in said[0], app.notices
@@ -373,3 +373,32 @@ async def test_e_says_a_workspace_file_linked_out_is_none_of_the_workspaces_own(
     said = [n for n in app.notices if "mod.py" in n and "not opened" in n]
     assert len(said) == 1, app.notices
     assert "of the workspace's own" in said[0] and "task's" not in said[0], said
+
+
+async def test_e_never_opens_a_file_a_link_in_tests_leads_to_elsewhere_in_the_task(tmp_path, monkeypatch):
+    """tests/helper.py is a link to ../lib/h.py: in the task, but out of
+    tests/, which is all the staged copy mirrors, so the run could not have
+    been there. A frame naming it was opened as lib/h.py (the rule was checked
+    against the task's folder, not the tests folder the run saw)."""
+    import verifier_tui.tui.screens.main as main_screen
+    from verifier_tui.engine.harbor.walkthrough import local_failure
+
+    root = make_task(tmp_path / "tasks" / "inlink", FRAME_IN_HELPER)
+    (root / "lib").mkdir()
+    (root / "lib" / "h.py").write_text("x = 1\n")
+    (root / "tests" / "helper.py").symlink_to("../lib/h.py")
+    opened: list[list[str]] = []
+    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        panel = widget_text(app, "#reward-body")
+        await pilot.press("e")
+        await pilot.pause()
+    assert opened == [], opened
+    assert failing_location(result).refused == (root / "tests" / "helper.py", 1)
+    assert local_failure(result) is None
+    assert "h.py:1" not in panel and "e says why its line is not opened" in panel, panel
+    said = [n for n in app.notices if "not opened" in n]
+    assert len(said) == 1 and "inlink/tests/helper.py:1" in said[0], app.notices

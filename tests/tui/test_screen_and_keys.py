@@ -372,7 +372,7 @@ async def test_failing_location_prefers_the_task_frame(example):
     app = make_app(root, case="missing-file", watch=False)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
-        path, line = failing_location(result, root).location
+        path, line = failing_location(result).location
         assert path == root / "tests" / "verifier.py" and line == 28
         assert verify_line(path) == 24
 

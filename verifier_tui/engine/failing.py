@@ -45,13 +45,19 @@ def traceback_frames(text: str) -> list[tuple[str, int]]:
     return [(match["path"], int(match["line"])) for match in _FRAME.finditer(text)]
 
 
-def failing_location(result: RunResult, task_root: Path | None, *, last: tuple[str, int] | None = None) -> Failing:
+def failing_location(result: RunResult, *, last: tuple[str, int] | None = None) -> Failing:
     """Where ``result`` failed (see the module's docstring). A frame named
     relatively is never taken: it would be looked up in whatever folder the
     app was started from. ``last``: a frame the caller read in the output
     that comes after the traceback's (the script's line where a trial's
-    test.sh ended before the runner)."""
-    folders = [root for root in (task_root, result.verifier.parent if result.verifier else None) if root is not None]
+    test.sh ended before the runner).
+
+    The task's files are those of the folders the run's ``/tests`` mirrored
+    (``result.tests_dirs``) and the verifier's: the staged copy holds no other
+    file of the task's, so ``tests/helper.py`` linked to ``../lib/h.py`` is
+    none the run could have been in (the rule :mod:`~verifier_tui.engine.stacks`
+    and a trial's ``PathMapper`` keep too)."""
+    folders = [*result.tests_dirs, *([result.verifier.parent] if result.verifier else [])]
     inputs = [result.workspace] if result.workspace is not None else []
     files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
     frames = _frames(result, last)

@@ -285,6 +285,7 @@ class RunResult:
     strays_cut_short: bool = False  # their listing was cut short: there were at least as many
     user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
+    tests_dirs: tuple[Path, ...] = ()  # the user's folders the run's /tests mirrored (a step's own tests/ first)
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
     verdict_by: str = "runner"  # "test.sh": a trial replay that ran the task's test.sh, as the sandbox did

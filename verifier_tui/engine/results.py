@@ -461,6 +461,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         strays_cut_short=strays_at_least,
         user_files_written=written,
         stack=stack,
+        tests_dirs=(*([spec.extra_tests] if spec.extra_tests else []), spec.task.tests_dir),
         limits=limits.to_json() if limits is not None else None,
         out_of_memory=out_of_memory,
     )

@@ -265,9 +265,10 @@ def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
     if candidate == verifier:
         return True
     vendored = tests_dir / ".ng"
-    for root in (tests_dir, verifier.parent):
-        if candidate.is_relative_to(root) and not candidate.is_relative_to(vendored):
-            # The rule for every name a run's output gives: a file of the folder's own, through no
-            # link out of it (tests/helper.py -> ~/.bashrc, which the staged copy left out, is none).
-            return untrusted.own_file(candidate, root) is not None
-    return False
+    if candidate.is_relative_to(vendored):
+        return False
+    # The rule for every name a run's output gives: a file of the folder's own, through no link out of it
+    # (tests/helper.py -> ~/.bashrc, which the staged copy left out, is none). Each folder holding it is asked:
+    # a link that leads out of one may stay inside the other.
+    roots = (tests_dir, verifier.parent)
+    return any(candidate.is_relative_to(root) and untrusted.own_file(candidate, root) is not None for root in roots)

@@ -125,14 +125,14 @@ def agreement_of(
     )
 
 
-def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int] | None:
+def local_failure(result: RunResult) -> tuple[Path, int] | None:
     """The replay's failing line, as a task's run finds it (the innermost
     frame in the task's files, where a replay that timed out was stuck,
     test.sh's own line), through the same rule for a name the run wrote."""
     from verifier_tui.engine.harbor.runner_output import parse_runner_output
 
     shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
-    return failing_location(result, task_root, last=(shell.script, shell.line) if shell else None).location
+    return failing_location(result, last=(shell.script, shell.line) if shell else None).location
 
 
 def replay_view(
@@ -144,7 +144,7 @@ def replay_view(
     are said as its own, and none of it is advice (the verdict is not its)."""
     if local is None:
         return None, None, None
-    failure = local_failure(local, walk.task_root)
+    failure = local_failure(local)
     phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None, task_root=walk.task_root)
     alone = runner_alone_differs(local) and local.phases is not None
     if alone:

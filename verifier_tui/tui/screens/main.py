@@ -802,7 +802,7 @@ class MainScreen(SizedScreen):
     def action_edit(self) -> None:
         session = self.session
         result = self.shown_result
-        failing = failing_location(result, session.task.root) if result is not None else Failing()
+        failing = failing_location(result) if result is not None else Failing()
         location = failing.location
         if location is None and failing.refused is not None:  # a file the run named that is none of the task's
             path, line = failing.refused

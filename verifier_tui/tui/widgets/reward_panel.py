@@ -171,7 +171,7 @@ def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     line = stuck_line(stack, fmt.path)
     if stack is None or line is None:
         return []
-    opens = " (e opens the line)" if failing_location(result, fmt.task_root).location is not None else ""
+    opens = " (e opens the line)" if failing_location(result).location is not None else ""
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
     frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
@@ -186,7 +186,7 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         error = lines[-1].split(":", 1)[0].strip() if lines else ""
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
-        failing = failing_location(result, fmt.task_root)
+        failing = failing_location(result)
         location = failing.location
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
