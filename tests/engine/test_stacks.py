@@ -329,5 +329,5 @@ def test_a_forged_dump_naming_a_tests_file_that_links_out_of_the_task_is_not_the
     # tests/helper.py is in the task's tests/: "outside the verifier's files" sent the user looking elsewhere.
     assert "outside" not in said and "tests/helper.py:2" in said and "no file of the verifier's own" in said, said
     # e on it opens nothing and says why (as for a traceback's frame): it silently opened verify.
-    refused = failing_location(result)
+    refused = failing_location(result, [])  # the dump's frame alone: stderr holds no traceback
     assert refused.location is None and refused.refused == (task_dir / "tests" / "helper.py", 2), refused

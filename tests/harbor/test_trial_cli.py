@@ -91,6 +91,33 @@ def test_verify_raised_no_reward(task, runs, tmp_path, env, elsewhere):
     assert data["local"]["outcome"] == "verifier_raised" and data["local"]["mode"] == "harbor"
 
 
+PRINTS_A_STACK_AS_IT_EXITS = """\
+import atexit, traceback
+
+def later():
+    traceback.print_stack()
+
+def verify(workspace):
+    atexit.register(later)
+    raise ValueError("no")
+"""
+
+
+def test_a_replays_failing_line_is_its_exception_reports_not_a_frame_printed_after_it(
+    task, runs, tmp_path, env, elsewhere
+):
+    # verify raised at line 8; as the interpreter exits, an atexit handler prints its stack (File "..." lines with no
+    # exception report). The sandbox's side read the last exception report (verifier.py:8), the replay's every
+    # File line in stderr (verifier.py:4): the trial screen's two sides named different lines of one failure.
+    demo = task(verifier=PRINTS_A_STACK_AS_IT_EXITS, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert "print_stack" in data["local"]["stderr"], data["local"]["stderr"]
+    verifier = str(demo / "tests" / "verifier.py")
+    assert (data["sandbox"]["failure"]["path"], data["sandbox"]["failure"]["line"]) == (verifier, 8)
+    assert data["local_failure"] == {"path": verifier, "line": 8}, data["local_failure"]
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

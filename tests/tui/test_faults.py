@@ -12,9 +12,8 @@ from textual.widgets import OptionList
 
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
-from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.external import editor_command
+from verifier_tui.tui.external import editor_command, failing_of
 from verifier_tui.tui.widgets.history_list import summary_text
 
 
@@ -153,7 +152,7 @@ async def test_e_never_gives_the_editor_a_name_from_stderr_outside_the_task(tmp_
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
-        assert failing_location(result).location is None
+        assert failing_of(result).location is None
         await pilot.press("e")
         await pilot.pause()
     # It falls back to the verifier's own verify, named absolutely.
@@ -180,7 +179,7 @@ async def test_a_frame_in_the_users_workspace_is_opened(tmp_path):
     app = make_app(root, watch=False, workspace=workspace)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
-    assert failing_location(result).location == (workspace / "mod.py", 2)
+    assert failing_of(result).location == (workspace / "mod.py", 2)
 
 
 def test_the_editor_gets_an_absolute_path_after_its_options(tmp_path, monkeypatch):
@@ -397,8 +396,35 @@ async def test_e_never_opens_a_file_a_link_in_tests_leads_to_elsewhere_in_the_ta
         await pilot.press("e")
         await pilot.pause()
     assert opened == [], opened
-    assert failing_location(result).refused == (root / "tests" / "helper.py", 1)
+    assert failing_of(result).refused == (root / "tests" / "helper.py", 1)
     assert local_failure(result) is None
     assert "h.py:1" not in panel and "e says why its line is not opened" in panel, panel
     said = [n for n in app.notices if "not opened" in n]
     assert len(said) == 1 and "inlink/tests/helper.py:1" in said[0], app.notices
+
+
+async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_the_run_exits(tmp_path, monkeypatch):
+    """verify raised at line 8; as the interpreter exits, an atexit handler
+    prints its stack (File lines, no exception report). The reward panel said
+    `raised ValueError at tests/verifier.py:4` and e opened line 4, the
+    handler's: every File line of stderr was read, not the exception's report."""
+    import verifier_tui.tui.screens.main as main_screen
+
+    root = make_task(
+        tmp_path / "tasks" / "exits",
+        "import atexit, traceback\n\ndef later():\n    traceback.print_stack()\n\n"
+        "def verify(workspace):\n    atexit.register(later)\n    raise ValueError('no')\n",
+    )
+    opened: list[list[str]] = []
+    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
+    monkeypatch.setenv("EDITOR", "vi")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        panel = " ".join(widget_text(app, "#reward-body").split())
+        await pilot.press("e")
+        await pilot.pause()
+    assert "print_stack" in result.stderr.text
+    assert "raised ValueError at" in panel and "verifier.py:8" in panel and "verifier.py:4" not in panel, panel
+    assert opened and opened[0][1] == "+8", opened

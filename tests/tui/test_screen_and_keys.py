@@ -14,9 +14,8 @@ from textual.widgets import OptionList
 from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
 from tests.helpers.tasks import Gate, make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
-from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.external import editor_command, pdb_command, verify_line
+from verifier_tui.tui.external import editor_command, failing_of, pdb_command, verify_line
 from verifier_tui.tui.screens.main import MainScreen
 
 
@@ -372,7 +371,7 @@ async def test_failing_location_prefers_the_task_frame(example):
     app = make_app(root, case="missing-file", watch=False)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
-        path, line = failing_location(result).location
+        path, line = failing_of(result).location
         assert path == root / "tests" / "verifier.py" and line == 28
         assert verify_line(path) == 24
 

@@ -45,12 +45,17 @@ def traceback_frames(text: str) -> list[tuple[str, int]]:
     return [(match["path"], int(match["line"])) for match in _FRAME.finditer(text)]
 
 
-def failing_location(result: RunResult, *, last: tuple[str, int] | None = None) -> Failing:
+def failing_location(
+    result: RunResult, traceback: list[tuple[str, int]], *, last: tuple[str, int] | None = None
+) -> Failing:
     """Where ``result`` failed (see the module's docstring). A frame named
     relatively is never taken: it would be looked up in whatever folder the
     app was started from. ``last``: a frame the caller read in the output
     that comes after the traceback's (the script's line where a trial's
-    test.sh ended before the runner).
+    test.sh ended before the runner). ``traceback``: the frames of its
+    stderr to read, outermost first
+    (:func:`verifier_tui.engine.harbor.runner_output.report_frames`: those of
+    the last exception report, as the sandbox's side of a trial reads them).
 
     The task's files are those of the folders the run's ``/tests`` mirrored
     (``result.tests_dirs``) and the verifier's: the staged copy holds no other
@@ -60,7 +65,7 @@ def failing_location(result: RunResult, *, last: tuple[str, int] | None = None) 
     folders = [*result.tests_dirs, *([result.verifier.parent] if result.verifier else [])]
     inputs = [result.workspace] if result.workspace is not None else []
     files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
-    frames = _frames(result, last)
+    frames = _frames(result, last, traceback)
     refused: Location | None = None
     for roots in (folders, inputs):
         for name, line in reversed(frames):
@@ -79,14 +84,14 @@ def failing_location(result: RunResult, *, last: tuple[str, int] | None = None) 
     return Failing(None, refused)
 
 
-def _frames(result: RunResult, last: tuple[str, int] | None) -> list[tuple[str, int]]:
+def _frames(result: RunResult, last: tuple[str, int] | None, traceback: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The frames a run's output names, innermost last: where a run that
     timed out was stuck (its stack dump is the run's to write too), or the
     dump's innermost frame in the verifier's folder that is none of its own
     (so ``e`` says why it opens nothing, as for a traceback's); else its
-    traceback's, then ``last``."""
+    traceback's (as given), then ``last``."""
     stack = result.stack
     stuck = (stack.stuck_at or stack.refused) if stack is not None else None
     if stuck is not None:
         return [(stuck.path, stuck.line)]
-    return traceback_frames(result.stderr.text) + ([last] if last is not None else [])
+    return traceback + ([last] if last is not None else [])

@@ -11,10 +11,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.runner_output import parse_runner_output
+from verifier_tui.engine.failing import Failing, failing_location
+from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
 from verifier_tui.engine.model import Outcome, RunResult
 
 _DEF_VERIFY = re.compile(r"^(?:async\s+)?def\s+verify\s*\(|^verify\s*=", re.M)
+
+
+def failing_of(result: RunResult) -> Failing:
+    """Where a task's run failed, for ``e`` and the reward panel: the frames
+    of the last exception report its stderr holds, as a trial's are read."""
+    return failing_location(result, report_frames(result.stderr.text))
 
 
 def not_opened(where: str, *, workspace: bool = False) -> str:

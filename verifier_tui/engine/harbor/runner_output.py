@@ -157,6 +157,21 @@ def _last_index(lines: list[str], test: Callable[[str], bool]) -> int | None:
     return None
 
 
+def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int]]:
+    """(path, line) of the frames of the last exception report in ``text``
+    (what the runner printed for the exception that ended the run), outermost
+    first: a frame printed after it (an atexit handler's ``print_stack`` as the
+    interpreter exits) is not where it failed. Without a whole report, every
+    frame ``text`` names (a run that printed frames of its own), or none when
+    ``whole_only`` (a replay: the sandbox's side of a trial reads the report alone)."""
+    from verifier_tui.engine.failing import traceback_frames
+
+    report = parse_runner_output(text).traceback
+    if report is None:
+        return [] if whole_only else traceback_frames(text)
+    return [(frame.file, frame.line) for frame in report.frames if frame.line is not None]
+
+
 def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
     right after a header and its indented frames, or after a SyntaxError's

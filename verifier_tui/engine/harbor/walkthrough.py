@@ -129,10 +129,13 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
     """The replay's failing line, as a task's run finds it (the innermost
     frame in the task's files, where a replay that timed out was stuck,
     test.sh's own line), through the same rule for a name the run wrote."""
-    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
 
     shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
-    return failing_location(result, last=(shell.script, shell.line) if shell else None).location
+    # The last exception report's frames, as the sandbox's side reads test-stdout.txt (sandbox.py): a frame
+    # printed after it (an atexit handler's print_stack) made the two sides name different lines of one failure.
+    frames = report_frames(result.stderr.text, whole_only=True)
+    return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
 def replay_view(

@@ -29,7 +29,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import var
 
-from verifier_tui.engine.failing import Failing, failing_location
+from verifier_tui.engine.failing import Failing
 from verifier_tui.engine.invocation import leased_cpus
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import replace
@@ -47,7 +47,7 @@ from verifier_tui.tui.chooser_options import (
     task_row_options,
     verifier_options,
 )
-from verifier_tui.tui.external import editor_command, not_opened, nothing_to_debug, pdb_command, verify_line
+from verifier_tui.tui.external import editor_command, failing_of, not_opened, nothing_to_debug, pdb_command, verify_line
 from verifier_tui.tui.keys import QUIT, key, output_keys
 from verifier_tui.tui.messages import (
     CasesOutdated,
@@ -802,7 +802,7 @@ class MainScreen(SizedScreen):
     def action_edit(self) -> None:
         session = self.session
         result = self.shown_result
-        failing = failing_location(result) if result is not None else Failing()
+        failing = failing_of(result) if result is not None else Failing()
         location = failing.location
         if location is None and failing.refused is not None:  # a file the run named that is none of the task's
             path, line = failing.refused

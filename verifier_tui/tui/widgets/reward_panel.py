@@ -13,11 +13,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.failing import failing_location
+from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import content
-from verifier_tui.tui.external import nothing_to_debug
+from verifier_tui.tui.external import failing_of, nothing_to_debug
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import (
@@ -171,7 +171,7 @@ def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     line = stuck_line(stack, fmt.path)
     if stack is None or line is None:
         return []
-    opens = " (e opens the line)" if failing_location(result).location is not None else ""
+    opens = " (e opens the line)" if failing_of(result).location is not None else ""
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
     frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
@@ -183,10 +183,13 @@ def _why(result: RunResult, fmt: Display) -> str | None:
     """The outcome explained in words, with where to look next."""
     outcome = result.outcome
     if outcome is Outcome.VERIFIER_RAISED:
+        # The exception report's type, not stderr's last line: what printed after it (an atexit handler's
+        # print_stack as the interpreter exits) is not what was raised.
+        report = parse_runner_output(result.stderr.text).traceback
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
-        error = lines[-1].split(":", 1)[0].strip() if lines else ""
+        error = report.exception_type if report is not None else lines[-1].split(":", 1)[0].strip() if lines else ""
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
-        failing = failing_location(result)
+        failing = failing_of(result)
         location = failing.location
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
