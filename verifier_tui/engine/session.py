@@ -46,6 +46,7 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
+from verifier_tui.engine.task.steps import steps_notices
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -86,6 +87,7 @@ class Options:
     preload: tuple[str, ...] = ()  # --preload: modules a run started ahead imports while it waits
     network: str = "task"  # --network host: the run shares this machine's network, the user's choice
     coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
+    step: str | None = None  # --step: a multi-step task's step (a trial's replay: the trial's step)
 
     def interpreter(self, timeout_s: float | None = None) -> Any:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
@@ -370,6 +372,7 @@ class Session:
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
+            *steps_notices(config, self.options.step),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]

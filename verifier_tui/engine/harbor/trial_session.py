@@ -153,6 +153,7 @@ class TrialSession:
             runner=chosen.runner,
             env=chosen.env,
             network=chosen.network,
+            step=self.walk.step.name,  # the replay is this step's (the plan lays its tests over tests/)
         )
         try:
             if self._pool is not None and not explaining:
@@ -466,6 +467,7 @@ class SessionPool:
             options.nemo_gym,
             options.runner,
             options.env,
+            options.step,
         )
         if key not in self._sessions:
             opened = Session(task_dir, replace(options, workspace=None, case=None))
