@@ -324,9 +324,13 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--step",),
-        ONE_CASE,
-        False,
-        dict(metavar="NAME", help="a multi-step Harbor trial: which step (default: the first)"),
+        ONE_CHOICE,
+        True,
+        dict(
+            metavar="NAME",
+            help="a multi-step Harbor trial: which step (default: the first); a multi-step task: the step to verify "
+            "as Harbor does, its steps/NAME/tests over tests/ and its [steps.verifier] (default: tests/ alone)",
+        ),
     ),
     (
         ("--task",),

@@ -65,3 +65,121 @@ def test_test_and_explain_of_a_multi_step_task_say_it_too(env, multi_step):
     explained = run_tool(env, "explain", multi_step, "--json")
     no_traceback(explained)
     _says_what_harbor_runs(_steps_note(json.loads(explained.stdout)["notices"]))
+
+
+STEP_VERIFIER = """import os
+import time
+
+
+def verify(workspace):
+    print("STRICT", os.environ.get("STRICT"), "STEP_ONLY", os.environ.get("STEP_ONLY"))
+    time.sleep(float(os.environ.get("SLEEP", "0")))
+    return 0.5
+"""
+
+
+@pytest.fixture
+def own_step(multi_step) -> Path:
+    """The task's second step with its own tests/verifier.py, timeout and env."""
+    (multi_step / "steps" / "second" / "tests").mkdir()
+    (multi_step / "steps" / "second" / "tests" / "verifier.py").write_text(STEP_VERIFIER)
+    toml = multi_step / "task.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            '[[steps]]\nname = "second"\n',
+            '[[steps]]\nname = "second"\n\n[steps.verifier]\ntimeout_sec = 2.0\n'
+            'env = { STEP_ONLY = "yes", STRICT = "0" }\n',
+        )
+    )
+    return multi_step
+
+
+def test_step_runs_the_steps_own_verifier_with_its_own_settings(env, own_step):
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "steps" / "second" / "tests" / "verifier.py")
+    assert data["rewards"] == {"reward": 0.5}
+    # [steps.verifier] env over [verifier] env, as Harbor's Verifier.verify merges them; the step's timeout.
+    assert "STRICT 0 STEP_ONLY yes" in data["stdout"]
+    assert data["timeout_s"] == 2.0
+    assert data["command"][-2:] == ["--step", "second"]
+    assert not [n for n in data["notices"] if "[[steps]]" in n]
+    assert (own_step / "tests" / "verifier.py").read_text() == (
+        HARBOR_REAL / "tasks/multi-step/tests/verifier.py"
+    ).read_text()
+    text = run_tool(env, "run", own_step, "--case", "hello", "--step", "second")
+    assert text.stdout.startswith("task multi-step · step second · verifier "), text.stdout
+
+
+def test_a_step_outliving_its_own_timeout_is_harbors_verifier_timeout(env, own_step):
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--env", "SLEEP=30", "--json")
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert done.returncode == 124, done.stderr
+    assert data["verdict_error"] == "VerifierTimeoutError" and data["duration_s"] < 10
+
+
+def test_a_step_without_its_own_tests_runs_tests_with_the_steps_default_timeout(env, own_step, tmp_path):
+    """Harbor's ``_step_verifier_timeout_sec`` takes the step's timeout_sec, whose default is 600
+    whatever [verifier] says (30 here); [verifier] env still holds (STRICT = "1")."""
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "first", "--json")
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "tests" / "verifier.py")
+    assert data["timeout_s"] == 600.0 and data["rewards"] == {"reward": 1.0}
+    loud = tmp_path / "loud"
+    loud.mkdir()
+    (loud / "hello.txt").write_text("Hello World\n")
+    strict = run_tool(env, "run", own_step, "--workspace", loud, "--step", "first", "--json")
+    assert json.loads(strict.stdout)["rewards"] == {"reward": 0.0}  # STRICT = "1" of [verifier] env
+
+
+def test_a_step_the_task_has_not_is_one_line(env, own_step, tmp_path):
+    done = run_tool(env, "run", own_step, "--step", "third")
+    no_traceback(done)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "verifier-tui: --step third: multi-step has no step 'third' (steps: first, second)"
+    ]
+    (own_step / "task.toml").write_text('version = "1.0"\n')
+    done = run_tool(env, "run", own_step, "--step", "first")
+    assert done.returncode == 2 and "has no [[steps]] in its task.toml" in done.stderr, done.stderr
+
+
+def test_a_task_whose_verifiers_are_all_in_its_steps_is_run_with_step(env, own_step):
+    (own_step / "steps" / "first" / "tests").mkdir()
+    (own_step / "tests" / "verifier.py").rename(own_step / "steps" / "first" / "tests" / "verifier.py")
+    done = run_tool(env, "run", own_step, "--case", "hello")
+    assert done.returncode == 2
+    assert "no verifier found" in done.stderr and "--step NAME looks in steps/NAME/tests too" in done.stderr
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "first", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verifier"] == str(own_step / "steps" / "first" / "tests" / "verifier.py")
+
+
+def test_test_and_explain_take_step(env, own_step):
+    (own_step / "cases" / "hello" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    done = run_tool(env, "test", own_step, "--step", "second")
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "step second" in done.stdout
+    explained = run_tool(env, "explain", own_step, "--step", "second", "--json")
+    no_traceback(explained)
+    assert json.loads(explained.stdout)["verifier"].endswith("steps/second/tests/verifier.py")
+
+
+def test_test_job_refuses_step_and_the_tui_keeps_it_in_its_advice(env, own_step, tmp_path):
+    assert HARBOR_REAL is not None
+    job = tmp_path / "job"
+    shutil.copytree(HARBOR_REAL / "jobs" / "multi-step", job, symlinks=True)
+    done = run_tool(env, "test", job, "--step", "first")
+    no_traceback(done)
+    assert done.returncode == 2 and "--step: test replays every step of every trial" in done.stderr, done.stderr
+    # The TUI without a terminal says what to run instead: with the step, else run would be tests/ alone.
+    done = run_tool(env, own_step, "--step", "second")
+    assert done.returncode == 2 and f"verifier-tui run {own_step} --step second`" in done.stderr, done.stderr
+    done = run_tool(env, own_step, "--step", "third")
+    assert done.returncode == 2 and "--step third: multi-step has no step 'third'" in done.stderr, done.stderr

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.helpers.commands import run_tool
 from tests.helpers.tasks import PY, make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
@@ -250,3 +252,34 @@ async def test_a_multi_line_import_error_is_one_line_in_the_panel(tmp_path):
         text = widget_text(app, "#resolution-body")
         assert "the module raised while being imported: ValueError: first\\nsecond" in text, text
         assert not any(line.strip() == "second" for line in text.splitlines()), text
+
+
+async def test_a_multi_step_task_says_its_steps_and_step_runs_the_one_given(tmp_path):
+    """Harbor's own multi-step task: without --step the screen says that Harbor verifies each
+    step otherwise than this run; `verifier-tui TASK --step second` runs that step's own verifier."""
+    import shutil
+
+    from tests.helpers.harbor import HARBOR_REAL
+
+    if HARBOR_REAL is None:
+        pytest.skip("../shared/harbor-0.26 is not here")
+    root = tmp_path / "tasks" / "multi-step"
+    shutil.copytree(HARBOR_REAL / "tasks" / "multi-step", root, symlinks=True)
+    (root / "steps" / "second" / "tests").mkdir()
+    (root / "steps" / "second" / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1, timeout=30)
+        await pilot.pause()
+        assert any("[[steps]]: first, second" in note for note in app.main.session.notices())
+        said = " ".join(screen_text(app).split())
+        assert "a multi-step task" in said, said
+    app = make_app(root, watch=False, step="second")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=30)
+        await pilot.pause()
+        assert result is not None and result.verdict.rewards == {"reward": 0.5}
+        assert "multi-step · step second · verifier multi-step/steps/second/tests/verifier.py" in widget_text(
+            app, "#header"
+        )
+        assert "a multi-step task" not in " ".join(screen_text(app).split())

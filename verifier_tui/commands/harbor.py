@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.suite import JobTrials, NotReplayed
 
-TRIAL_ONLY = ("trial", "step", "task", "stand_in")
+TRIAL_ONLY = ("trial", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
 NOT_FOR_TRIALS = {
     "response": "a trial replays in Harbor mode, and Harbor never passes a response",
@@ -68,6 +68,8 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
             return _fail(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
         return None
     refuse = _fail if command != "test" else (lambda message: _refused_test(args, message))
+    if command == "test" and getattr(args, "step", None) is not None:
+        return refuse("--step: test replays every step of every trial; --step is for a task, or one trial's run")
     for name, why in NOT_FOR_TRIALS.items():
         if why is not None and getattr(args, name, None) not in (None, False):
             return refuse(f"--{name.replace('_', '-')}: {why}")

@@ -87,7 +87,8 @@ def header(session: Session, result: RunResult | None = None) -> str:
     given (``test`` runs other cases than the session's own)."""
     task = session.task
     # Written only once a verifier was found (each command refuses a task without one first).
-    parts = [f"task {one_line(task.name)}", f"verifier {here(cast('Path', session.verifier))}"]
+    step = f" · step {one_line(session.step)}" if session.step is not None else ""
+    parts = [f"task {one_line(task.name)}{step}", f"verifier {here(cast('Path', session.verifier))}"]
     case = result.case if result is not None else (session.case.name if session.case else None)
     parts.append(f"case {one_line(case)}" if case else "no case")
     task_id = result.task_id if result is not None else session.task_id
@@ -387,6 +388,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     out: list[str] = []
     session = group.session
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
+    if session is not None and session.step is not None:
+        verifier = f" · step {one_line(session.step)}{verifier}"
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
     out += [f"note: {one_line(notice)}" for notice in task_notes(group)]

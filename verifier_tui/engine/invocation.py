@@ -65,7 +65,8 @@ class RunSpec:
     runner: OwnRunner | None = None  # the task's own runner (None: ours)
     phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
     env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
-    extra_tests: Path | None = None  # a trial step's own steps/<name>/tests, over tests/ in /tests as Harbor does
+    extra_tests: Path | None = None  # a step's own steps/<name>/tests, over tests/ in /tests as Harbor does
+    step: str | None = None  # the step of a multi-step task this run is (--step)
     via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
     network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
     planted: tuple[tuple[str, bytes], ...] = ()  # files in the reward folder before the run (audit's probe)
@@ -500,6 +501,8 @@ def reproduce_command(spec: RunSpec) -> list[str]:
         words += ["--task-id", spec.task_id]
     if spec.runner is not None:
         words += ["--runner", "task"]
+    if spec.step is not None:
+        words += ["--step", spec.step]
     if spec.timeout_s != (task.config.timeout_sec or DEFAULT_TIMEOUT_S):
         words += ["--timeout", format(spec.timeout_s, "g")]
     if spec.python != "python3":

@@ -46,7 +46,7 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
-from verifier_tui.engine.task.steps import steps_notices
+from verifier_tui.engine.task.steps import no_such_step, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -152,7 +152,8 @@ class Session:
 
     def __init__(self, path: Path | str | Target, options: Options | None = None) -> None:
         self.options = options or Options()
-        self.task: Task = resolve(path)
+        self.step: str | None = None  # the step of a multi-step task the runs are (--step), as Harbor verifies it
+        self.task: Task = self._as_step(resolve(path), strict=True)
         self._task_folder = _folder_identity(self.task.root)  # the task's folder as last read (a rename keeps it)
         self.scratch: Scratch | None = None
         self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
@@ -180,8 +181,26 @@ class Session:
 
     # -- choices -----------------------------------------------------------
 
+    def _as_step(self, task: Task, *, strict: bool = False) -> Task:
+        """``task`` as Harbor verifies the step ``--step`` names
+        (:func:`~verifier_tui.engine.task.steps.task_for_step`). A step that is
+        not the task's: one line when the session opens (``strict``); on a
+        reload (task.toml changed since) the task as it is, whose note then
+        says that this run is not a step's."""
+        name = self.options.step
+        if name is None or task.config.step(name) is None:
+            if name is not None and strict:
+                raise SelectionError(no_such_step(task, name))
+            self.step = None
+            return task
+        self.step = name
+        return task_for_step(task, name)
+
     def _apply_options(self, options: Options) -> None:
-        self.verifier = choose_verifier(self.task, options.verifier) if self.task.verifiers else None
+        wanted = options.verifier
+        if wanted is None and self.step is not None and self.task.shim_runs in self.task.verifiers:
+            wanted = str(self.task.shim_runs)  # the one the step's /tests has test.sh run, as Harbor does
+        self.verifier = choose_verifier(self.task, wanted) if self.task.verifiers else None
         case_name = options.case or self.task.initial_case
         case: Case | None = None
         if case_name:
@@ -372,7 +391,7 @@ class Session:
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
-            *steps_notices(config, self.options.step),
+            *steps_notices(config, self.step),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]
@@ -472,6 +491,8 @@ class Session:
             env=self.options.env,
             network=self.options.network,
             coverage=self.options.coverage,
+            extra_tests=step_tests(self.task.root, self.step),
+            step=self.step,
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
@@ -711,7 +732,7 @@ class Session:
         """Whether a change to any of ``paths`` changes what every case's run
         reads (the tests folder, the verifier, task.toml), so that no case's
         last verdict says how it goes now."""
-        shared = [self.task.tests_dir, self.task.root / "task.toml"]
+        shared = [self.task.tests_dir, self.task.root / "task.toml", *self._step_tests()]
         if self.verifier is not None:
             shared.append(self.verifier)
         return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
@@ -726,7 +747,7 @@ class Session:
         response and task data files, task.toml (and a dataset verifier)."""
         from verifier_tui.engine.changes import WatchTarget
 
-        targets = [WatchTarget(self.task.tests_dir, "tests")]
+        targets = [WatchTarget(self.task.tests_dir, "tests"), *(WatchTarget(d, "tests") for d in self._step_tests())]
         if self.workspace is not None:
             targets.append(WatchTarget(self.workspace, "workspace"))
         if self.response is not None and self.response.path is not None:
@@ -741,6 +762,11 @@ class Session:
         if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
+
+    def _step_tests(self) -> list[Path]:
+        """The step's own tests folder, staged over tests/ (none without a step)."""
+        own = step_tests(self.task.root, self.step)
+        return [] if own is None else [own]
 
     def reload_task(self) -> None:
         """Re-read task.toml, the verifiers and the cases (after a change to them),
@@ -765,7 +791,7 @@ class Session:
             task_data = follow(task_data) if task_data is not None else None
         if opened is None or not opened.is_file():
             opened = (renamed or root) if (renamed or root).is_dir() else self.task.tests_dir
-        self.task = resolve(opened)
+        self.task = self._as_step(resolve(opened))
         self._task_folder = _folder_identity(self.task.root)
         if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
             self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong

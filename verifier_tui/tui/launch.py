@@ -29,7 +29,7 @@ def launch(args: argparse.Namespace) -> int:
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
 
         return launch_trial(args)
-    given = [f"--{name}" for name in ("trial", "step", "task") if getattr(args, name, None) is not None]
+    given = [f"--{name}" for name in ("trial", "task") if getattr(args, name, None) is not None]
     if given:
         terminal.error(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
         return 2
@@ -42,8 +42,8 @@ def launch(args: argparse.Namespace) -> int:
         if problem is not None:
             terminal.error(problem)
             return 2
-        if not _has_terminal(args.path):
-            return 2
+        if not _has_terminal(args.path, ("--step", session.step) if session.step is not None else ()):
+            return 2  # the step kept: without it, run and watch would run tests/ alone
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
 
         app = VerifierApp(session, watch=not args.no_watch, poll=args.poll)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier, step_tests, tests_dirs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -92,45 +93,6 @@ class ReplayPlan:
             "task_data": str(self.task_data) if self.task_data else None,
             "notices": self.notices,
         }
-
-
-def _tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
-    """Harbor uploads ``tests/`` then a step's own ``steps/<name>/tests/`` into ``/tests``."""
-    dirs = [task_dir / "tests"]
-    if step is not None and (task_dir / "steps" / step / "tests").is_dir():
-        dirs.insert(0, task_dir / "steps" / step / "tests")
-    return dirs
-
-
-def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
-    """The verifier the task's test.sh hands to the runner, as a local file."""
-    from verifier_tui.engine.task.discovery import shim_names
-
-    for tests in _tests_dirs(task_dir, step):
-        text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
-        if text is None:
-            continue
-        named = shim_names(text)
-        if named is None:
-            return None
-        for base in _tests_dirs(task_dir, step):
-            if (base / named).is_file():
-                return base / named
-        return None
-    return None
-
-
-def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
-    """The test script Harbor ran, when it is not the runner's shim (a plain test.sh task)."""
-    from verifier_tui.engine.task.discovery import SHIM_MARKER
-
-    for tests in _tests_dirs(task_dir, step):
-        script = tests / "test.sh"
-        text = untrusted.read_bytes(script, untrusted.SCRIPT_LIMIT, keep="head").text()  # as discovery reads it
-        if text is None:
-            continue
-        return None if SHIM_MARKER in text else script.relative_to(task_dir).as_posix()
-    return None
 
 
 @record(frozen=True)
@@ -282,7 +244,7 @@ def plan_replay(
     if task_dir is None:
         plan.skipped = location.message()
         return plan
-    plain = _plain_test_sh(task_dir, step)
+    plain = plain_test_sh(task_dir, step)
     if plain is not None:
         plan.skipped = (
             f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
@@ -322,7 +284,7 @@ def plan_replay(
         plan.skipped = Advice("no workspace to replay on: ", captured.words)
         plan.no_workspace = True
     plan.verifier = shim_verifier(task_dir, step)
-    for tests in _tests_dirs(task_dir, step):
+    for tests in tests_dirs(task_dir, step):
         if (tests / "task_data.json").is_file():
             plan.task_data = tests / "task_data.json"
             break
@@ -331,8 +293,7 @@ def plan_replay(
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
     if env is not None:
         _take_env(plan, env, env_words)
-    if step is not None and (task_dir / "steps" / step / "tests").is_dir():
-        plan.extra_tests = task_dir / "steps" / step / "tests"  # staged over tests/, as Harbor uploads it
+    plan.extra_tests = step_tests(task_dir, step)  # staged over tests/, as Harbor uploads it
     runner_note = _runner_difference(task_dir) if runner == "ours" else None
     if runner_note:
         plan.notices.append(runner_note)
@@ -374,7 +335,7 @@ def test_sh_own_commands(task_dir: Path, step: str | None = None) -> tuple[str, 
     from verifier_tui.runner_source import shim_path
 
     shim = {line.strip() for line in shim_path().read_text(encoding="utf-8").splitlines()}
-    for tests in _tests_dirs(task_dir, step):
+    for tests in tests_dirs(task_dir, step):
         text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
         if text is None:
             continue

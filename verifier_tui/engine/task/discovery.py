@@ -287,6 +287,10 @@ def no_verifier_message(task: Task) -> str:
         f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
         "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
     )
+    if task.config.steps and task.looked_in[0] == task.tests_dir:  # no step's own tests looked in
+        # Harbor verifies each step with its own steps/NAME/tests over tests/ (engine/task/steps.py).
+        names = ", ".join(s.name for s in task.config.steps)
+        said += f"; a multi-step task ({names}): --step NAME looks in steps/NAME/tests too, as Harbor verifies it"
     linked = task.tests_dir / "verifier.py"
     if linked.is_symlink():
         said += (

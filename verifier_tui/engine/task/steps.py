@@ -1,18 +1,73 @@
 """A multi-step task (task.toml ``[[steps]]``): what Harbor verifies for each
-step, against what a run of the task shows.
+step, against what a run of the task shows, and the task as one step of it
+(``--step NAME``).
 
 Mirrors Harbor 0.26.0 ``harbor/verifier/verifier.py`` ``Verifier._resolve_tests``
 and ``verify``: a step is verified with ``tests/`` uploaded into ``/tests``,
 then the step's own ``steps/<name>/tests/`` over it (the step's files win),
-and the step's ``[steps.verifier]`` settings (``Trial._run_step_verifier``).
+and the environment ``[verifier] env`` overlaid by the step's
+``[steps.verifier] env``; ``harbor/trial/trial.py`` ``_run_step_verifier``
+gives it the step's ``[steps.verifier]`` timeout and user.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.record import replace
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from verifier_tui.engine.task.config import TaskConfig
+    from verifier_tui.engine.task.discovery import Task
+
+
+def step_tests(task_dir: Path, step: str | None) -> Path | None:
+    """The step's own ``steps/<name>/tests`` folder, when it has one."""
+    if step is None:
+        return None
+    folder = task_dir / "steps" / step / "tests"
+    return folder if folder.is_dir() else None
+
+
+def tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
+    """Harbor uploads ``tests/`` then a step's own ``steps/<name>/tests/`` into
+    ``/tests``: where a file of ``/tests`` comes from, the step's first."""
+    own = step_tests(task_dir, step)
+    return [task_dir / "tests"] if own is None else [own, task_dir / "tests"]
+
+
+def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
+    """The verifier the task's test.sh hands to the runner, as a local file."""
+    from verifier_tui.engine.task.discovery import shim_names
+
+    for tests in tests_dirs(task_dir, step):
+        text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
+        if text is None:
+            continue
+        named = shim_names(text)
+        if named is None:
+            return None
+        for base in tests_dirs(task_dir, step):
+            if (base / named).is_file():
+                return base / named
+        return None
+    return None
+
+
+def plain_test_sh(task_dir: Path, step: str | None) -> str | None:
+    """The test script Harbor ran, when it is not the runner's shim (a plain test.sh task)."""
+    from verifier_tui.engine.task.discovery import SHIM_MARKER
+
+    for tests in tests_dirs(task_dir, step):
+        script = tests / "test.sh"
+        text = untrusted.read_bytes(script, untrusted.SCRIPT_LIMIT, keep="head").text()  # as discovery reads it
+        if text is None:
+            continue
+        return None if SHIM_MARKER in text else script.relative_to(task_dir).as_posix()
+    return None
 
 
 def steps_notices(config: TaskConfig, step: str | None) -> list[str]:
@@ -24,5 +79,73 @@ def steps_notices(config: TaskConfig, step: str | None) -> list[str]:
     names = ", ".join(s.name for s in config.steps)
     return [
         f"a multi-step task ([[steps]]: {names}): Harbor verifies each step with steps/<name>/tests over tests/ "
-        "(the step's files win) and the step's own [steps.verifier]; this run is tests/ with the task's [verifier]"
+        "(the step's files win) and the step's own [steps.verifier]; this run is tests/ with the task's "
+        "[verifier]; --step NAME runs one step as Harbor would"
     ]
+
+
+def no_such_step(task: Task, name: str) -> str:
+    """``--step NAME`` naming no step of the task, in one line."""
+    if not task.config.steps:
+        return f"--step {name}: {task.name} has no [[steps]] in its task.toml (Harbor verifies it as one)"
+    names = ", ".join(s.name for s in task.config.steps)
+    return f"--step {name}: {task.name} has no step {name!r} (steps: {names})"
+
+
+def step_config(config: TaskConfig, name: str) -> TaskConfig:
+    """``config`` as Harbor verifies step ``name``: the step's own
+    ``[steps.verifier]`` timeout (``Trial._step_verifier_timeout_sec``: the
+    step's ``timeout_sec``, whose model default is 600 whatever the task's
+    ``[verifier]`` says), the variables of ``Verifier.verify`` (the
+    container's, ``[verifier] env``, then the step's ``[steps.verifier] env``
+    over them) and the step's network (``resolve_verifier_phase_policy``)."""
+    step = config.step(name)
+    assert step is not None, "a step of the task's own"
+    settings = step.verifier
+    container, table = config.container_env(name), config.container_env_table(name)
+    own = f"task.toml [steps.verifier] env of {name}"
+    return replace(
+        config,
+        timeout_sec=settings.timeout_sec,
+        verifier=settings,
+        env={**container, **config.verifier.env, **settings.env},
+        env_sources={
+            **{key: (table, value) for key, value in container.items()},
+            **{key: ("task.toml [verifier] env", value) for key, value in config.verifier.env.items()},
+            **{key: (own, value) for key, value in settings.env.items()},
+        },
+        verifier_network_mode=config.verifier_network_mode_of(name),
+    )
+
+
+def task_for_step(task: Task, name: str) -> Task:
+    """``task`` as Harbor verifies step ``name`` (a step of it): its settings
+    (:func:`step_config`), and the verifiers and test.sh of ``/tests`` as
+    the step's own tests over ``tests/`` make it, the step's first."""
+    from verifier_tui.engine.task.discovery import find_verifiers
+
+    own = step_tests(task.root, name)
+    config = step_config(task.config, name)
+    if own is None:
+        return replace(task, config=config)
+    mine = find_verifiers(own)
+    # A file of the step's replaces the one of tests/ at the same place (Harbor uploads the step's last).
+    kept = [v for v in task.verifiers if not (v.is_relative_to(task.tests_dir) and _there(own, v, task.tests_dir))]
+    shim = shim_verifier(task.root, name)
+    verifiers = [*mine, *kept]
+    if shim is not None and shim not in verifiers and not shim.is_symlink():
+        verifiers.append(shim)  # the shim runs it whatever it holds, as discovery takes tests/verifier.py
+    test_sh = next((d / "test.sh" for d in tests_dirs(task.root, name) if (d / "test.sh").is_file()), None)
+    return replace(
+        task,
+        config=config,
+        verifiers=verifiers,
+        test_sh=test_sh,
+        plain_test_sh=plain_test_sh(task.root, name) is not None,
+        shim_runs=shim if shim is not None else task.shim_runs,
+        looked_in=[own, *task.looked_in],
+    )
+
+
+def _there(own: Path, verifier: Path, tests_dir: Path) -> bool:
+    return untrusted.present(own / verifier.relative_to(tests_dir))

@@ -78,6 +78,7 @@ class HeaderLine(Flowing):
         # folder, but a task.toml name can differ, and a reader looks here first).
         items = [
             content((one_line(session.task.name), "bold")),
+            *([content(("step ", LABEL), (one_line(session.step), "bold"))] if session.step is not None else []),
             content(("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY)),
             content(
                 ("case ", LABEL),
