@@ -183,3 +183,18 @@ def test_test_job_refuses_step_and_the_tui_keeps_it_in_its_advice(env, own_step,
     assert done.returncode == 2 and f"verifier-tui run {own_step} --step second`" in done.stderr, done.stderr
     done = run_tool(env, own_step, "--step", "third")
     assert done.returncode == 2 and "--step third: multi-step has no step 'third'" in done.stderr, done.stderr
+
+
+def test_a_steps_own_task_data_is_what_its_verifier_gets(env, multi_step):
+    """The shim passes /tests/task_data.json, which for a step is the step's own when it ships one."""
+    (multi_step / "tests" / "task_data.json").write_text('{"weight": 1.0}')
+    own = multi_step / "steps" / "second" / "tests"
+    own.mkdir()
+    (own / "task_data.json").write_text('{"weight": 0.25}')
+    (own / "verifier.py").write_text("def verify(workspace, task_data):\n    return task_data['weight']\n")
+    for chosen in (["--case", "hello"], []):
+        done = run_tool(env, "run", multi_step, "--step", "second", "--json", *chosen)
+        no_traceback(done)
+        data = json.loads(done.stdout)
+        assert data["rewards"] == {"reward": 0.25}, (chosen, data["stderr"])
+        assert data["task_data"] == str(own / "task_data.json")

@@ -46,7 +46,7 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
-from verifier_tui.engine.task.steps import no_such_step, step_tests, steps_notices, task_for_step
+from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -233,7 +233,8 @@ class Session:
         if case is None:
             self.workspace = None
             self.response = None
-            self.task_data = default_task_data(self.task.root, self.task.tests_dir)
+            found = default_task_data(self.task.root, self.task.tests_dir)
+            self.task_data = step_task_data(self.task, self.step, found)
             self.task_id = None
             return
         self.workspace = case.workspace

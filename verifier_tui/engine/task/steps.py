@@ -20,6 +20,7 @@ from verifier_tui.engine.record import replace
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.task.config import TaskConfig
     from verifier_tui.engine.task.discovery import Task
 
@@ -128,6 +129,7 @@ def task_for_step(task: Task, name: str) -> Task:
     config = step_config(task.config, name)
     if own is None:
         return replace(task, config=config)
+    cases = [_case_data(task, name, c) for c in task.cases]
     mine = find_verifiers(own)
     # A file of the step's replaces the one of tests/ at the same place (Harbor uploads the step's last).
     kept = [v for v in task.verifiers if not (v.is_relative_to(task.tests_dir) and _there(own, v, task.tests_dir))]
@@ -139,12 +141,32 @@ def task_for_step(task: Task, name: str) -> Task:
     return replace(
         task,
         config=config,
+        cases=cases,
         verifiers=verifiers,
         test_sh=test_sh,
         plain_test_sh=plain_test_sh(task.root, name) is not None,
         shim_runs=shim if shim is not None else task.shim_runs,
         looked_in=[own, *task.looked_in],
     )
+
+
+def step_task_data(task: Task, step: str | None, found: Path | None) -> Path | None:
+    """The task-wide task data ``found`` (:func:`~verifier_tui.engine.task.cases.default_task_data`)
+    as step ``step`` has it: the shim passes ``/tests/task_data.json``, which is
+    the step's own when it ships one (uploaded over tests/'s); a task_data.json
+    at the task's root (verifier-tui's own place for it) stays."""
+    own = step_tests(task.root, step)
+    if own is None or not untrusted.present(own / "task_data.json"):
+        return found
+    return own / "task_data.json" if found in (None, task.tests_dir / "task_data.json") else found
+
+
+def _case_data(task: Task, step: str, case: Case) -> Case:
+    """A case that falls back to the task's task data takes the step's
+    (a case's own task_data.json, or a row of tasks.jsonl, stays)."""
+    if case.task_data is None and task.rows is not None:
+        return case  # a parameterized task's case that names no row: said as it is
+    return replace(case, task_data=step_task_data(task, step, case.task_data))
 
 
 def _there(own: Path, verifier: Path, tests_dir: Path) -> bool:
