@@ -385,6 +385,18 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     assert "verifier-tui's runner judged 1 of the 1 that agree; the task's test.sh, as Harbor runs it" in done.stdout
 
 
+def test_a_multi_step_trial_whose_task_no_longer_names_its_steps_is_replayed_still(
+    task, runs, tmp_path, env, elsewhere
+):
+    """The replay of a step is the trial's (tests/ with the step's own over it), not a --step the user
+    gave: a task.toml that no longer lists the trial's steps does not stop it."""
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    job = two_step_job(demo, runs, tmp_path, second=1.0)
+    (demo / "task.toml").write_text('version = "1.0"\n')
+    data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert data["local_skipped"] is None and data["local"]["rewards"] == {"reward": 1.0}, data["local_skipped"]
+
+
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""

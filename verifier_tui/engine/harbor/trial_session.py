@@ -139,9 +139,14 @@ class TrialSession:
         if plan.task_dir is None or (plan.skipped is not None and not (explaining and plan.no_workspace)):
             return
         from verifier_tui.engine.session import Options, SelectionError, Session
-        from verifier_tui.engine.task.discovery import DiscoveryError
+        from verifier_tui.engine.task.discovery import DiscoveryError, read_task_config
 
         chosen = self.options
+        step = self.walk.step.name
+        if step is not None and read_task_config(plan.task_dir).step(step) is None:
+            # The task no longer lists the trial's step: the replay is still the step's as the plan
+            # makes it (its own tests over tests/), not a --step refused for naming no step.
+            step = None
         options = Options(
             verifier=str(plan.verifier) if plan.verifier is not None else None,
             case=plan.case,
@@ -153,7 +158,7 @@ class TrialSession:
             runner=chosen.runner,
             env=chosen.env,
             network=chosen.network,
-            step=self.walk.step.name,  # the replay is this step's (the plan lays its tests over tests/)
+            step=step,  # the replay is this step's (the plan lays its tests over tests/)
         )
         try:
             if self._pool is not None and not explaining:
