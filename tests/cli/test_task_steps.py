@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import HARBOR_REAL
 
 pytestmark = pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
@@ -198,3 +198,15 @@ def test_a_steps_own_task_data_is_what_its_verifier_gets(env, multi_step):
         data = json.loads(done.stdout)
         assert data["rewards"] == {"reward": 0.25}, (chosen, data["stderr"])
         assert data["task_data"] == str(own / "task_data.json")
+
+
+def test_watch_with_step_runs_again_on_a_save_of_the_steps_own_verifier(env, own_step):
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        assert "reward 0.5" in reader.next_run()
+        verifier = own_step / "steps" / "second" / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 0.5", "return 0.75"))
+        again = reader.next_run()
+    finally:
+        stop(proc)
+    assert "reward 0.75" in again and " steps/second/tests/" in again, again  # not tests/verifier.py

@@ -748,7 +748,9 @@ class Session:
         response and task data files, task.toml (and a dataset verifier)."""
         from verifier_tui.engine.changes import WatchTarget
 
-        targets = [WatchTarget(self.task.tests_dir, "tests"), *(WatchTarget(d, "tests") for d in self._step_tests())]
+        targets = [WatchTarget(self.task.tests_dir, "tests")]
+        # The step's own tests, named as its folder is (a save there is not one of tests/).
+        targets += [WatchTarget(d, d.relative_to(self.task.root).as_posix()) for d in self._step_tests()]
         if self.workspace is not None:
             targets.append(WatchTarget(self.workspace, "workspace"))
         if self.response is not None and self.response.path is not None:
