@@ -344,6 +344,23 @@ def test_runner_task_runs_the_tasks_own_and_shows_what_the_contract_says(tmp_pat
     assert explain.sys_path[1].path == str(task_dir / "tests")
 
 
+def test_runner_task_on_a_steps_own_verifier_shows_it_in_tests_as_the_contract_says(tmp_path):
+    """--step NAME with the step's own verifier.py: staged at /tests/verifier.py (the step's tests
+    laid over tests/), so the contract's verifier's folder is /tests, not the .ng folder."""
+    task_dir = make_task(tmp_path / "t")
+    write(task_dir / "task.toml", '[[steps]]\nname = "one"\n')
+    write(task_dir / "steps" / "one" / "tests" / "verifier.py", "def verify(workspace):\n    return 0.5\n")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
+    with Session(task_dir, Options(python=PY, runner="task", step="one")) as session:
+        assert session.verifier == task_dir / "steps" / "one" / "tests" / "verifier.py"
+        result = run(session)
+    assert result.explain is not None and result.explain.from_contract is True
+    assert [row.roles for row in result.explain.sys_path] == [
+        ("vendored helpers",),
+        ("verifier's folder", "tests folder"),
+    ]
+
+
 def test_runner_task_without_a_runner_of_the_tasks_own_is_refused(tmp_path):
     with pytest.raises(SelectionError, match="ships no runner of its own"):
         Session(make_task(tmp_path / "t"), Options(runner="task"))

@@ -225,9 +225,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
         prepared.start_error, prepared.not_staged = str(exc), True
     for name, data in spec.planted:  # what an agent sharing the reward folder left: the runner must clear it
         stage.plant(name, data)
-    staged = _Staged(spec.task.staged_name(spec.verifier), task_vendors)
-    if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
-        staged.verifier = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
+    staged = _Staged(staged_verifier(spec), task_vendors)
     if staged.verifier == DATASET_VERIFIER:
         stage.place_dataset_verifier(spec.verifier)
     if spec.response is not None:
@@ -473,6 +471,14 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
     if response.kind == "json":  # typed JSON: passed exactly as typed
         return stage.write_input("response.json", text)
     return stage.write_input("response.json", json.dumps(wrap_text_response(text), indent=2))
+
+
+def staged_verifier(spec: RunSpec) -> str:
+    """Where the run's verifier is in the staged tests folder (relative): a
+    step's own file where its tests are overlaid, else :meth:`Task.staged_name`."""
+    if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
+        return spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
+    return spec.task.staged_name(spec.verifier)
 
 
 def reproduce_command(spec: RunSpec) -> list[str]:

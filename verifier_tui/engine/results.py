@@ -16,7 +16,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import Advice, of_test
 from verifier_tui.engine.coverage import COVERAGE_FILE, LINK_OUT, MEASURED_LIMIT, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
-from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
+from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared, staged_verifier
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
 from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
 from verifier_tui.engine.record import replace
@@ -177,11 +177,11 @@ def contract_explanation(prepared: Prepared) -> Explanation | None:
     if spec.runner is None or spec.runner.knows_explain_to or spec.explain_only:
         return None
     stage = prepared.stage
-    staged_verifier = stage.tests_dir / spec.task.staged_name(spec.verifier)
+    verifier = stage.tests_dir / staged_verifier(spec)
     rows: list[dict[str, Any]] = []
     for folder, role in (
         (stage.ng_dir, "vendored helpers"),
-        (staged_verifier.parent, "verifier's folder"),
+        (verifier.parent, "verifier's folder"),
         (stage.tests_dir, "tests folder"),
     ):
         same = next((r for r in rows if r["path"] == str(folder)), None)
