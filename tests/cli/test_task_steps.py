@@ -17,6 +17,7 @@ import pytest
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import HARBOR_REAL
+from tests.helpers.tasks import PY
 
 pytestmark = pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
 
@@ -210,3 +211,20 @@ def test_watch_with_step_runs_again_on_a_save_of_the_steps_own_verifier(env, own
     finally:
         stop(proc)
     assert "reward 0.75" in again and " steps/second/tests/" in again, again  # not tests/verifier.py
+
+
+def test_the_pytest_plugin_says_the_steps_note_in_its_own_words(pytester):
+    """The plugin has no --step: its TaskNote names the command that takes it."""
+    assert HARBOR_REAL is not None
+    task = pytester.path / "tasks" / "multi-step"
+    shutil.copytree(HARBOR_REAL / "tasks" / "multi-step", task, symlinks=True)
+    (task / "cases" / "hello" / "workspace").mkdir(parents=True)
+    (task / "cases" / "hello" / "workspace" / "hello.txt").write_text("hello world\n")
+    (task / "cases" / "hello" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = pytester.runpytest_subprocess(
+        f"--verifier-python={PY}", "-p", "no:cacheprovider", "--verifier-cases", "tasks", timeout=300
+    )
+    done.assert_outcomes(passed=1, warnings=2)
+    done.stdout.fnmatch_lines(
+        ["*TaskNote: a multi-step task (*steps*: first, second)*verifier-tui test PATH --step NAME runs one step*"]
+    )

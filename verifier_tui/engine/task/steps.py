@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import Advice, of_test
 from verifier_tui.engine.record import replace
 
 if TYPE_CHECKING:
@@ -79,9 +80,13 @@ def steps_notices(config: TaskConfig, step: str | None) -> list[str]:
         return []
     names = ", ".join(s.name for s in config.steps)
     return [
-        f"a multi-step task ([[steps]]: {names}): Harbor verifies each step with steps/<name>/tests over tests/ "
-        "(the step's files win) and the step's own [steps.verifier]; this run is tests/ with the task's "
-        "[verifier]; --step NAME runs one step as Harbor would"
+        Advice(
+            f"a multi-step task ([[steps]]: {names}): Harbor verifies each step with steps/<name>/tests over "
+            "tests/ (the step's files win) and the step's own [steps.verifier]; this run is tests/ with the "
+            "task's [verifier]; ",
+            # an option of the command line (the TUI's too); the pytest plugin names the command that takes it
+            of_test("--step NAME runs one step as Harbor would"),
+        )
     ]
 
 
