@@ -118,7 +118,8 @@ async def test_a_case_of_a_task_harbor_would_refuse_is_failed_whatever_its_rewar
     assert "Harbor would refuse to run this task" in text.split("Harbor's verdict")[0], text
     # a run the history keeps only in summary: no note there, so its verdict line says why
     summary = summary_text(result, "1 s")
-    assert "Harbor's verdict: none: Harbor would refuse this task: version = 1 is not a string" in summary, summary
+    said = "Harbor's verdict: none: Harbor would refuse to run this task: version = 1 is not a string"
+    assert said in summary, summary  # the words of the reward panel and of run
     assert "does not match the case's expected.json" in summary, summary
 
 

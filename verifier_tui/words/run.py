@@ -17,6 +17,7 @@ from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
+from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, path_from
 from verifier_tui.words.text import one_line
@@ -215,22 +216,16 @@ def verdict_line(result: RunResult) -> str:
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
         # An Advice, as the line it says is: each face words its actions (the plugin has no --json).
-        return Advice(
-            "none: Harbor would refuse to run this task: ", result.task_refused, ". The reward folder gives: ", line
-        )
+        return Advice(f"none: {REFUSED_TO_RUN}: ", result.task_refused, ". The reward folder gives: ", line)
     return line
-
-
-#: Why a case of a task Harbor would refuse matches no expected.json. Short: each face
-#: that says it shows the run's notes beside it, the first of which says why it would.
-REFUSED_CASE = "Harbor would refuse to run this task"
 
 
 def missed_for(result: RunResult) -> str | None:
     """Why a case cannot match its expected.json whatever its run gave
     (``RunResult.expected_matched``): Harbor would refuse its task. None
     otherwise (the rewards and the exit code then say why)."""
-    return REFUSED_CASE if result.expected is not None and result.task_refused is not None else None
+    # Short: each face that says it shows the run's notes beside it, the first of which says why.
+    return REFUSED_TO_RUN if result.expected is not None and result.task_refused is not None else None
 
 
 def expected_line(result: RunResult) -> str | None:

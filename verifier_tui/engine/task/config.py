@@ -55,6 +55,11 @@ TOML_LIMIT = 4 * untrusted.MB  # a task.toml is a few KB
 USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml not read (load_toml)
 
 
+#: The verdict of a task Harbor would not load, whatever its reward folder holds, on every
+#: face (``none: `` and why after it; a case's expected.json cannot match it either).
+REFUSED_TO_RUN = "Harbor would refuse to run this task"
+
+
 def refused_words(why: str) -> str:
     """A task Harbor would not load (``TaskConfig.refused``), as every face says it."""
     return f"Harbor would refuse this task: {why}"

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
+from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.external import failing_of, nothing_to_debug
@@ -102,7 +103,7 @@ def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     if result.task_refused is not None:
         parts += [
             ("  none: ", "bold $error"),
-            ("Harbor would refuse to run this task\n", "bold"),
+            (f"{REFUSED_TO_RUN}\n", "bold"),
             (f"  {fmt.text(result.task_refused)}\n", _MUTED),
             ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED),
         ]
