@@ -59,14 +59,13 @@ from verifier_tui.engine.sandbox.environment import (
     resolve_template,
     template_variable,
 )
-from verifier_tui.engine.task.config import SEPARATE, TaskConfig
+from verifier_tui.engine.task.config import SENSITIVE_KEY, SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping
 
 SANDBOX_WORKSPACE = "/app"
-_SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 
 #: How Harbor 0.26.0 is told to download /app after the agent: the task's
@@ -158,7 +157,7 @@ def _not_taken(variable: str, what: str, without: str, *, template: bool = True)
 
 def _shown(name: str, value: str) -> str:
     """A value said in a sentence, unless its name says it is a secret (Harbor's own test)."""
-    return f"{name} (its value not shown)" if _SENSITIVE_KEY.search(name) else f"{name}={value!r}"
+    return f"{name} (its value not shown)" if SENSITIVE_KEY.search(name) else f"{name}={value!r}"
 
 
 @record(frozen=True)
@@ -333,4 +332,4 @@ def _config_env(trial: Trial, section: str) -> dict[str, str]:
 
 
 def _is_redacted(key: str, value: str) -> bool:
-    return bool(_SENSITIVE_KEY.search(key)) and bool(_REDACTED.match(value))
+    return bool(SENSITIVE_KEY.search(key)) and bool(_REDACTED.match(value))

@@ -622,7 +622,9 @@ def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
 # Harbor 0.26.0's header rules: config.py _HTTP_HEADER_NAME_PATTERN, utils/env.py's templates and credentials.
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # _EMBEDDED_TEMPLATE_PATTERN
-_SENSITIVE = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
+#: A name that says its value is a secret (utils/env.py _SENSITIVE_KEY_RE): a header's or a template
+#: variable's here; in harbor/inputs.py, an env key whose value a trial's config.json redacted or we hide.
+SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _NO_DEFAULT = r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}"
 _TEMPLATED_CREDENTIAL = re.compile(rf"\s*(?:[A-Za-z]+\s+)?{_NO_DEFAULT}(?:[\s:-]*{_NO_DEFAULT})*\s*")
 
@@ -641,8 +643,8 @@ def _header_problem(name: str, value: str) -> str | None:
     templates = [(match[1], match[2]) for match in _TEMPLATE.finditer(value)]
     if "${" in _TEMPLATE.sub(" ", value) or any(default is not None and "${" in default for _n, default in templates):
         return "holds a ${ that is no ${VAR} or ${VAR:-default}"
-    sensitive = bool(_SENSITIVE.search(name)) or name.lower() in ("cookie", "set-cookie")
-    written = any(default and (sensitive or _SENSITIVE.search(variable)) for variable, default in templates)
+    sensitive = bool(SENSITIVE_KEY.search(name)) or name.lower() in ("cookie", "set-cookie")
+    written = any(default and (sensitive or SENSITIVE_KEY.search(variable)) for variable, default in templates)
     if written or sensitive and value.strip() and not _TEMPLATED_CREDENTIAL.fullmatch(value):
         return "holds a credential: it must be a ${VAR} without a default (Bearer ${TOKEN})"
     return None
