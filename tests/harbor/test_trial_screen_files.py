@@ -254,38 +254,42 @@ async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path
         assert any("verifier.py" in word for word in app.screen.words)
 
 
-async def test_c_and_o_are_not_offered_without_a_replay(real):
+#: The keys that need a replay (c, k, o): their titles in the palette and the help.
+NEED_A_REPLAY = ("Copy the replay's command", "Keep the replay as a case", "Show the replay's stdout")
+
+
+async def offered_keys(app, pilot) -> tuple[str, list[str], str]:
+    """The footer, the palette's titles and the help's text, once the screen
+    holds the first replay's outcome (what check_action reads)."""
+    await until(pilot, lambda: isinstance(app.screen, TrialScreen) and app.screen.replayed is not None, "a replay")
+    await pilot.pause()
+    footer = screen_text(app).splitlines()[-1]
+    titles = [c.title for c in app.get_system_commands(app.screen)]
+    await pilot.press("question_mark")
+    await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+    return footer, titles, text_of(app, "#help-text")
+
+
+async def test_a_key_not_offered_is_in_neither_the_footer_the_palette_nor_the_help(real, task, runs, tmp_path):
+    """One list of keys feeds all three: c, k and o, which need a replay, are in
+    none of them without one (a trial whose replay could not run), and in the
+    palette and the help with one; r is in all three either way."""
     app = make_trial_app(real / "jobs" / "nop-fail")
     async with app.run_test(size=SIZE) as pilot:
         assert (await app.wait_for_replays(1)).local is None
-        footer = ""
-        for _ in range(100):  # the footer is drawn after the replay's message, later on a busy machine
-            await pilot.pause(0.05)
-            footer = screen_text(app).splitlines()[-1]
-            if "q quit" in footer:
-                break
-        assert "o stdout" not in footer and "q quit" in footer  # (c is in the palette only, with a replay)
-
-
-async def test_a_key_not_offered_is_in_neither_the_footer_the_palette_nor_the_help(real):
-    """One list of keys feeds all three: c and o, which need a replay, are in
-    none of them without one, while r is in all three."""
-    app = make_trial_app(real / "jobs" / "nop-fail")
+        footer, titles, shown = await offered_keys(app, pilot)
+    assert "r replay" in footer and "Replay now  (r)" in titles and "Replay now: " in shown
+    assert "o stdout" not in footer, footer  # (c and k are never in the footer: it is full)
+    for title in NEED_A_REPLAY:
+        assert not any(t.startswith(title) for t in titles) and title not in shown, (title, titles, shown)
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
-        assert (await app.wait_for_replays(1)).local is None
-        footer = ""
-        for _ in range(100):  # the footer is drawn after the replay's message, later on a busy machine
-            await pilot.pause(0.05)
-            footer = screen_text(app).splitlines()[-1]
-            if "q quit" in footer:
-                break
-        titles = [c.title for c in app.get_system_commands(app.screen)]
-        await pilot.press("question_mark")
-        await pilot.pause()
-        shown = text_of(app, "#help-text")
-        assert "r replay" in footer and "Replay now  (r)" in titles and "Replay now: " in shown
-        for word, title in (("c copy", "Copy the replay's command"), ("o stdout", "Toggle the replay's stdout")):
-            assert word not in footer and not any(t.startswith(title) for t in titles) and title not in shown
+        assert (await app.wait_for_replays(1)).local is not None
+        footer, titles, shown = await offered_keys(app, pilot)
+    assert "r replay" in footer and "o stdout" in footer, footer
+    for title in NEED_A_REPLAY:
+        assert any(t.startswith(title) for t in titles) and title in shown, (title, titles, shown)
 
 
 async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_the_changed_task_note(
