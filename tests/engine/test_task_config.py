@@ -89,6 +89,23 @@ def test_a_verifier_user_is_said_as_not_honoured(tmp_path, toml, said):
     assert said in note and "Harbor runs the verifier as that user" in note and "as you" in note, note
 
 
+def test_the_tasks_verifier_user_is_not_said_of_steps_that_set_their_own(tmp_path):
+    """Harbor runs each step's verifier as that step's own [steps.verifier] user
+    when it sets one (Trial._step_verifier_user), the task's [verifier] user only
+    for the others: a note saying the task's user runs the verifier was wrong
+    when every step sets its own, and too broad when some do."""
+    task_user = '[verifier]\nuser = "nobody"\n'
+    some = '[[steps]]\nname = "a"\n[steps.verifier]\nuser = "root"\n[[steps]]\nname = "b"\n'
+    own = some + '[steps.verifier]\nuser = "agent"\n'
+    found = config(tmp_path / "all", task_user + own)
+    assert found.refused is None
+    notes = [p for p in found.problems if "user" in p]
+    assert len(notes) == 1 and "user = 'agent'" in notes[0] and "nobody" not in notes[0], notes  # b's own, said
+    (note,) = [p for p in config(tmp_path / "some", task_user + some).problems if "user" in p]
+    assert "[verifier] user = 'nobody': Harbor runs the verifier as that user, except in the steps that set " in note
+    assert "their own [steps.verifier] user" in note, note
+
+
 @pytest.mark.parametrize("user", ['"root"', "0", '"0"'])
 def test_a_verifier_user_of_root_is_no_note(tmp_path, user):
     assert config(tmp_path, f"[verifier]\nuser = {user}\n").problems == ()

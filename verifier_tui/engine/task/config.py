@@ -98,6 +98,7 @@ class VerifierSettings:
     environment_env: dict[str, str] | None = None  # [verifier.environment] env, when that table exists
     network_mode: str | None = None  # the explicit phase override (PhaseNetworkPolicyConfig); None: not set
     environment_network_mode: str | None = None  # [verifier.environment]'s baseline, when that table exists
+    user: str | int | None = None  # as given; None: not set (a step's: the task's applies)
 
     @property
     def own_mode(self) -> str | None:
@@ -365,7 +366,13 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         _agent(agent, ["agent"], check)
     environment = _environment(check.table(data, "environment", []), ["environment"], check)
     verifier = _verifier(check.table(data, "verifier", []), ["verifier"], check)
+    user_note_at = len(check.notes)  # the task's [verifier] user is said after its other notes
     steps = _steps(data, check)
+    # Trial._step_verifier_user: a step's own [steps.verifier] user over the task's, which then
+    # runs no step's verifier when each step sets its own (a task without steps: single_step.py's).
+    own, user = sum(step.verifier.user is not None for step in steps), verifier.user
+    if user is not None and user not in ("root", 0, "0") and not (steps and own == len(steps)):
+        check.notes.insert(user_note_at, _user_note(["verifier"], user, except_steps=own > 0))
     check.ask(data, "artifacts", [])
     artifacts = _artifacts(data.get("artifacts"), ["artifacts"], check) if "artifacts" in data else ()
 
@@ -661,6 +668,16 @@ def _service(value: Any) -> str:
     return text
 
 
+def _user_note(where: list[str], user: str | int, *, except_steps: bool = False) -> str:
+    """Trial runs the verifier as this user (with_default_user). The sandbox here
+    runs it as whoever runs the tool, as it does without it (an image's root, mostly)."""
+    but = ", except in the steps that set their own [steps.verifier] user" if except_steps else ""
+    return _one_line(
+        f"task.toml: {_label([*where, 'user'])} = {_short(user)}: Harbor runs the verifier as that user{but}; "
+        "this run is made as you, so a file only one of you can read or write behaves otherwise"
+    )
+
+
 def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> VerifierSettings:
     """``VerifierConfig``."""
     if table is None:
@@ -688,15 +705,8 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         given = False
     env = check.env(table, "env", where)
     user = check.get(table, "user", _user, where)
-    if user not in (None, "root", 0, "0"):
-        # Trial runs the verifier as this user (with_default_user; a step's own over the task's). The
-        # sandbox here runs it as whoever runs the tool, as it does without it (an image's root, mostly).
-        check.notes.append(
-            _one_line(
-                f"task.toml: {_label([*where, 'user'])} = {_short(table['user'])}: Harbor runs the verifier as "
-                "that user; this run is made as you, so a file only one of you can read or write behaves otherwise"
-            )
-        )
+    if user not in (None, "root", 0, "0") and where != ["verifier"]:  # the task's: said once its steps are read
+        check.notes.append(_user_note(where, user))
     mode = check.get(table, "environment_mode", _choice(SHARED, SEPARATE), where)
     environment = check.table(table, "environment", where)
     settings = _environment(environment, [*where, "environment"], check) if environment is not None else None
@@ -720,6 +730,7 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         environment_env=settings["env"] if settings is not None else None,
         network_mode=network_mode,
         environment_network_mode=settings["network_mode"] if settings is not None else None,
+        user=user,
     )
 
 
