@@ -284,6 +284,20 @@ def test_where_a_runs_cgroup_goes_on_cgroup_v2_and_in_a_container(tmp_path):
     assert folder_for("cpu", in_a_container, mounted) is None  # v2's root hands nothing down here
 
 
+def test_a_cgroup_line_whose_path_is_not_absolute_loses_only_its_own_hierarchy(tmp_path):
+    """A /proc/self/cgroup line no kernel writes (an empty or relative path)
+    threw away the whole file: the memory limit, whose own line is sound,
+    was then not applied either."""
+    from verifier_tui.engine.sandbox.cgroup import Place, folder_for, hierarchies, mounts
+
+    memory = tmp_path / "mem"
+    memory.mkdir()
+    mounted = mounts(f"31 25 0:27 /docker/abc {memory} rw - cgroup cgroup rw,memory\n")
+    groups = hierarchies("5:cpu:docker/abc\n4:memory:/docker/abc\n0::\n")
+    assert folder_for("memory", groups, mounted) == Place(str(memory), 1)
+    assert "cpu" not in groups and "" not in groups, groups
+
+
 def test_a_runs_cgroups_are_removed_once_it_is_over_and_those_a_killed_tool_left_too(tmp_path, env):
     """A run's cgroups outlive nothing: removed as it ends, and those of a
     tool SIGKILLed mid-run removed by the next tool that makes one."""

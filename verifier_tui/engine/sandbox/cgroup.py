@@ -61,13 +61,14 @@ class Place:
 
 def hierarchies(text: str) -> dict[str, tuple[int, str]]:
     """A process's cgroup by controller, from its ``/proc/PID/cgroup``:
-    (version, path in the hierarchy); ``""`` for cgroup v2's. ValueError for a
-    line in no shape the kernel writes."""
+    (version, path in the hierarchy); ``""`` for cgroup v2's. A line whose path
+    is not absolute is left out (only its hierarchy is lost); ValueError for a
+    line without its three fields."""
     found: dict[str, tuple[int, str]] = {}
     for line in text.splitlines():
         number, controllers, path = line.split(":", 2)
-        if not path.startswith("/"):  # the kernel writes every cgroup's path from its hierarchy's root
-            raise ValueError(f"a cgroup path that is not absolute: {path!r}")
+        if not path.startswith("/"):  # the kernel writes every cgroup's path from its hierarchy's root:
+            continue  # no place for this line's controllers, but the others' lines still give theirs
         if number == "0" and not controllers:
             found.setdefault("", (2, path))
         for controller in filter(None, controllers.split(",")):
