@@ -228,3 +228,42 @@ def test_the_pytest_plugin_says_the_steps_note_in_its_own_words(pytester):
     done.stdout.fnmatch_lines(
         ["*TaskNote: a multi-step task (*steps*: first, second)*verifier-tui test PATH --step NAME runs one step*"]
     )
+
+
+def test_watch_with_step_reads_the_task_again_when_the_steps_tests_go(env, own_step):
+    """The step's own tests are the task's /tests as much as tests/ is: deleting
+    steps/second/tests/ leaves Harbor running tests/verifier.py, and so does watch."""
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        assert "reward 0.5" in reader.next_run()
+        shutil.rmtree(own_step / "steps" / "second" / "tests")
+        again = reader.next_run()
+    finally:
+        stop(proc)
+    assert "reward 1" in again and "could not stage" not in again, again
+
+
+def test_watch_with_step_names_the_verifier_that_runs_once_the_steps_own_is_deleted(env, own_step):
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
+        (own_step / "steps" / "second" / "tests" / "verifier.py").unlink()
+        again = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert again["rewards"] == {"reward": 1.0}, again["stderr"]
+    assert again["verifier"] == str(own_step / "tests" / "verifier.py")  # what ran, not the file deleted
+
+
+def test_watch_with_step_sees_the_steps_tests_made_after_it_started(env, multi_step):
+    proc, reader = start_watch(env, multi_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 1.0}
+        (multi_step / "steps" / "second" / "tests").mkdir()
+        (multi_step / "steps" / "second" / "tests" / "verifier.py").write_text(STEP_VERIFIER)
+        again = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert again["rewards"] == {"reward": 0.5}, again["stderr"]
+    # the step's file is what /tests/verifier.py now is, and what is named
+    assert again["verifier"] == str(multi_step / "steps" / "second" / "tests" / "verifier.py")

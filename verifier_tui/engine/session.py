@@ -750,7 +750,7 @@ class Session:
 
         targets = [WatchTarget(self.task.tests_dir, "tests")]
         # The step's own tests, named as its folder is (a save there is not one of tests/).
-        targets += [WatchTarget(d, d.relative_to(self.task.root).as_posix()) for d in self._step_tests()]
+        targets += [WatchTarget(d, d.relative_to(self.task.root).as_posix(), folder=True) for d in self._step_tests()]
         if self.workspace is not None:
             targets.append(WatchTarget(self.workspace, "workspace"))
         if self.response is not None and self.response.path is not None:
@@ -767,9 +767,31 @@ class Session:
         return _dedupe(targets)
 
     def _step_tests(self) -> list[Path]:
-        """The step's own tests folder, staged over tests/ (none without a step)."""
+        """The step's own tests folder, staged over tests/ (none without a step),
+        whether or not it exists now: it is part of /tests as tests/ is (Harbor
+        uploads steps/<name>/tests over it), so one made or removed changes the task."""
+        return [] if self.step is None else [self.task.root / "steps" / self.step / "tests"]
+
+    def changes_the_task(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` may change the task's shape
+        (verifiers, test.sh, settings): task.toml, tests/ or the step's own tests."""
+        folders = [self.task.tests_dir, *self._step_tests()]
+        return any(p.name == "task.toml" or any(p == f or p.is_relative_to(f) for f in folders) for p in paths)
+
+    def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
+        """The verifier chosen before the task was read again, as the task is now."""
         own = step_tests(self.task.root, self.step)
-        return [] if own is None else [own]
+        if verifier is not None and own is not None and verifier.is_relative_to(self.task.tests_dir):
+            # A file of tests/ the step's own tests now ship too is the step's in /tests (Harbor uploads it last).
+            shadow = own / verifier.relative_to(self.task.tests_dir)
+            verifier = shadow if untrusted.present(shadow) else verifier
+        if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
+            return verifier  # the user's choice, even with verify gone: the runner says what is wrong
+        if self.step is not None and self.task.shim_runs in self.task.verifiers:
+            return self.task.shim_runs  # the one the step's /tests has test.sh run (as _apply_options)
+        if self.task.verifiers:
+            return choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
+        return None
 
     def reload_task(self) -> None:
         """Re-read task.toml, the verifiers and the cases (after a change to them),
@@ -796,14 +818,7 @@ class Session:
             opened = (renamed or root) if (renamed or root).is_dir() else self.task.tests_dir
         self.task = self._as_step(resolve(opened))
         self._task_folder = _folder_identity(self.task.root)
-        if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
-            self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
-        elif self.task.verifiers:
-            self.verifier = (
-                choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
-            )
-        else:
-            self.verifier = None
+        self.verifier = self._verifier_after_reload(verifier)
         self.case = self.task.case(before.name) if before is not None else None
         if before is not None and self.case is None and self._case_folder is not None:
             # Its folder renamed (mv cases/correct cases/right) is the same folder under its new name: chosen

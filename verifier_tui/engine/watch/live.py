@@ -4,7 +4,8 @@
 current choices depend on (``Session.watch_targets``) and turns each change
 into a run request through a :class:`~.scheduler.RunScheduler`:
 
-* a change to ``task.toml`` or anything in ``tests/`` re-reads the task first
+* a change to ``task.toml``, anything in ``tests/`` or in the step's own
+  ``steps/NAME/tests/`` re-reads the task first
   (new verifiers, cases, ``[verifier] env``), keeping the user's choices;
 * when the targets change (a new workspace chosen, ``task.toml`` created), the
   watcher is restarted on the new ones;
@@ -151,7 +152,7 @@ class LiveRuns:
             self.restart_watch_if_needed()  # a folder watched replaced, by a link perhaps
         if self._on_outdated is not None and session.changes_every_case(change.paths):
             self._on_outdated()
-        task_changed = any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths)
+        task_changed = session.changes_the_task(change.paths)
         case_before = _what_runs(session.case)
         feeds = session.feeds_a_run(change.paths)  # what the choices read before the task is read again
         if task_changed or session.defines_cases(change.paths):
