@@ -267,3 +267,23 @@ def test_watch_with_step_sees_the_steps_tests_made_after_it_started(env, multi_s
     assert again["rewards"] == {"reward": 0.5}, again["stderr"]
     # the step's file is what /tests/verifier.py now is, and what is named
     assert again["verifier"] == str(multi_step / "steps" / "second" / "tests" / "verifier.py")
+
+
+def test_watch_with_step_says_so_once_task_toml_drops_the_step(env, own_step):
+    """task.toml no longer naming the step --step chose: the run is the task's
+    as it is now, tests/ with its [verifier], and one note says the --step went."""
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
+        toml = own_step / "task.toml"
+        toml.write_text(toml.read_text().split('[[steps]]\nname = "second"')[0])
+        again = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert again["verifier"] == str(own_step / "tests" / "verifier.py"), again["notices"]
+    assert again["rewards"] == {"reward": 1.0}, again["stderr"]
+    notes = again["notices"]
+    assert not [n for n in notes if "you chose" in n], notes  # --step chose it, the user did not
+    said = [n for n in notes if "--step second" in n]
+    assert len(said) == 1 and "task.toml no longer has it" in said[0], notes
+    assert len([n for n in notes if "[[steps]]" in n or "this run is tests/" in n]) <= 1, notes

@@ -162,6 +162,7 @@ class Session:
         self.recycle_stages = False  # test: each case runs once, so any idle layout serves the next
         self.sequence = 0
         self.verifier: Path | None = None
+        self._verifier_named = False  # --verifier or the user's pick chose it (not the default, nor --step's)
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
         self._case_folder: _Identity | None = None  # the chosen case's folder as last read (a rename keeps it)
@@ -201,6 +202,7 @@ class Session:
         if wanted is None and self.step is not None and self.task.shim_runs in self.task.verifiers:
             wanted = str(self.task.shim_runs)  # the one the step's /tests has test.sh run, as Harbor does
         self.verifier = choose_verifier(self.task, wanted) if self.task.verifiers else None
+        self._verifier_named = options.verifier is not None
         case_name = options.case or self.task.initial_case
         case: Case | None = None
         if case_name:
@@ -250,6 +252,7 @@ class Session:
 
     def choose_verifier(self, verifier: Path | str) -> None:
         self.verifier = choose_verifier(self.task, str(verifier))
+        self._verifier_named = True
 
     def choose_workspace(self, folder: Path) -> None:
         folder = Path(folder).expanduser().absolute()
@@ -392,7 +395,7 @@ class Session:
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
-            *steps_notices(config, self.step),
+            *steps_notices(config, self.step, dropped=self.options.step if self.dropped_step else None),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]
@@ -772,6 +775,11 @@ class Session:
         uploads steps/<name>/tests over it), so one made or removed changes the task."""
         return [] if self.step is None else [self.task.root / "steps" / self.step / "tests"]
 
+    @property
+    def dropped_step(self) -> bool:
+        """``--step`` named a step that task.toml, read again since, no longer has."""
+        return self.options.step is not None and self.step is None
+
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape
         (verifiers, test.sh, settings): task.toml, tests/ or the step's own tests."""
@@ -780,6 +788,11 @@ class Session:
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""
+        asked = self.options.step
+        if verifier is not None and asked is not None and self.dropped_step and not self._verifier_named:
+            # --step chose the step's own verifier, not the user: with the step gone from task.toml, /tests
+            # is tests/ alone (Harbor has no such step to lay over it), and the verifier is chosen there.
+            verifier = None if verifier.is_relative_to(self.task.root / "steps" / asked) else verifier
         own = step_tests(self.task.root, self.step)
         if verifier is not None and own is not None and verifier.is_relative_to(self.task.tests_dir):
             # A file of tests/ the step's own tests now ship too is the step's in /tests (Harbor uploads it last).
