@@ -429,3 +429,33 @@ async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_th
     assert "print_stack" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:8" in panel and "verifier.py:4" not in panel, panel
     assert opened and opened[0][1] == "+8", opened
+
+
+async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_line(tmp_path, monkeypatch):
+    """verify runs asyncio.TaskGroup and a task raises at line 6: Python prints
+    an ExceptionGroup, every frame behind `  |` (the sub-exception's behind
+    `    |`). No exception report was found and no frame either: the panel said
+    `raised an exception` with no line (stderr's last line, `+----`) and e opened nothing."""
+    import verifier_tui.tui.screens.main as main_screen
+
+    root = make_task(
+        tmp_path / "tasks" / "grouped",
+        "import asyncio\n\n\nasync def check(workspace):\n    await asyncio.sleep(0)\n"
+        "    raise ValueError('no hello.txt')\n\n\nasync def main(workspace):\n"
+        "    async with asyncio.TaskGroup() as group:\n        group.create_task(check(workspace))\n\n\n"
+        "def verify(workspace):\n    asyncio.run(main(workspace))\n    return 1.0\n",
+    )
+    opened: list[list[str]] = []
+    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
+    monkeypatch.setenv("EDITOR", "vi")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        panel = " ".join(widget_text(app, "#reward-body").split())
+        await pilot.press("e")
+        await pilot.pause()
+    assert "| ExceptionGroup: unhandled errors in a TaskGroup" in result.stderr.text
+    assert "raised ValueError at" in panel and "verifier.py:6" in panel, panel
+    assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
+    assert opened and opened[0][1] == "+6", opened

@@ -25,7 +25,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
+# A frame of an exception group's report is printed behind `  | ` (runner_output._ungrouped).
+_FRAME = re.compile(r'^\s*(?:\|\s+)?File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
 
 Location = tuple[Path, int]
 

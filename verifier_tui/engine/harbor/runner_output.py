@@ -44,6 +44,10 @@ _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
 _SHELL_ERROR = re.compile(r"^(?P<script>\S*test\.sh): (?:line )?(?P<line>\d+): (?P<message>.+)$")
+# An ExceptionGroup (asyncio.TaskGroup's) is printed with every line of its
+# report behind `  | `, each sub-exception's indented further, between `+-` rules.
+_GROUP_HEADER = re.compile(r"^ *\+ Exception Group Traceback \(most recent call last\):$")
+_GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
 
 
 @record(frozen=True)
@@ -108,7 +112,7 @@ class RunnerOutput:
 
 def parse_runner_output(text: str) -> RunnerOutput:
     """Recognise the runner's (and the shim's) report in ``text``."""
-    lines = text.splitlines()
+    lines = _ungrouped(text.splitlines())
     meaningful = [line for line in lines if line.strip()]
     last_line = meaningful[-1] if meaningful else None
     if not meaningful:
@@ -148,6 +152,25 @@ def parse_runner_output(text: str) -> RunnerOutput:
             break
     nemo = tuple(f.file for f in tb.frames if "/nemo_gym/" in f.file)
     return RunnerOutput("traceback", traceback=tb, python_version=version, nemo_gym_files=nemo, last_line=last_line)
+
+
+def _ungrouped(lines: list[str]) -> list[str]:
+    """``lines`` with an exception group's report written as plain ones: its
+    ``|`` and ``+`` markers taken off (a sub-exception's, a group's within it,
+    are only indented further; a rule between them is a blank line), so each
+    sub-exception is a report of its own, the last printed (the innermost,
+    as Python prints them) read as the one that ended the run, and its
+    frames as where it failed."""
+    out: list[str] = []
+    grouped = False
+    for line in lines:
+        mark = _GROUP_MARK.match(line)
+        grouped = _GROUP_HEADER.match(line) is not None or (grouped and mark is not None)
+        if grouped and mark is not None:
+            rest = mark["rest"]
+            line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
+        out.append(line)
+    return out
 
 
 def _last_index(lines: list[str], test: Callable[[str], bool]) -> int | None:
