@@ -287,3 +287,24 @@ def test_watch_with_step_says_so_once_task_toml_drops_the_step(env, own_step):
     said = [n for n in notes if "--step second" in n]
     assert len(said) == 1 and "task.toml no longer has it" in said[0], notes
     assert len([n for n in notes if "[[steps]]" in n or "this run is tests/" in n]) <= 1, notes
+
+
+def test_no_verifier_on_a_multi_step_task_without_step_tests_says_nothing_of_step(env, multi_step):
+    """--step NAME finds nothing more where no step has its own tests: the hint would send the user nowhere."""
+    (multi_step / "tests" / "verifier.py").unlink()
+    done = run_tool(env, "run", multi_step, "--case", "hello")
+    no_traceback(done)
+    assert done.returncode == 2 and "no verifier found" in done.stderr, done.stderr
+    assert "--step" not in done.stderr, done.stderr
+
+
+def test_no_verifier_with_step_says_the_steps_verifier_is_a_link(env, multi_step, tmp_path):
+    (multi_step / "tests" / "verifier.py").unlink()
+    own = multi_step / "steps" / "first" / "tests"
+    own.mkdir()
+    (tmp_path / "elsewhere.py").write_text("def verify(workspace):\n    return 1.0\n")
+    (own / "verifier.py").symlink_to(tmp_path / "elsewhere.py")
+    done = run_tool(env, "run", multi_step, "--case", "hello", "--step", "first")
+    no_traceback(done)
+    assert done.returncode == 2 and "no verifier found" in done.stderr, done.stderr
+    assert f"steps/first/tests/verifier.py is a link to {tmp_path / 'elsewhere.py'}" in done.stderr, done.stderr

@@ -29,6 +29,7 @@ from verifier_tui.engine.task.kinds import (
     episode_api_notice,
     has_top_level_verify,
     is_pytest_file,
+    step_tests,
     task_nemo_gym,
     task_runner,
     uses_episode_api,
@@ -287,16 +288,21 @@ def no_verifier_message(task: Task) -> str:
         f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
         "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
     )
-    if task.config.steps and task.looked_in[0] == task.tests_dir:  # no step's own tests looked in
-        # Harbor verifies each step with its own steps/NAME/tests over tests/ (engine/task/steps.py).
-        names = ", ".join(s.name for s in task.config.steps)
-        said += f"; a multi-step task ({names}): --step NAME looks in steps/NAME/tests too, as Harbor verifies it"
-    linked = task.tests_dir / "verifier.py"
-    if linked.is_symlink():
+    # Harbor verifies each step with its own steps/NAME/tests over tests/ (engine/task/steps.py): --step
+    # finds more only for a step that has its own tests, when no step's own tests were looked in.
+    own = [s.name for s in task.config.steps if step_tests(task.root, s.name) is not None]
+    if own and task.looked_in[0] == task.tests_dir:
         said += (
-            f"; {_display(task, linked)} is a link to {os.readlink(linked)}, and links are not followed "
-            "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
+            f"; a multi-step task whose steps {', '.join(own)} have their own tests: --step NAME looks in "
+            "steps/NAME/tests too, as Harbor verifies it"
         )
+    # The folders of /tests looked in (a step's own first): a verifier.py there may be a link, never followed.
+    for linked in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
+        if linked.is_symlink():
+            said += (
+                f"; {_display(task, linked)} is a link to {os.readlink(linked)}, and links are not followed "
+                "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
+            )
     return said
 
 

@@ -349,3 +349,11 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
         "neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
         "holding nemo_gym/ (looked for verifiers/__init__.py in each)"
     )
+
+
+def step_tests(task_dir: Path, step: str | None) -> Path | None:
+    """A step's own ``steps/<name>/tests`` folder (a multi-step task's), when it has one."""
+    if step is None:
+        return None
+    folder = task_dir / "steps" / step / "tests"
+    return folder if folder.is_dir() else None

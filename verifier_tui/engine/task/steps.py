@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import Advice, of_test
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.task.kinds import step_tests
+
+__all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,14 +27,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.task.config import TaskConfig
     from verifier_tui.engine.task.discovery import Task
-
-
-def step_tests(task_dir: Path, step: str | None) -> Path | None:
-    """The step's own ``steps/<name>/tests`` folder, when it has one."""
-    if step is None:
-        return None
-    folder = task_dir / "steps" / step / "tests"
-    return folder if folder.is_dir() else None
 
 
 def tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
