@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -308,3 +309,25 @@ def test_no_verifier_with_step_says_the_steps_verifier_is_a_link(env, multi_step
     no_traceback(done)
     assert done.returncode == 2 and "no verifier found" in done.stderr, done.stderr
     assert f"steps/first/tests/verifier.py is a link to {tmp_path / 'elsewhere.py'}" in done.stderr, done.stderr
+
+
+def test_the_step_is_in_every_document_and_the_junit_report(env, own_step, tmp_path):
+    """The header says `step second`: so do run, explain and test --json (null without --step) and JUnit."""
+    (own_step / "cases" / "hello" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    ran = json.loads(run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json").stdout)
+    assert ran["step"] == "second"
+    assert json.loads(run_tool(env, "run", own_step, "--case", "hello", "--json").stdout)["step"] is None
+    explained = json.loads(run_tool(env, "explain", own_step, "--step", "second", "--json").stdout)
+    assert explained["step"] == "second"
+    assert json.loads(run_tool(env, "explain", own_step, "--json").stdout)["step"] is None
+    junit = tmp_path / "report.xml"
+    done = run_tool(env, "test", own_step, "--step", "second", "--json", "--junit", junit)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tested = json.loads(done.stdout)
+    assert [t["step"] for t in tested["tasks"]] == ["second"] and tested["cases"][0]["step"] == "second"
+    suite = ET.parse(junit).getroot()
+    assert [p.get("value") for p in suite.iter("property") if p.get("name") == "step"] == ["second"]
+    plain = tmp_path / "plain.xml"
+    tested = json.loads(run_tool(env, "test", own_step, "--json", "--junit", plain).stdout)
+    assert [t["step"] for t in tested["tasks"]] == [None]
+    assert not [p for p in ET.parse(plain).getroot().iter("property") if p.get("name") == "step"]

@@ -190,7 +190,14 @@ def test_command(args: argparse.Namespace) -> int:
             cases = report.junit_cases(ran, collection.without_cases)
             network = report.shared_network(r for _group, rs in ran for r in rs)
             junit = report.write_junit(
-                args.junit, junit_name, cases, wall, report.copy_warning(ran), network, report.junit_notes(ran)
+                args.junit,
+                junit_name,
+                cases,
+                wall,
+                report.copy_warning(ran),
+                network,
+                report.junit_notes(ran),
+                report.junit_step(ran),
             )
             if junit is not None:
                 terminal.error(junit)

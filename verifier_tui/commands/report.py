@@ -108,6 +108,7 @@ def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     data = result.to_json()
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
+    data["step"] = session.step  # the step of a multi-step task run as Harbor verifies it (--step), as the header
     data["notices"] = notices(session, result)
     data["sandbox_words"] = session.isolation.words
     # only runs started ahead preload; the key is always there, as every other is
@@ -181,6 +182,7 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     data = explanation.to_json()
     data["notices"] = notices(session) + list(explanation.notices)
     data["mode"] = session.mode
+    data["step"] = session.step
     data["shadowing"] = shadows(explanation)
     # The inputs verify would be bound to, as the run document has them (the runner's own
     # document names only the workspace): which task_data.json applies is the question.
@@ -286,6 +288,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
                 "name": g.id,
                 "folder": str(g.folder),
                 "verifier": str(g.session.verifier) if g.session and g.session.verifier else None,
+                "step": g.session.step if g.session else None,
                 "passed": sum(1 for r in rs if r.expected_matched),
                 "failed": sum(1 for r in rs if not r.expected_matched),
                 "invalid": len(g.invalid),
@@ -345,6 +348,11 @@ def error_line(error: str) -> str:
     """A task's (or job's) error on one line, its paths as the header shows
     them: from where the tool was started (``test a b``'s row, ``test b``'s line)."""
     return one_line(text_from(error, Path.cwd()))
+
+
+def junit_step(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
+    """The step the tasks ran as (``--step``), for a JUnit report's property; None without one."""
+    return next((g.session.step for g, _rs in ran if g.session is not None and g.session.step is not None), None)
 
 
 def junit_notes(ran: list[tuple[Any, list[RunResult]]]) -> list[str]:
@@ -712,12 +720,14 @@ def write_junit(
     sandbox: str | None = None,
     network: str | None = None,
     notes: Sequence[str] = (),
+    step: str | None = None,
 ) -> str | None:
     """A JUnit XML report: one testsuite called ``name``, a testcase for each
     of ``cases``; ``sandbox``: the words of a copy sandbox, ``network``: those
     of ``--network host`` (:func:`shared_network`), ``notes``: the tasks'
     (:func:`junit_notes`), each as a property and on the suite's output, where
-    a CI page shows them (a testcase's properties are no xunit2). Returns why
+    a CI page shows them (a testcase's properties are no xunit2); ``step``: the
+    step run (``--step``, :func:`junit_step`), a property of its own. Returns why
     it could not be written (None: it was); the results were printed first."""
     from xml.etree import ElementTree as ET
 
@@ -731,7 +741,9 @@ def write_junit(
         skipped=str(sum(1 for c in cases if c.skipped is not None)),
         time=f"{wall:.3f}",
     )
-    said = [(key, words) for key, words in (("sandbox", sandbox), ("network", network)) if words is not None]
+    said = [
+        (key, words) for key, words in (("step", step), ("sandbox", sandbox), ("network", network)) if words is not None
+    ]
     said += [("note", note) for note in notes]
     if said:
         properties = ET.SubElement(suite, "properties")
