@@ -397,6 +397,34 @@ def test_a_multi_step_trial_whose_task_no_longer_names_its_steps_is_replayed_sti
     assert data["local_skipped"] is None and data["local"]["rewards"] == {"reward": 1.0}, data["local_skipped"]
 
 
+def test_a_replay_of_a_step_task_toml_no_longer_names_says_no_steps_note_and_what_its_command_lacks(
+    task, runs, tmp_path, env, elsewhere
+):
+    """task.toml lists `first` only; the trial's step `second` is replayed still, with steps/second/tests
+    over tests/. Its notes said "this run is tests/ with the task's [verifier]", and local.command (what
+    c copies), `run TASK` without --step (which the task no longer takes), ran without that overlay unsaid."""
+    demo = task(
+        verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
+        files={"weights.py": "WEIGHT = 1.0\n"},
+    )
+    (demo / "steps" / "second" / "tests").mkdir(parents=True)
+    (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    job = two_step_job(demo, runs, tmp_path, second=0.25)
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n')
+    data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert data["local"]["rewards"] == {"reward": 0.25} and data["same"] is True, data["local_skipped"]
+    assert not [n for n in data["local"]["notices"] if "[[steps]]" in n], data["local"]["notices"]
+    assert "--step" not in data["local"]["command"]
+    text = tool(env, "run", job, "--step", "second", cwd=elsewhere).stdout
+    assert "[[steps]]" not in text and "this run is tests/" not in text, text
+    explained = tool(env, "explain", job, "--step", "second", cwd=elsewhere).stdout
+    assert "[[steps]]" not in explained and "this run is tests/" not in explained, explained
+    assert data["command_lacks_overlay"] == "steps/second/tests"
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    kept = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert kept["command_lacks_overlay"] is None  # the task lists the step: the command has --step second
+
+
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""

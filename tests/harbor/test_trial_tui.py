@@ -796,3 +796,34 @@ async def test_a_trials_bare_template_takes_this_shells_value_only_when_started_
             assert replayed.agreement.same is same
             local = " ".join(text_of(app, "#local-side .side-body").split())
             assert (said in local) is not same, local
+
+
+async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_tests(task, runs, tmp_path):
+    """The replay lays steps/second/tests over tests/; the command c copies, `run TASK` with no --step
+    (task.toml lists `first` only), does not, and its note said nothing of it."""
+    from verifier_tui.tui.screens.command import CommandScreen
+
+    demo = task(
+        verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
+        files={"weights.py": "WEIGHT = 1.0\n"},
+    )
+    (demo / "steps" / "second" / "tests").mkdir(parents=True)
+    (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    run = sandbox_run(demo, tmp_path / "sandbox")
+    steps = [
+        {"name": name, "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}}
+        for name in ("first", "second")
+    ]
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=steps)})
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n')
+    app = make_trial_app(runs / "jobs" / "j" / "demo__aaaaaaa")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        replayed = await app.wait_for_replays(1)
+        assert app.screen.opened.step == "second" and replayed.local is not None
+        assert replayed.local.verdict.rewards == {"reward": 0.25}
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        note = app.screen.note or ""
+    assert "steps/second/tests" in note and "Not the same run" in note, note

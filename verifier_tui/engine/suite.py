@@ -295,6 +295,7 @@ class NotReplayed:
             "local": None,
             "local_skipped": self.why,
             "command_lacks_env": [],
+            "command_lacks_overlay": None,
             "local_phases": None,
             "local_failure": None,
             "judged_by": None,

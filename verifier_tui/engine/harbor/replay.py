@@ -163,6 +163,16 @@ def command_lacks_env(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
     return sorted({*job_env_not_in(plan, command), *templates_not_in(plan, command)})
 
 
+def command_lacks_overlay(plan: ReplayPlan, command: Sequence[str]) -> str | None:
+    """The step's own tests folder (relative to the task) the replay laid
+    over tests/ as Harbor uploads it (``plan.extra_tests``) that ``command``
+    does not: ``run TASK`` lays it only with ``--step NAME``, which it leaves
+    out (and would refuse) once task.toml no longer lists the trial's step."""
+    if plan.extra_tests is None or plan.task_dir is None or "--step" in command:
+        return None
+    return plan.extra_tests.relative_to(plan.task_dir).as_posix()
+
+
 def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
     """``env``'s variables of the task's own tables (not the job's, which
     ``run TASK`` does not read at all) that ``run TASK``, which fills a

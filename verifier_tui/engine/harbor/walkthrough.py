@@ -21,7 +21,7 @@ from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
-from verifier_tui.engine.harbor.replay import command_lacks_env
+from verifier_tui.engine.harbor.replay import command_lacks_env, command_lacks_overlay
 from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
 from verifier_tui.engine.model import Outcome, RunResult
@@ -276,6 +276,10 @@ def trial_json(
         # environment: the job's it leaves out, and the templates it fills otherwise, are named (as the TUI's c
         # says them), never their values.
         "command_lacks_env": command_lacks_env(plan, local.command) if local is not None and plan is not None else [],
+        # and the step's own tests the replay laid over tests/, which it lays only with a --step the task has
+        "command_lacks_overlay": command_lacks_overlay(plan, local.command)
+        if local is not None and plan is not None
+        else None,
         "local_skipped": None if local is not None else local_skipped,
         "local_phases": local_report.to_json() if local_report is not None else None,
         "local_failure": None if local_failing is None else {"path": str(local_failing[0]), "line": local_failing[1]},

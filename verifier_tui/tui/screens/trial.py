@@ -390,7 +390,7 @@ class TrialScreen(SizedScreen):
         self.query_one("#local-side", SidePanel).show_local(self.opened, replayed, self.fmt, self.stream)
 
     def action_copy_command(self) -> None:
-        from verifier_tui.engine.harbor.replay import job_env_not_in, templates_not_in
+        from verifier_tui.engine.harbor.replay import command_lacks_overlay, job_env_not_in, templates_not_in
         from verifier_tui.tui.screens.command import CommandScreen
         from verifier_tui.words.run import command_words
 
@@ -407,6 +407,14 @@ class TrialScreen(SizedScreen):
             notes.append(
                 f"It is not run on the replay's empty /app: without --workspace, run takes the task's first "
                 f"case, {one_line(cases[0].name)}. Add --workspace DIR, DIR an empty folder of yours."
+            )
+        overlay = command_lacks_overlay(self.opened.plan, local.command)
+        if overlay is not None:
+            # The trial's step, which task.toml no longer lists: run TASK has no --step for it.
+            notes.append(
+                f"It runs tests/ alone, where the replay laid {one_line(overlay)} over it as Harbor does for the "
+                "trial's step: task.toml no longer lists that step, so run TASK takes no --step for it. "
+                "Not the same run."
             )
         # `run TASK` reads the task's own env; the job's only the replay had, but for those its --env carries.
         jobs = job_env_not_in(self.opened.plan, local.command)
