@@ -23,6 +23,7 @@ from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.sandbox.view import normal_path
+from verifier_tui.engine.task.steps import tests_dirs
 from verifier_tui.engine.untrusted import Read, look, open_regular, own_file
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, reward_pairs
 
@@ -187,11 +188,8 @@ class PathMapper:
     ``/tests``), ``/app/...`` to the captured workspace."""
 
     def __init__(self, task_root: Path | None, step_name: str | None, workspace: Path | None) -> None:
-        self.tests_dirs: list[Path] = []
-        if task_root is not None:
-            if step_name is not None:
-                self.tests_dirs.append(task_root / "steps" / step_name / "tests")
-            self.tests_dirs.append(task_root / "tests")
+        # The folders of /tests by the rule the replay stages them by (a step's own only when it is a folder).
+        self.tests_dirs: list[Path] = tests_dirs(task_root, step_name) if task_root is not None else []
         self.workspace = workspace
 
     def local(self, sandbox_path: str) -> Path | None:
