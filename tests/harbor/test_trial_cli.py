@@ -420,6 +420,16 @@ def test_a_replay_of_a_step_task_toml_no_longer_names_says_no_steps_note_and_wha
     explained = tool(env, "explain", job, "--step", "second", cwd=elsewhere).stdout
     assert "[[steps]]" not in explained and "this run is tests/" not in explained, explained
     assert data["command_lacks_overlay"] == "steps/second/tests"
+    # The replay's own session says nothing of the task's steps: it is the trial's step, its tests laid over.
+    from verifier_tui.engine.harbor.folders import open_harbor
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+    from verifier_tui.engine.session import Options
+
+    trial, _ = open_harbor(job / "demo__aaaaaaa")
+    with TrialSession(trial, "second", options=Options(python=PY)) as opened:
+        assert opened.session is not None and opened.plan.extra_tests is not None
+        said = opened.session.task_notices()
+    assert not [n for n in said if "[[steps]]" in n or "this run is tests/" in n], said
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     kept = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
     assert kept["command_lacks_overlay"] is None  # the task lists the step: the command has --step second

@@ -88,6 +88,7 @@ class Options:
     network: str = "task"  # --network host: the run shares this machine's network, the user's choice
     coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
     step: str | None = None  # --step: a multi-step task's step (a trial's replay: the trial's step)
+    replay: bool = False  # a trial's replay: one step's as its plan stages it, whatever task.toml lists now
 
     def interpreter(self, timeout_s: float | None = None) -> Any:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
@@ -395,10 +396,17 @@ class Session:
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
-            *steps_notices(config, self.step, dropped=self.options.step if self.dropped_step else None),
+            *self._steps_notices(),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]
+
+    def _steps_notices(self) -> list[str]:
+        """The note on a multi-step task's steps (:func:`steps_notices`); none on a
+        replay, the trial's step, whose plan lays the step's tests over tests/ listed or not."""
+        if self.options.replay:
+            return []
+        return steps_notices(self.task.config, self.step, dropped=self.options.step if self.dropped_step else None)
 
     def notices(self, run: RunResult | None = None) -> list[str]:
         """The session's notes; with ``run``, as they stand for that run of the
@@ -778,7 +786,7 @@ class Session:
     @property
     def dropped_step(self) -> bool:
         """``--step`` named a step that task.toml, read again since, no longer has."""
-        return self.options.step is not None and self.step is None
+        return self.options.step is not None and self.step is None and not self.options.replay
 
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape

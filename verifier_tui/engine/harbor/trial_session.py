@@ -159,6 +159,7 @@ class TrialSession:
             env=chosen.env,
             network=chosen.network,
             step=step,  # the replay is this step's (the plan lays its tests over tests/)
+            replay=True,  # so the task's [[steps]] are no note of it (the plan's overlay stands, listed or not)
         )
         try:
             if self._pool is not None and not explaining:
