@@ -429,6 +429,12 @@ def test_a_replay_of_a_step_task_toml_no_longer_names_says_no_steps_note_and_wha
     with TrialSession(trial, "second", options=Options(python=PY)) as opened:
         assert opened.session is not None and opened.plan.extra_tests is not None
         said = opened.session.task_notices()
+        # watch TRIAL (and the TUI's live reload): a save of the step's weights.py, which the replay
+        # scores with, re-runs it, though task.toml no longer lists the step.
+        saved = [demo / "steps" / "second" / "tests" / "weights.py"]
+        watched = [t.path for t in opened.watch_targets()]
+        assert demo / "steps" / "second" / "tests" in watched, watched
+        assert opened.session.feeds_a_run(saved) and opened.session.changes_the_task(saved)
     assert not [n for n in said if "[[steps]]" in n or "this run is tests/" in n], said
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     kept = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))

@@ -89,6 +89,9 @@ class Options:
     coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
     step: str | None = None  # --step: a multi-step task's step (a trial's replay: the trial's step)
     replay: bool = False  # a trial's replay: one step's as its plan stages it, whatever task.toml lists now
+    # A replay's trial step, listed in task.toml or not (``step`` is None when not): the plan lays its
+    # steps/<name>/tests over tests/ either way, so a save there is one of the run's (watch TRIAL).
+    replay_step: str | None = None
 
     def interpreter(self, timeout_s: float | None = None) -> Any:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
@@ -780,8 +783,11 @@ class Session:
     def _step_tests(self) -> list[Path]:
         """The step's own tests folder, staged over tests/ (none without a step),
         whether or not it exists now: it is part of /tests as tests/ is (Harbor
-        uploads steps/<name>/tests over it), so one made or removed changes the task."""
-        return [] if self.step is None else [self.task.root / "steps" / self.step / "tests"]
+        uploads steps/<name>/tests over it), so one made or removed changes the task.
+        A replay's is its trial step's, which the plan lays over tests/ whether
+        or not task.toml lists it now."""
+        name = self.step if self.step is not None else self.options.replay_step
+        return [] if name is None else [self.task.root / "steps" / name / "tests"]
 
     @property
     def dropped_step(self) -> bool:

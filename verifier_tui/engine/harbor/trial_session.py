@@ -160,6 +160,7 @@ class TrialSession:
             network=chosen.network,
             step=step,  # the replay is this step's (the plan lays its tests over tests/)
             replay=True,  # so the task's [[steps]] are no note of it (the plan's overlay stands, listed or not)
+            replay_step=self.walk.step.name,  # its overlay, watched listed or not
         )
         try:
             if self._pool is not None and not explaining:
@@ -474,6 +475,7 @@ class SessionPool:
             options.runner,
             options.env,
             options.step,
+            options.replay_step,
         )
         if key not in self._sessions:
             opened = Session(task_dir, replace(options, workspace=None, case=None))
