@@ -290,6 +290,56 @@ def test_watch_with_step_says_so_once_task_toml_drops_the_step(env, own_step):
     assert len([n for n in notes if "[[steps]]" in n or "this run is tests/" in n]) <= 1, notes
 
 
+def _drop_second(task: Path) -> None:
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().split('[[steps]]\nname = "second"')[0])
+
+
+def test_watch_with_step_keeps_the_tests_verifier_the_user_named_once_task_toml_drops_the_step(env, own_step):
+    """--verifier tests/verifier.py under --step second: /tests/verifier.py is the step's (Harbor uploads
+    it last), so that is the run's; once task.toml drops the step the run is the file the user named, not
+    the step's (a reload in between rewrote the pick to it, and the notes said 'the file you chose')."""
+    mine = own_step / "tests" / "verifier.py"
+    steps_own = own_step / "steps" / "second" / "tests" / "verifier.py"
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--verifier", str(mine), "--json")
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        steps_own.write_text(STEP_VERIFIER.replace("0.5", "0.25"))
+        saved = json.loads(reader.next_run(prefix="{"))
+        _drop_second(own_step)
+        dropped = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert first["verifier"] == str(steps_own) and first["rewards"] == {"reward": 0.5}, first["notices"]
+    assert saved["verifier"] == str(steps_own) and saved["rewards"] == {"reward": 0.25}, saved["notices"]
+    assert dropped["verifier"] == str(mine) and dropped["rewards"] == {"reward": 1.0}, dropped["notices"]
+    notes = dropped["notices"]
+    assert not [n for n in notes if "you chose" in n], notes
+    said = [n for n in notes if "--step second" in n]
+    assert len(said) == 1 and "this run is tests/ with the task's [verifier]" in said[0], notes
+
+
+def test_watch_with_step_says_the_steps_verifier_the_user_named_is_kept_once_task_toml_drops_it(env, own_step):
+    """The user named the step's own verifier.py; task.toml then drops the step: it runs still (the user's
+    pick), and the note no longer says the run is tests/ with the task's [verifier], which it is not."""
+    steps_own = own_step / "steps" / "second" / "tests" / "verifier.py"
+    proc, reader = start_watch(
+        env, own_step, "--case", "hello", "--step", "second", "--verifier", str(steps_own), "--json"
+    )
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
+        _drop_second(own_step)
+        dropped = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert dropped["verifier"] == str(steps_own) and dropped["rewards"] == {"reward": 0.5}, dropped["stderr"]
+    notes = dropped["notices"]
+    said = [n for n in notes if "--step second" in n]
+    assert len(said) == 1 and "task.toml no longer has it" in said[0], notes
+    assert "with the task's [verifier]" not in said[0] and "steps/second/tests/verifier.py" in said[0], notes
+    assert not [n for n in notes if "this run is tests/ with the task's [verifier]" in n], notes
+
+
 def test_no_verifier_on_a_multi_step_task_without_step_tests_says_nothing_of_step(env, multi_step):
     """--step NAME finds nothing more where no step has its own tests: the hint would send the user nowhere."""
     (multi_step / "tests" / "verifier.py").unlink()

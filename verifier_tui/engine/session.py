@@ -167,6 +167,9 @@ class Session:
         self.sequence = 0
         self.verifier: Path | None = None
         self._verifier_named = False  # --verifier or the user's pick chose it (not the default, nor --step's)
+        # The file the user named, as named: ``verifier`` is it as /tests holds it (:meth:`_as_staged`),
+        # which a step's own tests may shadow; a reload starts from the pick, so a step dropped gives it back.
+        self._picked: Path | None = None
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
         self._case_folder: _Identity | None = None  # the chosen case's folder as last read (a rename keeps it)
@@ -202,11 +205,13 @@ class Session:
         return task_for_step(task, name)
 
     def _apply_options(self, options: Options) -> None:
-        wanted = options.verifier
-        if wanted is None and self.step is not None and self.task.shim_runs in self.task.verifiers:
-            wanted = str(self.task.shim_runs)  # the one the step's /tests has test.sh run, as Harbor does
-        self.verifier = choose_verifier(self.task, wanted) if self.task.verifiers else None
         self._verifier_named = options.verifier is not None
+        if options.verifier is not None and self.task.verifiers:
+            self._picked = choose_verifier(self.task, options.verifier)
+            self.verifier = self._as_staged(self._picked)
+        else:
+            self._picked = None
+            self.verifier = self._default_verifier(strict=True)
         case_name = options.case or self.task.initial_case
         case: Case | None = None
         if case_name:
@@ -255,8 +260,31 @@ class Session:
         self.select_case(case)
 
     def choose_verifier(self, verifier: Path | str) -> None:
-        self.verifier = choose_verifier(self.task, str(verifier))
+        self._picked = choose_verifier(self.task, str(verifier))
+        self.verifier = self._as_staged(self._picked)
         self._verifier_named = True
+
+    def _default_verifier(self, *, strict: bool) -> Path | None:
+        """The verifier when the user named none: the one the step's /tests has
+        test.sh run (as Harbor does), else discovery's choice; ``strict`` (the
+        session opening): several with none preferred is an error, else (a
+        reload) the first is taken."""
+        if not self.task.verifiers:
+            return None
+        if self.step is not None and self.task.shim_runs in self.task.verifiers:
+            return self.task.shim_runs
+        if strict or len(self.task.verifiers) == 1:
+            return choose_verifier(self.task, None)
+        return self.task.verifiers[0]
+
+    def _as_staged(self, verifier: Path) -> Path:
+        """``verifier`` as /tests holds it: a file of tests/ the step's own
+        tests ship too is the step's (Harbor uploads them last)."""
+        own = step_tests(self.task.root, self.step)
+        if own is None or not verifier.is_relative_to(self.task.tests_dir):
+            return verifier
+        shadow = own / verifier.relative_to(self.task.tests_dir)
+        return shadow if untrusted.present(shadow) else verifier
 
     def choose_workspace(self, folder: Path) -> None:
         folder = Path(folder).expanduser().absolute()
@@ -409,7 +437,14 @@ class Session:
         replay, the trial's step, whose plan lays the step's tests over tests/ listed or not."""
         if self.options.replay:
             return []
-        return steps_notices(self.task.config, self.step, dropped=self.options.step if self.dropped_step else None)
+        if not self.dropped_step:
+            return steps_notices(self.task.config, self.step)
+        kept = self.verifier
+        # the user's pick from the dropped step's own tests, kept: the run is that file, not the task's
+        if kept is None or not kept.is_relative_to(self.task.root / "steps"):
+            return steps_notices(self.task.config, self.step, dropped=self.options.step)
+        ran = kept.relative_to(self.task.root).as_posix()
+        return steps_notices(self.task.config, self.step, dropped=self.options.step, kept=ran)
 
     def notices(self, run: RunResult | None = None) -> list[str]:
         """The session's notes; with ``run``, as they stand for that run of the
@@ -807,24 +842,17 @@ class Session:
             # --step chose the step's own verifier, not the user: with the step gone from task.toml, /tests
             # is tests/ alone (Harbor has no such step to lay over it), and the verifier is chosen there.
             verifier = None if verifier.is_relative_to(self.task.root / "steps" / asked) else verifier
-        own = step_tests(self.task.root, self.step)
-        if verifier is not None and own is not None and verifier.is_relative_to(self.task.tests_dir):
-            # A file of tests/ the step's own tests now ship too is the step's in /tests (Harbor uploads it last).
-            shadow = own / verifier.relative_to(self.task.tests_dir)
-            verifier = shadow if untrusted.present(shadow) else verifier
+        verifier = self._as_staged(verifier) if verifier is not None else None
         if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
             return verifier  # the user's choice, even with verify gone: the runner says what is wrong
-        if self.step is not None and self.task.shim_runs in self.task.verifiers:
-            return self.task.shim_runs  # the one the step's /tests has test.sh run (as _apply_options)
-        if self.task.verifiers:
-            return choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
-        return None
+        return self._default_verifier(strict=False)
 
     def reload_task(self) -> None:
         """Re-read task.toml, the verifiers and the cases (after a change to them),
         keeping the current choices where they still exist."""
         before = self.case or self._gone_case
-        verifier = self.verifier
+        # the user's pick as named (a step's file may have shadowed it, and the step may be gone now)
+        verifier = self._picked if self._verifier_named else self.verifier
         workspace, response, task_data, task_id = self.workspace, self.response, self.task_data, self.task_id
         # Re-read from the verifier file the task was opened as, when it was: that
         # file decides which folder is staged as /tests (discovery.resolve).
@@ -839,6 +867,7 @@ class Session:
 
             opened = follow(opened) if opened is not None else None
             verifier = follow(verifier) if verifier is not None else None
+            self._picked = follow(self._picked) if self._picked is not None else None
             workspace = follow(workspace) if workspace is not None else None
             task_data = follow(task_data) if task_data is not None else None
         if opened is None or not opened.is_file():

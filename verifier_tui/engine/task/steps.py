@@ -67,18 +67,23 @@ def plain_test_sh(task_dir: Path, step: str | None) -> str | None:
     return None
 
 
-def steps_notices(config: TaskConfig, step: str | None, *, dropped: str | None = None) -> list[str]:
+def steps_notices(
+    config: TaskConfig, step: str | None, *, dropped: str | None = None, kept: str | None = None
+) -> list[str]:
     """Said when the task has steps and no step was chosen: the run is the
     task's ``tests/`` with its ``[verifier]``, which Harbor never runs as
     such on a multi-step task. ``dropped``: the step ``--step`` named, which
-    task.toml no longer has (changed while watching): said instead, once."""
+    task.toml no longer has (changed while watching): said instead, once;
+    ``kept``: the verifier the user named under ``steps/``, which still runs."""
     names = ", ".join(s.name for s in config.steps)
     if dropped is not None:
         steps = f"steps: {names}" if names else "no [[steps]]"
-        return [
-            f"--step {dropped}: task.toml no longer has it ({steps}), so the step is dropped: "
+        run = (
             "this run is tests/ with the task's [verifier]"
-        ]
+            if kept is None
+            else f"this run is {kept}, which you chose, with tests/ alone as /tests (no step's tests over it)"
+        )
+        return [f"--step {dropped}: task.toml no longer has it ({steps}), so the step is dropped: {run}"]
     if not config.steps or step is not None:
         return []
     return [
