@@ -798,9 +798,13 @@ async def test_a_trials_bare_template_takes_this_shells_value_only_when_started_
             assert (said in local) is not same, local
 
 
-async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_tests(task, runs, tmp_path):
+@pytest.mark.parametrize("own_verifier", [False, True])
+async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_tests(
+    task, runs, tmp_path, own_verifier
+):
     """The replay lays steps/second/tests over tests/; the command c copies, `run TASK` with no --step
-    (task.toml lists `first` only), does not, and its note said nothing of it."""
+    (task.toml lists `first` only), does not, and its note said nothing of it. With the step's own
+    verifier.py the command runs that file (--verifier), so the note said wrongly that it runs tests/ alone."""
     from verifier_tui.tui.screens.command import CommandScreen
 
     demo = task(
@@ -809,6 +813,8 @@ async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_
     )
     (demo / "steps" / "second" / "tests").mkdir(parents=True)
     (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    if own_verifier:
+        (demo / "steps" / "second" / "tests" / "verifier.py").write_text((demo / "tests" / "verifier.py").read_text())
     run = sandbox_run(demo, tmp_path / "sandbox")
     steps = [
         {"name": name, "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}}
@@ -827,3 +833,4 @@ async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_
         await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
         note = app.screen.note or ""
     assert "steps/second/tests" in note and "Not the same run" in note, note
+    assert "without steps/second/tests laid over tests/" in note and "tests/ alone" not in note, note

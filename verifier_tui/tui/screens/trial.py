@@ -410,11 +410,12 @@ class TrialScreen(SizedScreen):
             )
         overlay = command_lacks_overlay(self.opened.plan, local.command)
         if overlay is not None:
-            # The trial's step, which task.toml no longer lists: run TASK has no --step for it.
+            # The trial's step, which task.toml no longer lists: run TASK has no --step for it. Its verifier
+            # may still be the step's own (--verifier names it), so what it lacks is the overlay, not the file.
             notes.append(
-                f"It runs tests/ alone, where the replay laid {one_line(overlay)} over it as Harbor does for the "
-                "trial's step: task.toml no longer lists that step, so run TASK takes no --step for it. "
-                "Not the same run."
+                f"It runs without {one_line(overlay)} laid over tests/ (the helpers and data in /tests are "
+                "tests/'s), where the replay laid it over as Harbor does for the trial's step: task.toml no "
+                "longer lists that step, so run TASK takes no --step for it. Not the same run."
             )
         # `run TASK` reads the task's own env; the job's only the replay had, but for those its --env carries.
         jobs = job_env_not_in(self.opened.plan, local.command)
