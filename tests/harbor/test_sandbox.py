@@ -292,3 +292,49 @@ def test_a_verifier_that_never_ran_has_no_verdict_to_compare(task, runs):
     assert walk.sandbox.phases.stopped_at == "not_run"
     assert {p.status for p in walk.sandbox.phases.phases} == {"not reached"}
     assert "the verifier never ran" in walk.facts.sentences()
+
+
+# What Python 3.11's own printer (no runner: `--runner task` with an older shim, a trial's sandbox side)
+# writes for an asyncio.TaskGroup whose task imports a module with a syntax error: the sub-exception's
+# source and caret lines carry no `|` (3.11 and 3.12 prefix only the first line of each chunk).
+PY311_GROUPED_SYNTAX_ERROR = (
+    "  + Exception Group Traceback (most recent call last):\n"
+    '  |   File "/tests/verifier.py", line 13, in <module>\n'
+    "  |     asyncio.run(verify_async())\n"
+    '  |   File "/usr/local/lib/python3.11/asyncio/runners.py", line 190, in run\n'
+    "  |     return runner.run(main)\n"
+    "  |            ^^^^^^^^^^^^^^^^\n"
+    '  |   File "/usr/local/lib/python3.11/asyncio/runners.py", line 118, in run\n'
+    "  |     return self._loop.run_until_complete(task)\n"
+    "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    '  |   File "/usr/local/lib/python3.11/asyncio/base_events.py", line 653, in run_until_complete\n'
+    "  |     return future.result()\n"
+    "  |            ^^^^^^^^^^^^^^^\n"
+    '  |   File "/tests/verifier.py", line 9, in verify_async\n'
+    "  |     async with asyncio.TaskGroup() as group:\n"
+    '  |   File "/usr/local/lib/python3.11/asyncio/taskgroups.py", line 145, in __aexit__\n'
+    "  |     raise me from None\n"
+    "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+    "  +-+---------------- 1 ----------------\n"
+    "    | Traceback (most recent call last):\n"
+    '    |   File "/tests/verifier.py", line 5, in check\n'
+    "    |     import broken  # noqa: F401\n"
+    "    |     ^^^^^^^^^^^^^\n"
+    '    |   File "/tests/broken.py", line 1\n'
+    "    def f(:\n"
+    "          ^\n"
+    "    | SyntaxError: invalid syntax\n"
+    "    +------------------------------------\n"
+)
+
+
+def test_a_syntax_error_in_an_exception_group_printed_by_python_3_11_is_read():
+    """The group's report, with two lines unmarked inside it, ended there: the rest stayed behind `|`,
+    so it read as kind 'other' with the last line '    +----'; the sub-exception is the report."""
+    parsed = parse_runner_output(PY311_GROUPED_SYNTAX_ERROR)
+    assert parsed.kind == "traceback", parsed.last_line
+    assert parsed.traceback.bare_type == "SyntaxError" and parsed.traceback.exception_message == "invalid syntax"
+    assert [(f.file, f.line) for f in parsed.traceback.frames][-2:] == [
+        ("/tests/verifier.py", 5),
+        ("/tests/broken.py", 1),
+    ], parsed.traceback.frames

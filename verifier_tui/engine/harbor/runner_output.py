@@ -158,14 +158,18 @@ def _ungrouped(lines: list[str]) -> list[str]:
     """``lines`` with an exception group's report written as plain ones: its
     ``|`` and ``+`` markers taken off (a sub-exception's, a group's within it,
     are only indented further; a rule between them is a blank line), so each
-    sub-exception is a report of its own, the last printed (the innermost,
-    as Python prints them) read as the one that ended the run, and its
-    frames as where it failed."""
+    sub-exception is a report of its own, the last one in depth-first order
+    (as Python prints them; with two failed tasks, the second) read as the one
+    that ended the run, and its frames as where it failed. Inside a group an
+    unmarked line that is indented is still the group's: Python 3.11 and 3.12
+    put the margin on the first line of a chunk only, so a SyntaxError's
+    source and caret lines come bare; a line in column 0 ends the group."""
     out: list[str] = []
     grouped = False
     for line in lines:
         mark = _GROUP_MARK.match(line)
-        grouped = _GROUP_HEADER.match(line) is not None or (grouped and mark is not None)
+        inside = mark is not None or line.startswith((" ", "\t"))
+        grouped = _GROUP_HEADER.match(line) is not None or (grouped and inside)
         if grouped and mark is not None:
             rest = mark["rest"]
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
