@@ -340,6 +340,22 @@ def test_watch_with_step_says_the_steps_verifier_the_user_named_is_kept_once_tas
     assert not [n for n in notes if "this run is tests/ with the task's [verifier]" in n], notes
 
 
+def test_a_steps_tests_folder_linked_out_of_the_task_is_not_laid_over_tests_and_said(env, own_step, tmp_path):
+    """steps/second/tests a link to a folder outside the task: --step second ran the verifier.py there
+    silently (a sandbox has nothing there), where a linked tests/verifier.py is refused and said."""
+    own = own_step / "steps" / "second" / "tests"
+    outside = tmp_path / "outside"
+    own.rename(outside)
+    own.symlink_to(outside)
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    said = [n for n in data["notices"] if f"steps/second/tests is a link to {outside}" in n]
+    assert len(said) == 1 and "not laid over tests/" in said[0], data["notices"]
+
+
 def test_no_verifier_on_a_multi_step_task_without_step_tests_says_nothing_of_step(env, multi_step):
     """--step NAME finds nothing more where no step has its own tests: the hint would send the user nowhere."""
     (multi_step / "tests" / "verifier.py").unlink()

@@ -352,8 +352,26 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
 
 
 def step_tests(task_dir: Path, step: str | None) -> Path | None:
-    """A step's own ``steps/<name>/tests`` folder (a multi-step task's), when it has one."""
+    """A step's own ``steps/<name>/tests`` folder (a multi-step task's), when it
+    has one of the task's own: one that is (or lies through) a link out of the
+    task is none (:func:`step_tests_linked_out` says so), as a ``tests/`` thing
+    linked out of tests/ is none (:func:`task_runner`): a sandbox has nothing there."""
     if step is None:
         return None
     folder = task_dir / "steps" / step / "tests"
-    return folder if folder.is_dir() else None
+    return folder if folder.is_dir() and untrusted.kept_in_copy(folder, task_dir) else None
+
+
+def step_tests_linked_out(task_dir: Path, step: str | None) -> str | None:
+    """Why the step's own tests folder is not laid over tests/: it is a link out of the task."""
+    if step is None:
+        return None
+    folder = task_dir / "steps" / step / "tests"
+    if not folder.is_dir() or untrusted.kept_in_copy(folder, task_dir):
+        return None
+    shown = folder.relative_to(task_dir).as_posix()
+    target = os.readlink(folder) if folder.is_symlink() else os.path.realpath(folder)
+    return (
+        f"{untrusted.link_words(shown, untrusted.harmless(target))}, out of the task: it is not laid over tests/ "
+        "(links out of the task are not followed: a sandbox has nothing there); make it a folder of the task's own"
+    )
