@@ -285,8 +285,8 @@ def test_where_a_runs_cgroup_goes_on_cgroup_v2_and_in_a_container(tmp_path):
 
 
 def test_a_cgroup_line_whose_path_is_not_absolute_loses_only_its_own_hierarchy(tmp_path):
-    """A /proc/self/cgroup line no kernel writes (an empty or relative path)
-    threw away the whole file: the memory limit, whose own line is sound,
+    """A /proc/self/cgroup line no kernel writes (an empty or relative path,
+    fewer than three fields) threw away the whole file: the memory limit, whose own line is sound,
     was then not applied either."""
     from verifier_tui.engine.sandbox.cgroup import Place, folder_for, hierarchies, mounts
 
@@ -296,6 +296,10 @@ def test_a_cgroup_line_whose_path_is_not_absolute_loses_only_its_own_hierarchy(t
     groups = hierarchies("5:cpu:docker/abc\n4:memory:/docker/abc\n0::\n")
     assert folder_for("memory", groups, mounted) == Place(str(memory), 1)
     assert "cpu" not in groups and "" not in groups, groups
+    # nor a line without its three fields (no ':'), which raised and lost the memory line with it
+    groups = hierarchies("garbage\n5:cpu\n4:memory:/docker/abc\n")
+    assert folder_for("memory", groups, mounted) == Place(str(memory), 1)
+    assert "cpu" not in groups, groups
 
 
 def test_a_runs_cgroups_are_removed_once_it_is_over_and_those_a_killed_tool_left_too(tmp_path, env):

@@ -61,14 +61,17 @@ class Place:
 
 def hierarchies(text: str) -> dict[str, tuple[int, str]]:
     """A process's cgroup by controller, from its ``/proc/PID/cgroup``:
-    (version, path in the hierarchy); ``""`` for cgroup v2's. A line whose path
-    is not absolute is left out (only its hierarchy is lost); ValueError for a
-    line without its three fields."""
+    (version, path in the hierarchy); ``""`` for cgroup v2's. A line without
+    its three fields, or whose path is not absolute, is left out (only its
+    hierarchy is lost)."""
     found: dict[str, tuple[int, str]] = {}
     for line in text.splitlines():
-        number, controllers, path = line.split(":", 2)
-        if not path.startswith("/"):  # the kernel writes every cgroup's path from its hierarchy's root:
-            continue  # no place for this line's controllers, but the others' lines still give theirs
+        fields = line.split(":", 2)
+        # The kernel writes three fields and every cgroup's path from its hierarchy's root: a line that
+        # is otherwise gives no place for its controllers, but the others' lines still give theirs.
+        if len(fields) != 3 or not fields[2].startswith("/"):
+            continue
+        number, controllers, path = fields
         if number == "0" and not controllers:
             found.setdefault("", (2, path))
         for controller in filter(None, controllers.split(",")):
