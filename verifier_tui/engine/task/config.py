@@ -40,7 +40,7 @@ import math
 import re
 import sys
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
@@ -371,7 +371,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     # Trial._step_verifier_user: a step's own [steps.verifier] user over the task's, which then
     # runs no step's verifier when each step sets its own (a task without steps: single_step.py's).
     own, user = sum(step.verifier.user is not None for step in steps), verifier.user
-    if user is not None and user not in ("root", 0, "0") and not (steps and own == len(steps)):
+    if _not_root(user) and not (steps and own == len(steps)):
         check.notes.insert(user_note_at, _user_note(["verifier"], user, except_steps=own > 0))
     check.ask(data, "artifacts", [])
     artifacts = _artifacts(data.get("artifacts"), ["artifacts"], check) if "artifacts" in data else ()
@@ -668,6 +668,11 @@ def _service(value: Any) -> str:
     return text
 
 
+def _not_root(user: str | int | None) -> TypeGuard[str | int]:
+    """A [verifier] (or [steps.verifier]) user set and not root, by name or uid: one a note says Harbor runs as."""
+    return user not in (None, "root", 0, "0")
+
+
 def _user_note(where: list[str], user: str | int, *, except_steps: bool = False) -> str:
     """Trial runs the verifier as this user (with_default_user). The sandbox here
     runs it as whoever runs the tool, as it does without it (an image's root, mostly)."""
@@ -705,7 +710,7 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         given = False
     env = check.env(table, "env", where)
     user = check.get(table, "user", _user, where)
-    if user not in (None, "root", 0, "0") and where != ["verifier"]:  # the task's: said once its steps are read
+    if _not_root(user) and where != ["verifier"]:  # the task's: said once its steps are read
         check.notes.append(_user_note(where, user))
     mode = check.get(table, "environment_mode", _choice(SHARED, SEPARATE), where)
     environment = check.table(table, "environment", where)
