@@ -295,13 +295,19 @@ def _drop_second(task: Path) -> None:
     toml.write_text(toml.read_text().split('[[steps]]\nname = "second"')[0])
 
 
-def test_watch_with_step_keeps_the_tests_verifier_the_user_named_once_task_toml_drops_the_step(env, own_step):
+@pytest.mark.parametrize("named", ["path", "bare"])
+def test_watch_with_step_keeps_the_tests_verifier_the_user_named_once_task_toml_drops_the_step(env, own_step, named):
     """--verifier tests/verifier.py under --step second: /tests/verifier.py is the step's (Harbor uploads
     it last), so that is the run's; once task.toml drops the step the run is the file the user named, not
-    the step's (a reload in between rewrote the pick to it, and the notes said 'the file you chose')."""
+    the step's (a reload in between rewrote the pick to it, and the notes said 'the file you chose').
+    Named bare (--verifier verifier.py, the short form), it is read again as a fresh run reads it: the step's
+    while the step is there, tests/'s once it is gone (it stayed the step's, 'which you chose')."""
     mine = own_step / "tests" / "verifier.py"
     steps_own = own_step / "steps" / "second" / "tests" / "verifier.py"
-    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--verifier", str(mine), "--json")
+    words = str(mine) if named == "path" else "verifier.py"
+    proc, reader = start_watch(
+        env, own_step, "--case", "hello", "--step", "second", "--verifier", words, "--json", cwd=own_step.parent
+    )
     try:
         first = json.loads(reader.next_run(prefix="{"))
         steps_own.write_text(STEP_VERIFIER.replace("0.5", "0.25"))

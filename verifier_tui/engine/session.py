@@ -169,7 +169,9 @@ class Session:
         self._verifier_named = False  # --verifier or the user's pick chose it (not the default, nor --step's)
         # The file the user named, as named: ``verifier`` is it as /tests holds it (:meth:`_as_staged`),
         # which a step's own tests may shadow; a reload starts from the pick, so a step dropped gives it back.
+        # ``_picked_as``: the user's words for it, read again against the task as re-read (:meth:`_repick`).
         self._picked: Path | None = None
+        self._picked_as: str | None = None
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
         self._case_folder: _Identity | None = None  # the chosen case's folder as last read (a rename keeps it)
@@ -207,10 +209,9 @@ class Session:
     def _apply_options(self, options: Options) -> None:
         self._verifier_named = options.verifier is not None
         if options.verifier is not None and self.task.verifiers:
-            self._picked = choose_verifier(self.task, options.verifier)
-            self.verifier = self._as_staged(self._picked)
+            self._pick(options.verifier)
         else:
-            self._picked = None
+            self._picked = self._picked_as = None
             self.verifier = self._default_verifier(strict=True)
         case_name = options.case or self.task.initial_case
         case: Case | None = None
@@ -260,9 +261,27 @@ class Session:
         self.select_case(case)
 
     def choose_verifier(self, verifier: Path | str) -> None:
-        self._picked = choose_verifier(self.task, str(verifier))
-        self.verifier = self._as_staged(self._picked)
+        self._pick(str(verifier))
         self._verifier_named = True
+
+    def _pick(self, words: str) -> None:
+        self._picked, self._picked_as = choose_verifier(self.task, words), words
+        self.verifier = self._as_staged(self._picked)
+
+    def _repick(self, fallback: Path | None) -> Path | None:
+        """The user's pick read again from their words against the task as it
+        is now, as a fresh ``run --verifier WORDS`` reads them: a bare
+        ``verifier.py`` is the step's own while the step is laid over tests/
+        (its files come first) and tests/'s once task.toml drops the step.
+        Words that name nothing now (a file gone, the task's folder renamed):
+        ``fallback``, the file they named before."""
+        if self._picked_as is None or not self.task.verifiers:
+            return fallback
+        try:
+            self._picked = choose_verifier(self.task, self._picked_as)
+        except DiscoveryError:
+            return fallback
+        return self._picked
 
     def _default_verifier(self, *, strict: bool) -> Path | None:
         """The verifier when the user named none: the one the step's /tests has
@@ -875,6 +894,8 @@ class Session:
             opened = (renamed or root) if (renamed or root).is_dir() else self.task.tests_dir
         self.task = self._as_step(resolve(opened))
         self._task_folder = _folder_identity(self.task.root)
+        if self._verifier_named:
+            verifier = self._repick(verifier)
         self.verifier = self._verifier_after_reload(verifier)
         self.case = self.task.case(before.name) if before is not None else None
         if before is not None and self.case is None and self._case_folder is not None:
