@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -360,6 +361,30 @@ def test_a_steps_tests_folder_linked_out_of_the_task_is_not_laid_over_tests_and_
     assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
     said = [n for n in data["notices"] if f"steps/second/tests is a link to {outside}" in n]
     assert len(said) == 1 and "not laid over tests/" in said[0], data["notices"]
+
+
+def test_watch_with_step_does_not_watch_through_a_steps_tests_folder_linked_out_of_the_task(env, own_step, tmp_path):
+    """steps/second/tests a link out of the task (to $HOME, say): it is not laid over tests/, yet the watch
+    followed it, and every save there started a run (said as steps/second/tests/verifier.py). The link made
+    a folder of the task's own is seen, and that step's tests run."""
+    own = own_step / "steps" / "second" / "tests"
+    outside = tmp_path / "outside"
+    own.rename(outside)
+    own.symlink_to(outside)
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        for reward in ("0.3", "0.4"):
+            (outside / "verifier.py").write_text(STEP_VERIFIER.replace("0.5", reward))
+            time.sleep(1.0)
+        own.unlink()
+        own.mkdir()
+        (own / "verifier.py").write_text(STEP_VERIFIER.replace("0.5", "0.25"))
+        made = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert first["verifier"] == str(own_step / "tests" / "verifier.py"), first["notices"]
+    assert made["verifier"] == str(own / "verifier.py") and made["rewards"] == {"reward": 0.25}, made["notices"]
 
 
 def test_no_verifier_on_a_multi_step_task_without_step_tests_says_nothing_of_step(env, multi_step):

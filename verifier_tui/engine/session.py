@@ -795,17 +795,17 @@ class Session:
 
     def feeds_a_run(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` changes what a run of the current choices reads."""
-        inputs = [target.path for target in self.run_inputs()]
-        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in inputs)
+        inputs = [(target.path, target.folder is not False) for target in self.run_inputs()]
+        return any(_under(path, folder, whole) for path in paths for folder, whole in inputs)
 
     def changes_every_case(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` changes what every case's run
         reads (the tests folder, the verifier, task.toml), so that no case's
         last verdict says how it goes now."""
-        shared = [self.task.tests_dir, self.task.root / "task.toml", *self._step_tests()]
+        shared = [(self.task.tests_dir, True), (self.task.root / "task.toml", True), *self._step_tests()]
         if self.verifier is not None:
-            shared.append(self.verifier)
-        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
+            shared.append((self.verifier, True))
+        return any(_under(path, folder, whole) for path in paths for folder, whole in shared)
 
     def defines_cases(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's cases
@@ -819,7 +819,9 @@ class Session:
 
         targets = [WatchTarget(self.task.tests_dir, "tests")]
         # The step's own tests, named as its folder is (a save there is not one of tests/).
-        targets += [WatchTarget(d, d.relative_to(self.task.root).as_posix(), folder=True) for d in self._step_tests()]
+        targets += [
+            WatchTarget(d, d.relative_to(self.task.root).as_posix(), folder=kept) for d, kept in self._step_tests()
+        ]
         if self.workspace is not None:
             targets.append(WatchTarget(self.workspace, "workspace"))
         if self.response is not None and self.response.path is not None:
@@ -835,14 +837,21 @@ class Session:
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
 
-    def _step_tests(self) -> list[Path]:
+    def _step_tests(self) -> list[tuple[Path, bool]]:
         """The step's own tests folder, staged over tests/ (none without a step),
         whether or not it exists now: it is part of /tests as tests/ is (Harbor
         uploads steps/<name>/tests over it), so one made or removed changes the task.
         A replay's is its trial step's, which the plan lays over tests/ whether
-        or not task.toml lists it now."""
+        or not task.toml lists it now. With it, whether what lies in it counts:
+        not for one there but not the task's (a link out of the task, or to
+        nothing: never laid over tests/), which is watched by its own name
+        only (a watch of the folder went through the link, to $HOME perhaps,
+        and every save there started a run); the link made a folder is seen."""
         name = self.step if self.step is not None else self.options.replay_step
-        return [] if name is None else [self.task.root / "steps" / name / "tests"]
+        if name is None:
+            return []
+        folder = self.task.root / "steps" / name / "tests"
+        return [(folder, not os.path.lexists(folder) or untrusted.kept_in_copy(folder, self.task.root))]
 
     @property
     def dropped_step(self) -> bool:
@@ -852,8 +861,8 @@ class Session:
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape
         (verifiers, test.sh, settings): task.toml, tests/ or the step's own tests."""
-        folders = [self.task.tests_dir, *self._step_tests()]
-        return any(p.name == "task.toml" or any(p == f or p.is_relative_to(f) for f in folders) for p in paths)
+        folders = [(self.task.tests_dir, True), *self._step_tests()]
+        return any(p.name == "task.toml" or any(_under(p, f, whole) for f, whole in folders) for p in paths)
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""
@@ -945,6 +954,11 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch
+
+
+def _under(path: Path, folder: Path, whole: bool) -> bool:
+    """Whether ``path`` is ``folder`` or, where what lies in it counts (``whole``), in it."""
+    return path == folder or (whole and path.is_relative_to(folder))
 
 
 def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
