@@ -338,3 +338,76 @@ def test_a_syntax_error_in_an_exception_group_printed_by_python_3_11_is_read():
         ("/tests/verifier.py", 5),
         ("/tests/broken.py", 1),
     ], parsed.traceback.frames
+
+
+# Python 3.11.7's own printer (/root/.pyenv/versions/3.11.7, the script run bare, its path written as
+# /tests/verifier.py) for two failed tasks of an asyncio.TaskGroup, the first's message two lines long:
+# 3.11 and 3.12 print the message's later lines at column 0, with no margin (3.13 puts `    | ` before it).
+PY311_GROUPED_MULTILINE_MESSAGE = (
+    "  + Exception Group Traceback (most recent call last):\n"
+    '  |   File "/tests/verifier.py", line 9, in <module>\n'
+    "  |     asyncio.run(main())\n"
+    '  |   File "/root/.pyenv/versions/3.11.7/lib/python3.11/asyncio/runners.py", line 190, in run\n'
+    "  |     return runner.run(main)\n"
+    "  |            ^^^^^^^^^^^^^^^^\n"
+    '  |   File "/root/.pyenv/versions/3.11.7/lib/python3.11/asyncio/runners.py", line 118, in run\n'
+    "  |     return self._loop.run_until_complete(task)\n"
+    "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    '  |   File "/root/.pyenv/versions/3.11.7/lib/python3.11/asyncio/base_events.py", line 653, in run_until_complete\n'
+    "  |     return future.result()\n"
+    "  |            ^^^^^^^^^^^^^^^\n"
+    '  |   File "/tests/verifier.py", line 7, in main\n'
+    "  |     async with asyncio.TaskGroup() as g:\n"
+    '  |   File "/root/.pyenv/versions/3.11.7/lib/python3.11/asyncio/taskgroups.py", line 145, in __aexit__\n'
+    "  |     raise me from None\n"
+    "  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)\n"
+    "  +-+---------------- 1 ----------------\n"
+    "    | Traceback (most recent call last):\n"
+    '    |   File "/tests/verifier.py", line 3, in a\n'
+    '    |     raise ValueError("first line\\nsecond line of message")\n'
+    "    | ValueError: first line\n"
+    "second line of message\n"
+    "    +---------------- 2 ----------------\n"
+    "    | Traceback (most recent call last):\n"
+    '    |   File "/tests/verifier.py", line 5, in b\n'
+    '    |     raise KeyError("second task")\n'
+    "    | KeyError: 'second task'\n"
+    "    +------------------------------------\n"
+)
+
+
+def test_a_multi_line_message_in_an_exception_group_printed_by_python_3_11_is_inside_the_group():
+    """Its second line, at column 0, ended the group there: the second task's KeyError stayed behind `|`,
+    and the report read was the ValueError at :3, where 3.13's output of the same run reads KeyError at :5."""
+    parsed = parse_runner_output(PY311_GROUPED_MULTILINE_MESSAGE)
+    assert parsed.kind == "traceback", parsed.last_line
+    assert parsed.traceback.bare_type == "KeyError", parsed.traceback
+    assert [(f.file, f.line) for f in parsed.traceback.frames] == [("/tests/verifier.py", 5)]
+
+
+# Python 3.11.7 again: `logging.exception` of an ExceptionGroup, then the verifier's own table drawn
+# with `  |` and `  +---` (and a traceback-looking row in it), then its last line.
+PY311_GROUP_LOGGED_THEN_A_TABLE = (
+    "ERROR:root:logged\n"
+    "  + Exception Group Traceback (most recent call last):\n"
+    '  |   File "/tests/verifier.py", line 3, in <module>\n'
+    '  |     raise ExceptionGroup("eg", [ValueError("inner")])\n'
+    "  | ExceptionGroup: eg (1 sub-exception)\n"
+    "  +-+---------------- 1 ----------------\n"
+    "    | ValueError: inner\n"
+    "    +------------------------------------\n"
+    "  | step | score |\n"
+    "  +------+-------+\n"
+    "  | Traceback (most recent call last):\n"
+    '  |   File "/tests/fake.py", line 99, in x\n'
+    "  | RuntimeError: from a table\n"
+    "done\n"
+)
+
+
+def test_what_follows_an_exception_groups_closing_rule_is_not_the_groups():
+    """The table's rows were read as the group's (a column-0 line alone ended it): their `|` taken off,
+    `RuntimeError: from a table` became a report, blamed on /tests/fake.py:99 that the run never raised."""
+    parsed = parse_runner_output(PY311_GROUP_LOGGED_THEN_A_TABLE)
+    assert parsed.traceback is None and parsed.kind == "other", parsed.traceback
+    assert parsed.last_line == "done"

@@ -160,18 +160,32 @@ def _ungrouped(lines: list[str]) -> list[str]:
     are only indented further; a rule between them is a blank line), so each
     sub-exception is a report of its own, the last one in depth-first order
     (as Python prints them; with two failed tasks, the second) read as the one
-    that ended the run, and its frames as where it failed. Inside a group an
-    unmarked line that is indented is still the group's: Python 3.11 and 3.12
-    put the margin on the first line of a chunk only, so a SyntaxError's
-    source and caret lines come bare; a line in column 0 ends the group."""
+    that ended the run, and its frames as where it failed.
+
+    Inside a group an unmarked line is still the group's, in any column:
+    Python 3.11 and 3.12 put the margin on the first line of a chunk only, so a
+    SyntaxError's source and caret lines come bare and indented, and a
+    message's later lines bare in column 0. The group ends after the
+    outermost group's closing rule (what follows, a table drawn with ``|``
+    and ``+``, is not the group's), or before a blank line, or a column-0
+    traceback header or chain line (a report printed after it)."""
     out: list[str] = []
-    grouped = False
+    closing: str | None = None  # the outermost group's closing rule's margin, while in a group
     for line in lines:
+        if closing is None:
+            header = _GROUP_HEADER.match(line)
+            if header is not None:
+                closing = " " * (line.index("+") + 2) + "+"  # its sub-exceptions' rules are 2 columns in
+        elif not line.strip() or line in (TRACEBACK_HEADER, *_CHAIN_LINES):
+            closing = None
+        if closing is None:
+            out.append(line)
+            continue
         mark = _GROUP_MARK.match(line)
-        inside = mark is not None or line.startswith((" ", "\t"))
-        grouped = _GROUP_HEADER.match(line) is not None or (grouped and inside)
-        if grouped and mark is not None:
+        if mark is not None:
             rest = mark["rest"]
+            if line.startswith(closing) and rest and set(rest) == {"-"}:  # +------: the outermost group's end
+                closing = None
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
         out.append(line)
     return out
