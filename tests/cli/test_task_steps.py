@@ -363,6 +363,24 @@ def test_a_steps_tests_folder_linked_out_of_the_task_is_not_laid_over_tests_and_
     assert len(said) == 1 and "not laid over tests/" in said[0], data["notices"]
 
 
+@pytest.mark.parametrize("linked", ["steps", "steps/second"])
+def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(env, own_step, tmp_path, linked):
+    """steps (or steps/second) a link out of the task: the note said steps/second/tests was 'a link to …',
+    though ls shows it a plain folder; it names the link the user can make a folder of the task's own."""
+    link = own_step / linked
+    outside = tmp_path / "outside"
+    link.rename(outside)
+    link.symlink_to(outside)
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    said = [n for n in data["notices"] if "out of the task" in n]
+    assert len(said) == 1 and said[0].startswith(f"{linked} is a link to {outside}, out of the task"), said
+    assert "steps/second/tests is a link" not in said[0] and "not laid over tests/" in said[0], said
+
+
 def test_watch_with_step_does_not_watch_through_a_steps_tests_folder_linked_out_of_the_task(env, own_step, tmp_path):
     """steps/second/tests a link out of the task (to $HOME, say): it is not laid over tests/, yet the watch
     followed it, and every save there started a run (said as steps/second/tests/verifier.py). The link made

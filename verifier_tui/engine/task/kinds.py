@@ -369,9 +369,19 @@ def step_tests_linked_out(task_dir: Path, step: str | None) -> str | None:
     folder = task_dir / "steps" / step / "tests"
     if not folder.is_dir() or untrusted.kept_in_copy(folder, task_dir):
         return None
-    shown = folder.relative_to(task_dir).as_posix()
-    target = os.readlink(folder) if folder.is_symlink() else os.path.realpath(folder)
+    # The link that leads out, as ``ls`` shows it: the first of steps, steps/NAME and steps/NAME/tests
+    # out of the task (naming the tests folder a link when it was steps made the user look at a plain folder).
+    parts = folder.relative_to(task_dir).parts
+    prefixes = (task_dir.joinpath(*parts[:n]) for n in range(1, len(parts) + 1))
+    link = next((path for path in prefixes if not untrusted.kept_in_copy(path, task_dir)), folder)
+    try:
+        target = os.readlink(link)
+    except OSError:  # made a folder since (or never a link): where it leads
+        target = os.path.realpath(link)
+    shown = link.relative_to(task_dir).as_posix()
+    what = "it" if link == folder else f"{'/'.join(parts)}, behind it,"
     return (
-        f"{untrusted.link_words(shown, untrusted.harmless(target))}, out of the task: it is not laid over tests/ "
-        "(links out of the task are not followed: a sandbox has nothing there); make it a folder of the task's own"
+        f"{untrusted.link_words(shown, untrusted.harmless(target))}, out of the task: {what} is not laid over "
+        "tests/ (links out of the task are not followed: a sandbox has nothing there); make it a folder of the "
+        "task's own"
     )
