@@ -161,7 +161,7 @@ def _places() -> dict[str, Place]:
             groups = hierarchies(handle.read())
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
             mounted = mounts(handle.read())
-    except (OSError, ValueError):
+    except OSError:  # the parsers skip a line they cannot read (only its hierarchy or mount is lost)
         return {}
     found = {}
     for controller in ("memory", "cpu"):
