@@ -44,7 +44,7 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
-from verifier_tui.engine.task.kinds import runner_notices, step_tests_linked_out
+from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_linked_out
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -850,8 +850,7 @@ class Session:
         name = self.step if self.step is not None else self.options.replay_step
         if name is None:
             return []
-        folder = self.task.root / "steps" / name / "tests"
-        return [(folder, not os.path.lexists(folder) or untrusted.kept_in_copy(folder, self.task.root))]
+        return [step_tests_folder(self.task.root, name)]
 
     @property
     def dropped_step(self) -> bool:

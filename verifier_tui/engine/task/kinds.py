@@ -351,23 +351,33 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
     )
 
 
+def step_tests_folder(task_dir: Path, step: str) -> tuple[Path, bool]:
+    """A step's own tests folder, ``steps/<name>/tests``, and whether it is
+    the task's own (or not there at all): one there that is (or lies through)
+    a link out of the task, or to nothing, is none of the task's, as a
+    ``tests/`` thing linked out of tests/ is none (:func:`task_runner`): a
+    sandbox has nothing there. The one test that :func:`step_tests`,
+    :func:`step_tests_linked_out` and a session's watch all apply."""
+    folder = task_dir / "steps" / step / "tests"
+    return folder, not os.path.lexists(folder) or untrusted.kept_in_copy(folder, task_dir)
+
+
 def step_tests(task_dir: Path, step: str | None) -> Path | None:
     """A step's own ``steps/<name>/tests`` folder (a multi-step task's), when it
-    has one of the task's own: one that is (or lies through) a link out of the
-    task is none (:func:`step_tests_linked_out` says so), as a ``tests/`` thing
-    linked out of tests/ is none (:func:`task_runner`): a sandbox has nothing there."""
+    has one of the task's own (:func:`step_tests_folder`; one leading out of
+    the task :func:`step_tests_linked_out` says)."""
     if step is None:
         return None
-    folder = task_dir / "steps" / step / "tests"
-    return folder if folder.is_dir() and untrusted.kept_in_copy(folder, task_dir) else None
+    folder, own = step_tests_folder(task_dir, step)
+    return folder if own and folder.is_dir() else None
 
 
 def step_tests_linked_out(task_dir: Path, step: str | None) -> str | None:
     """Why the step's own tests folder is not laid over tests/: it is a link out of the task."""
     if step is None:
         return None
-    folder = task_dir / "steps" / step / "tests"
-    if not folder.is_dir() or untrusted.kept_in_copy(folder, task_dir):
+    folder, own = step_tests_folder(task_dir, step)
+    if own or not folder.is_dir():
         return None
     # The link that leads out, as ``ls`` shows it: the first of steps, steps/NAME and steps/NAME/tests
     # out of the task (naming the tests folder a link when it was steps made the user look at a plain folder).
