@@ -437,3 +437,26 @@ def test_an_editor_that_fails_is_said_and_waits_for_enter(monkeypatch, capsys):
     assert "verifier-tui: false exited 1" in said and "press Enter to return" in said
     run_suspended(app, ["true"], banner="opening v.py")  # type: ignore[arg-type]
     assert "press Enter" not in capsys.readouterr().out
+
+
+async def test_debug_under_step_says_the_step_s_tests_are_laid_over_tests(tmp_path, monkeypatch):
+    """d under --step NAME: the banner over pdb said '/tests is a copy of
+    TASK/tests' while the verifier and helper pdb stopped in were the step's
+    own (steps/NAME/tests, laid over tests/ as Harbor uploads it)."""
+    import verifier_tui.tui.screens.main as main_screen
+
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    raise ValueError('step')\n")
+    banners: list[str] = []
+    monkeypatch.setattr(
+        main_screen, "run_suspended", lambda app, command, banner="", **_: banners.append(banner) or True
+    )
+    app = make_app(root, watch=False, step="second")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("d")
+        await wait_for(lambda: banners, "pdb to be started")
+    assert f"is a copy of {root / 'tests'} with {own} laid over it" in banners[0], banners

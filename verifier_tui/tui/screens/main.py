@@ -882,9 +882,13 @@ class MainScreen(SizedScreen):
                 return
             stage = prepared.stage
             seen = stage.seen  # the sandbox's own paths in the view, the stage's in the copy
+            # Under --step, /tests is tests/ with the step's own tests laid over it (Harbor uploads
+            # them last): "a copy of tests/" alone hid where the step's verifier and helpers came from.
+            overlay = prepared.spec.extra_tests
+            over = f" with {overlay} laid over it (the step's files win)" if overlay is not None else ""
             banner = (
                 f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
+                f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}{over}\n  "
                 f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
             )
             with leased_cpus(prepared) as cpus:
