@@ -356,3 +356,22 @@ async def test_a_task_removed_and_another_copied_beside_it_on_its_inode_is_not_t
         assert app.session.task.root == root
         assert all(r is None or not r.verifier.is_relative_to(other) for r in app.finished)
         assert "sum-column" not in screen_text(app)
+
+
+async def test_a_verifier_deleted_while_watched_leaves_no_output_of_its_last_run(tmp_path):
+    """tests/verifier.py deleted while the TUI watched: the reward panel said
+    'Nothing to run yet: this task has no verifier', but the stderr panel
+    kept the traceback of the run before, as if it were this state's."""
+    from verifier_tui.tui.widgets.output_panel import OutputPanel
+
+    root = make_task(tmp_path / "tasks" / "gone", "def verify(workspace):\n    raise ValueError('old trouble')\n")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.pause()
+        assert "old trouble" in app.main.query_one(OutputPanel).text("stderr")
+        (root / "tests" / "verifier.py").unlink()
+        await wait_for(lambda: "Nothing to run yet" in widget_text(app, "#reward-body"), "no verifier said")
+        await pilot.pause()
+        said = app.main.query_one(OutputPanel).text("stderr")
+        assert said == "", said

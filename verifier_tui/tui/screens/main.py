@@ -316,6 +316,9 @@ class MainScreen(SizedScreen):
         help_text = self.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
+        # The verifier deleted while watched: the last run's output is no longer this state's, as
+        # the reward panel's verdict is not (the history keeps it).
+        self.query_one(OutputPanel).show_text("")
         self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
 
     # -- run messages ------------------------------------------------------------------------
