@@ -460,3 +460,23 @@ async def test_debug_under_step_says_the_step_s_tests_are_laid_over_tests(tmp_pa
         await pilot.press("d")
         await wait_for(lambda: banners, "pdb to be started")
     assert f"is a copy of {root / 'tests'} with {own} laid over it" in banners[0], banners
+
+
+async def test_debug_on_a_run_that_timed_out_says_so_on_the_screen(tmp_path, monkeypatch):
+    """d on a run that timed out left the screen to re-run the stuck verifier
+    in the terminal, for ever: ctrl+c ended the sandbox with it, no traceback
+    and no pdb, only 'press Enter to return'."""
+    import verifier_tui.tui.screens.main as main_screen
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: started.append(command) or True)
+    toml = "[verifier]\ntimeout_sec = 1.0\n"
+    root = make_task(tmp_path / "tasks" / "stuck", "def verify(workspace):\n    while True:\n        pass\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=30)
+        assert result is not None and result.outcome.value == "timed out"
+        await pilot.press("d")
+        await pilot.pause(0.5)
+    assert started == [], started
+    assert app.notices[-1].startswith("the run timed out: verify never raised"), app.notices

@@ -90,6 +90,10 @@ def nothing_to_debug(result: RunResult) -> str | None:
         return "verify returned without raising (exit 0): nothing to debug post-mortem"
     if result.outcome is Outcome.CONTRACT_ERROR:
         return "exit 2 is a contract problem, not an exception: nothing to debug post-mortem"
+    if result.outcome is Outcome.TIMED_OUT:
+        # Re-run under pdb, a verifier stuck for good ran in the terminal until ctrl+c, which ends the
+        # sandbox with it: no traceback, no pdb, only "press Enter to return".
+        return "the run timed out: verify never raised, so there is no frame to debug post-mortem"
     found = parse_runner_output(result.stderr.text).traceback
     if result.outcome is Outcome.VERIFIER_RAISED and found is not None and found.frameless:
         return f"a {found.bare_type} has no frame to debug: e opens its line"
