@@ -283,3 +283,22 @@ async def test_a_multi_step_task_says_its_steps_and_step_runs_the_one_given(tmp_
             app, "#header"
         )
         assert "a multi-step task" not in " ".join(screen_text(app).split())
+
+
+async def test_under_step_the_resolution_panel_says_the_step_s_tests_are_laid_over_tests(tmp_path):
+    """--step NAME: sys.path's '/tests' row read 'verifier's folder + tests
+    folder  TASK/tests', though the verifier and the helper it imported came
+    from steps/NAME/tests, laid over tests/ in /tests as Harbor uploads it."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 0.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "helper.py").write_text("WANT = 1.0\n")
+    (own / "verifier.py").write_text("from helper import WANT\n\ndef verify(workspace):\n    return WANT\n")
+    app = make_app(root, watch=False, step="second")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=30)
+        await pilot.pause()
+        assert result is not None and result.verdict.rewards == {"reward": 1.0}
+        said = " ".join(widget_text(app, "#resolution-body").split())
+    assert "tests folder ms/tests with ms/steps/second/tests laid over it" in said, said

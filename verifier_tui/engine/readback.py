@@ -89,6 +89,8 @@ class PathEntry:
     path: str
     roles: tuple[str, ...]
     exists: bool = True
+    #: Under ``--step``: the step's own tests folder, laid over this one in /tests (its files win).
+    laid_over: str | None = None
 
     @property
     def role(self) -> str:
@@ -108,6 +110,7 @@ class PathEntry:
             "role": self.role,
             "roles": list(self.roles),
             "exists": self.exists,
+            **({"laid_over": self.laid_over} if self.laid_over is not None else {}),
         }
 
 

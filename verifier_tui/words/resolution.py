@@ -49,6 +49,7 @@ def sys_path_lines(explain: Explanation, show_path: Callable[[str], str], where:
                 (f"{role:<{width}}  ", QUIET if row.role == INTERPRETER else STRONG),
                 (show_path(row.path) if row.path else "(the current folder)", PLAIN),
                 ("" if row.exists else "  (missing)", QUIET),
+                (f" with {show_path(row.laid_over)} laid over it" if row.laid_over else "", QUIET),
             ]
         )
     if len(explain.sys_path) > LISTED:
