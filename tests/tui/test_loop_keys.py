@@ -521,3 +521,20 @@ async def test_a_case_name_pasted_right_after_k_is_the_dialogs(example):
         await wait_for(lambda: isinstance(app.screen, CaseNameScreen) and app.screen.is_mounted, "k's dialog")
         await pilot.pause()
         await wait_for(lambda: app.screen.query_one(Input).value == "pasted", "the pasted name in the dialog", 3)
+
+
+async def test_b_with_no_case_and_no_response_does_not_speak_of_the_case_s(tmp_path):
+    """b with no case chosen and no response: the server mode's skip said 'the
+    case has none (cases/<name>/response.json or response.txt)', of a case
+    there is not."""
+    root = make_task(tmp_path / "tasks" / "bare", "def verify(workspace):\n    return 1.0\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        assert app.session.case is None
+        await pilot.press("b")
+        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        shown = " ".join(widget_text(app, "#reward-body").split())
+    assert "the case has none" not in shown, shown
+    assert "no response to run the environment-server mode with: no case is chosen and no response" in shown, shown

@@ -29,6 +29,11 @@ NO_RESPONSE = Advice(
     f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json or response.txt); ",
     GIVE_RESPONSE,
 )
+#: With no case chosen, "the case has none" spoke of a case there is not.
+NO_CASE_NO_RESPONSE = Advice(
+    f"no response to run the {SERVER} with: no case is chosen and no response; ",
+    GIVE_RESPONSE,
+)
 
 
 def works(result: RunResult | None) -> bool | None:
@@ -144,7 +149,7 @@ def mode_specs(session: Session, response: ResponseSource | None = None) -> tupl
     # a case with no response is judged in Harbor mode: that run is the case's own
     harbor = replace(base, response=None, expected=case.expected if case and case.response is None else None)
     if response is None:
-        return harbor, None, NO_RESPONSE
+        return harbor, None, NO_RESPONSE if session.case is not None else NO_CASE_NO_RESPONSE
     expected = case.expected if case is not None and case.response == response else None
     return harbor, replace(base, response=response, expected=expected), None
 
