@@ -446,3 +446,19 @@ def test_the_step_is_in_every_document_and_the_junit_report(env, own_step, tmp_p
     tested = json.loads(run_tool(env, "test", own_step, "--json", "--junit", plain).stdout)
     assert [t["step"] for t in tested["tasks"]] == [None]
     assert not [p for p in ET.parse(plain).getroot().iter("property") if p.get("name") == "step"]
+
+
+def test_a_tests_verifier_named_under_step_says_the_steps_own_runs_in_its_place(env, own_step):
+    """--verifier tests/verifier.py --step second: /tests/verifier.py is the step's own (Harbor uploads
+    steps/second/tests over tests/), so that file ran, and nothing said the file named was not the one
+    run; a note says so."""
+    mine = own_step / "tests" / "verifier.py"
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--verifier", str(mine), "--json")
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "steps" / "second" / "tests" / "verifier.py")
+    said = [n for n in data["notices"] if "tests/verifier.py" in n and "steps/second/tests/verifier.py" in n]
+    assert len(said) == 1, data["notices"]
+    assert "under --step second" in said[0] and "runs in its place" in said[0], said
+    plain = run_tool(env, "run", own_step, "--case", "hello", "--step", "second")
+    assert "runs in its place" not in plain.stdout, plain.stdout  # not named: nothing was put in its place

@@ -458,13 +458,29 @@ class Session:
             return []
         if not self.dropped_step:
             linked = step_tests_linked_out(self.task.root, self.step)
-            return [*steps_notices(self.task.config, self.step), *([linked] if linked else [])]
+            return [*steps_notices(self.task.config, self.step), *([linked] if linked else []), *self._stood_in()]
         kept = self.verifier
         # the user's pick from the dropped step's own tests, kept: the run is that file, not the task's
         if kept is None or not kept.is_relative_to(self.task.root / "steps"):
             return steps_notices(self.task.config, self.step, dropped=self.options.step)
         ran = kept.relative_to(self.task.root).as_posix()
         return steps_notices(self.task.config, self.step, dropped=self.options.step, kept=ran)
+
+    def _stood_in(self) -> list[str]:
+        """A file of tests/ the user named that the step's own tests ship too: /tests holds the
+        step's (Harbor uploads them last), so that one runs, which the header alone left unsaid."""
+        picked = self._picked
+        if not self._verifier_named or picked is None:
+            return []
+        ran = self._as_staged(picked)
+        if ran == picked:
+            return []
+        root, inside = self.task.root, picked.relative_to(self.task.tests_dir).as_posix()
+        return [
+            f"the verifier you named, {picked.relative_to(root).as_posix()}, is /tests/{inside}: under --step "
+            f"{self.step} that is the step's own {ran.relative_to(root).as_posix()} (Harbor uploads the step's "
+            "tests over tests/), which runs in its place"
+        ]
 
     def notices(self, run: RunResult | None = None) -> list[str]:
         """The session's notes; with ``run``, as they stand for that run of the
