@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
@@ -405,9 +407,51 @@ PY311_GROUP_LOGGED_THEN_A_TABLE = (
 )
 
 
-def test_what_follows_an_exception_groups_closing_rule_is_not_the_groups():
+# The same with the group's last sub-exception a group itself: Python 3.11 then prints one closing rule for
+# both, at the inner group's margin (nested asyncio TaskGroups), and the outer group was never closed.
+PY311_NESTED_GROUP_LOGGED_THEN_A_TABLE = PY311_GROUP_LOGGED_THEN_A_TABLE.replace(
+    '[ValueError("inner")]',
+    '[ExceptionGroup("in", [ValueError("inner")])]',
+).replace(
+    "    | ValueError: inner\n    +------------------------------------\n",
+    "    | ExceptionGroup: in (1 sub-exception)\n"
+    "    +-+---------------- 1 ----------------\n"
+    "      | ValueError: inner\n"
+    "      +------------------------------------\n",
+)
+
+
+@pytest.mark.parametrize(
+    "text", [PY311_GROUP_LOGGED_THEN_A_TABLE, PY311_NESTED_GROUP_LOGGED_THEN_A_TABLE], ids=["flat", "nested"]
+)
+def test_what_follows_an_exception_groups_closing_rule_is_not_the_groups(text):
     """The table's rows were read as the group's (a column-0 line alone ended it): their `|` taken off,
     `RuntimeError: from a table` became a report, blamed on /tests/fake.py:99 that the run never raised."""
-    parsed = parse_runner_output(PY311_GROUP_LOGGED_THEN_A_TABLE)
+    parsed = parse_runner_output(text)
     assert parsed.traceback is None and parsed.kind == "other", parsed.traceback
     assert parsed.last_line == "done"
+
+
+def test_a_group_nested_before_its_last_sibling_is_read_to_that_sibling():
+    """A nested group's closing rule followed by its sibling's rule (+---- 3 ----) does not end the outer
+    group: the report read is the last sub-exception, TypeError, as Python 3.11 prints it."""
+    text = (
+        "  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "/tests/verifier.py", line 3, in verify\n'
+        "  | ExceptionGroup: o (3 sub-exceptions)\n"
+        "  +-+---------------- 1 ----------------\n"
+        "    | ValueError: v\n"
+        "    +---------------- 2 ----------------\n"
+        "    | ExceptionGroup: i (1 sub-exception)\n"
+        "    +-+---------------- 1 ----------------\n"
+        "      | KeyError: 'k'\n"
+        "      +------------------------------------\n"
+        "    +---------------- 3 ----------------\n"
+        "    | Traceback (most recent call last):\n"
+        '    |   File "/tests/verifier.py", line 7, in check\n'
+        "    | TypeError: t\n"
+        "    +------------------------------------\n"
+    )
+    parsed = parse_runner_output(text)
+    assert parsed.traceback is not None and parsed.traceback.bare_type == "TypeError"
+    assert [(frame.file, frame.line) for frame in parsed.traceback.frames][-1] == ("/tests/verifier.py", 7)

@@ -48,6 +48,8 @@ _SHELL_ERROR = re.compile(r"^(?P<script>\S*test\.sh): (?:line )?(?P<line>\d+): (
 # report behind `  | `, each sub-exception's indented further, between `+-` rules.
 _GROUP_HEADER = re.compile(r"^ *\+ Exception Group Traceback \(most recent call last\):$")
 _GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
+# The rule before a group's next sub-exception (``+---- 2 ----``, or ``... ----`` before "and N more").
+_NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
 
 
 @record(frozen=True)
@@ -168,10 +170,13 @@ def _ungrouped(lines: list[str]) -> list[str]:
     message's later lines bare in column 0. The group ends after the
     outermost group's closing rule (what follows, a table drawn with ``|``
     and ``+``, is not the group's), or before a blank line, or a column-0
-    traceback header or chain line (a report printed after it)."""
+    traceback header or chain line (a report printed after it). A closing
+    rule ends the whole group unless a further sub-exception's rule follows
+    it: Python prints one closing rule for groups that end together, at the
+    innermost's margin (a nested group that is the last sub-exception)."""
     out: list[str] = []
     closing: str | None = None  # the outermost group's closing rule's margin, while in a group
-    for line in lines:
+    for index, line in enumerate(lines):
         if closing is None:
             header = _GROUP_HEADER.match(line)
             if header is not None:
@@ -184,7 +189,8 @@ def _ungrouped(lines: list[str]) -> list[str]:
         mark = _GROUP_MARK.match(line)
         if mark is not None:
             rest = mark["rest"]
-            if line.startswith(closing) and rest and set(rest) == {"-"}:  # +------: the outermost group's end
+            ending = rest and set(rest) == {"-"} and line.startswith(closing[:-1])  # +------, at any depth
+            if ending and not (index + 1 < len(lines) and _NEXT_RULE.match(lines[index + 1])):
                 closing = None
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
         out.append(line)
