@@ -1283,3 +1283,20 @@ def test_a_case_removed_and_an_unreadable_one_made_on_its_inode_is_not_taken_for
     if "no reuse" in done.stderr:
         pytest.skip("this file system did not give the new folder the inode the removed one freed")
     assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr
+
+
+def test_a_verifier_picked_by_its_path_follows_the_task_folder_renamed_not_a_file_made_at_the_old_name(tmp_path):
+    """The user's words for a pick (the TUI's v, an absolute --verifier) were read again after each reload:
+    after `mv t t2`, a file later made at the old path (a checkout of the old name) took the pick, and the
+    session ran that other folder's verifier with the renamed task's tests."""
+    other = "def verify(workspace):\n    return {placeholder}\n"
+    root = make_task(tmp_path / "t", files={"other.py": other.format(placeholder="0.5")})
+    with Session(root, Options()) as session:
+        session.choose_verifier((root / "tests" / "other.py").absolute())
+        os.rename(root, tmp_path / "t2")
+        session.reload_task()
+        (root / "tests").mkdir(parents=True)
+        (root / "tests" / "other.py").write_text(other.format(placeholder="0.0"))
+        session.reload_task()
+        assert session.verifier == tmp_path / "t2" / "tests" / "other.py"
+        assert session.run().verdict.rewards == {"reward": 0.5}

@@ -912,6 +912,11 @@ class Session:
             opened = follow(opened) if opened is not None else None
             verifier = follow(verifier) if verifier is not None else None
             self._picked = follow(self._picked) if self._picked is not None else None
+            named = Path(self._picked_as).absolute() if self._picked_as is not None else None
+            if named is not None and named.is_relative_to(root):
+                # The user's words named the file by its old path: read again as they are, they would take
+                # whatever is later made there (a checkout of the old name), not the file renamed with the task.
+                self._picked_as = str(follow(named))
             workspace = follow(workspace) if workspace is not None else None
             task_data = follow(task_data) if task_data is not None else None
         if opened is None or not opened.is_file():
