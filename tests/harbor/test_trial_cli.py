@@ -403,12 +403,7 @@ def test_a_replay_of_a_step_task_toml_no_longer_names_says_no_steps_note_and_wha
     """task.toml lists `first` only; the trial's step `second` is replayed still, with steps/second/tests
     over tests/. Its notes said "this run is tests/ with the task's [verifier]", and local.command (what
     c copies), `run TASK` without --step (which the task no longer takes), ran without that overlay unsaid."""
-    demo = task(
-        verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
-        files={"weights.py": "WEIGHT = 1.0\n"},
-    )
-    (demo / "steps" / "second" / "tests").mkdir(parents=True)
-    (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    demo = weighted_by_step(task)
     job = two_step_job(demo, runs, tmp_path, second=0.25)
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n')
     data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
@@ -441,15 +436,22 @@ def test_a_replay_of_a_step_task_toml_no_longer_names_says_no_steps_note_and_wha
     assert kept["command_lacks_overlay"] is None  # the task lists the step: the command has --step second
 
 
-def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
-    """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
-    weights.py replaces the task's for that step, and a traceback in it points at the step's file."""
+def weighted_by_step(task):
+    """A task whose verifier returns tests/weights.py's WEIGHT (1.0), its step `second` shipping a
+    weights.py of its own (0.25), which Harbor uploads over tests/ for that step."""
     demo = task(
         verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
         files={"weights.py": "WEIGHT = 1.0\n"},
     )
     (demo / "steps" / "second" / "tests").mkdir(parents=True)
     (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    return demo
+
+
+def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
+    """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
+    weights.py replaces the task's for that step, and a traceback in it points at the step's file."""
+    demo = weighted_by_step(task)
     job = two_step_job(demo, runs, tmp_path, second=0.25)
     first = as_json(tool(env, "run", job, "--step", "first", "--json", cwd=elsewhere))
     second = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))

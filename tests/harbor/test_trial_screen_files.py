@@ -254,6 +254,13 @@ async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path
         assert any("verifier.py" in word for word in app.screen.words)
 
 
+async def command_note(app, pilot):
+    """The note under the command ``c`` shows (what it lacks of the replay), once its dialog is up."""
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+    return " ".join(text_of(app, ".dialog-hint").split())
+
+
 #: The keys that need a replay (c, k, o): their titles in the palette and the help.
 NEED_A_REPLAY = ("Copy the replay's command", "Keep the replay as a case", "Show the replay's stdout")
 
@@ -457,10 +464,7 @@ async def test_the_command_of_a_replay_on_an_empty_app_says_run_would_take_the_f
         await pilot.press("s", "end", "enter")  # the last offer: an empty /app
         replayed = await app.wait_for_replays(2)
         assert app.screen.opened.empty_stand_in and replayed.local is not None and not replayed.local.verdict.ok
-        await pilot.press("c")
-        await pilot.pause()
-        assert isinstance(app.screen, CommandScreen)
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         assert "without --workspace, run takes the task's first case, correct" in said, said
 
 
@@ -497,10 +501,7 @@ async def test_the_command_of_a_replay_names_the_jobs_environment_it_does_not_ca
     async with app.run_test(size=SIZE) as pilot:
         replayed = await app.wait_for_replays(1)
         assert replayed.local is not None and replayed.local.verdict.rewards == {"reward": 1.0}
-        await pilot.press("c")
-        await pilot.pause()
-        assert isinstance(app.screen, CommandScreen)
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         assert "The job's environment from the trial's config.json is not in it (MODE): add --env NAME=VALUE" in said
 
 
@@ -513,9 +514,7 @@ async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_
     async with app.run_test(size=SIZE) as pilot:
         replayed = await app.wait_for_replays(1)
         assert replayed.local is not None and replayed.local.command[-2:] == ["--env", "MODE=strict"]
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         assert "The job's environment from the trial's config.json is not in it (LEVEL): add --env" in said, said
 
 
@@ -533,9 +532,7 @@ async def test_the_command_of_a_replay_names_the_templates_your_shell_would_fill
     app = make_trial_app(folder)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         if shell is None:
             assert "templates" not in said and "not the same run" not in said, said
         else:
@@ -551,9 +548,7 @@ async def test_the_command_of_a_replay_names_the_templates_its_env_filled(task, 
     app = make_trial_app(folder, env=["VTUI_SECRET=s3"])
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         # run TASK --env VTUI_SECRET fills Z from --env as the replay did: what differs is VTUI_SECRET itself
         # reaching the verifier (the note said the command filled Z "from your environment alone").
         assert "It passes VTUI_SECRET to the verifier as well, which the replay held back" in said, said
@@ -573,9 +568,7 @@ async def test_the_command_of_a_replay_names_a_template_the_jobs_variable_would_
     app = make_trial_app(folder)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
-        said = " ".join(text_of(app, ".dialog-hint").split())
+        said = await command_note(app, pilot)
         assert "is not in it (MODE): add --env NAME=VALUE" in said, said
         assert "templates (W)" in said and "add --env NAME=VALUE for each as the replay had it" in said, said
         assert "strict" not in said, said

@@ -404,18 +404,11 @@ async def test_e_never_opens_a_file_a_link_in_tests_leads_to_elsewhere_in_the_ta
     assert len(said) == 1 and "inlink/tests/helper.py:1" in said[0], app.notices
 
 
-async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_the_run_exits(tmp_path, monkeypatch):
-    """verify raised at line 8; as the interpreter exits, an atexit handler
-    prints its stack (File lines, no exception report). The reward panel said
-    `raised ValueError at tests/verifier.py:4` and e opened line 4, the
-    handler's: every File line of stderr was read, not the exception's report."""
+async def _panel_and_e(root, monkeypatch):
+    """The first run of ``root``, the reward panel's words for it, and the
+    editor commands ``e`` then ran (the editor itself replaced)."""
     import verifier_tui.tui.screens.main as main_screen
 
-    root = make_task(
-        tmp_path / "tasks" / "exits",
-        "import atexit, traceback\n\ndef later():\n    traceback.print_stack()\n\n"
-        "def verify(workspace):\n    atexit.register(later)\n    raise ValueError('no')\n",
-    )
     opened: list[list[str]] = []
     monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
     monkeypatch.setenv("EDITOR", "vi")
@@ -426,6 +419,20 @@ async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_th
         panel = " ".join(widget_text(app, "#reward-body").split())
         await pilot.press("e")
         await pilot.pause()
+    return result, panel, opened
+
+
+async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_the_run_exits(tmp_path, monkeypatch):
+    """verify raised at line 8; as the interpreter exits, an atexit handler
+    prints its stack (File lines, no exception report). The reward panel said
+    `raised ValueError at tests/verifier.py:4` and e opened line 4, the
+    handler's: every File line of stderr was read, not the exception's report."""
+    root = make_task(
+        tmp_path / "tasks" / "exits",
+        "import atexit, traceback\n\ndef later():\n    traceback.print_stack()\n\n"
+        "def verify(workspace):\n    atexit.register(later)\n    raise ValueError('no')\n",
+    )
+    result, panel, opened = await _panel_and_e(root, monkeypatch)
     assert "print_stack" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:8" in panel and "verifier.py:4" not in panel, panel
     assert opened and opened[0][1] == "+8", opened
@@ -436,8 +443,6 @@ async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_
     an ExceptionGroup, every frame behind `  |` (the sub-exception's behind
     `    |`). No exception report was found and no frame either: the panel said
     `raised an exception` with no line (stderr's last line, `+----`) and e opened nothing."""
-    import verifier_tui.tui.screens.main as main_screen
-
     root = make_task(
         tmp_path / "tasks" / "grouped",
         "import asyncio\n\n\nasync def check(workspace):\n    await asyncio.sleep(0)\n"
@@ -445,16 +450,7 @@ async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_
         "    async with asyncio.TaskGroup() as group:\n        group.create_task(check(workspace))\n\n\n"
         "def verify(workspace):\n    asyncio.run(main(workspace))\n    return 1.0\n",
     )
-    opened: list[list[str]] = []
-    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
-    monkeypatch.setenv("EDITOR", "vi")
-    app = make_app(root, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        result = await app.wait_for_runs(1)
-        await pilot.pause()
-        panel = " ".join(widget_text(app, "#reward-body").split())
-        await pilot.press("e")
-        await pilot.pause()
+    result, panel, opened = await _panel_and_e(root, monkeypatch)
     assert "| ExceptionGroup: unhandled errors in a TaskGroup" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:6" in panel, panel
     assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
