@@ -347,26 +347,12 @@ def test_watch_with_step_says_the_steps_verifier_the_user_named_is_kept_once_tas
     assert not [n for n in notes if "this run is tests/ with the task's [verifier]" in n], notes
 
 
-def test_a_steps_tests_folder_linked_out_of_the_task_is_not_laid_over_tests_and_said(env, own_step, tmp_path):
-    """steps/second/tests a link to a folder outside the task: --step second ran the verifier.py there
-    silently (a sandbox has nothing there), where a linked tests/verifier.py is refused and said."""
-    own = own_step / "steps" / "second" / "tests"
-    outside = tmp_path / "outside"
-    own.rename(outside)
-    own.symlink_to(outside)
-    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
-    no_traceback(done)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
-    said = [n for n in data["notices"] if f"steps/second/tests is a link to {outside}" in n]
-    assert len(said) == 1 and "not laid over tests/" in said[0], data["notices"]
-
-
-@pytest.mark.parametrize("linked", ["steps", "steps/second"])
+@pytest.mark.parametrize("linked", ["steps/second/tests", "steps", "steps/second"])
 def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(env, own_step, tmp_path, linked):
-    """steps (or steps/second) a link out of the task: the note said steps/second/tests was 'a link to …',
-    though ls shows it a plain folder; it names the link the user can make a folder of the task's own."""
+    """steps/second/tests a link to a folder outside the task: --step second ran the verifier.py there
+    silently (a sandbox has nothing there), where a linked tests/verifier.py is refused and said. With
+    steps (or steps/second) the link, the note said steps/second/tests was 'a link to …', though ls shows
+    it a plain folder; it names the link the user can make a folder of the task's own."""
     link = own_step / linked
     outside = tmp_path / "outside"
     link.rename(outside)
@@ -378,7 +364,9 @@ def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(en
     assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
     said = [n for n in data["notices"] if "out of the task" in n]
     assert len(said) == 1 and said[0].startswith(f"{linked} is a link to {outside}, out of the task"), said
-    assert "steps/second/tests is a link" not in said[0] and "not laid over tests/" in said[0], said
+    assert "not laid over tests/" in said[0], said
+    if linked != "steps/second/tests":  # the folder behind the link is no link itself
+        assert "steps/second/tests is a link" not in said[0], said
 
 
 def test_watch_with_step_does_not_watch_through_a_steps_tests_folder_linked_out_of_the_task(env, own_step, tmp_path):

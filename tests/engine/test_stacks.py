@@ -271,26 +271,32 @@ def test_a_verifier_that_ignores_the_signal_is_said_to_ignore_it(tmp_path, sandb
     )
 
 
-def test_a_forged_dump_naming_a_file_outside_the_task_through_dots_is_not_the_verifiers(tmp_path):
-    """The run writes its stack dump: a frame ``/tests/../../x`` is not the
-    task's own, however it starts, so nothing points the editor at it."""
-    secret = tmp_path / "credentials"
-    secret.write_text("a\nSECRET\n")
-    ups = "/..".join([""] * 12)
-    task_dir = make_task(
-        tmp_path / "t",
+def forging_a_dump(root, frame_path):
+    """A task whose verifier hangs and, asked for its stack, writes a dump of
+    its own whose one frame names ``frame_path`` (the run writes its dump)."""
+    return make_task(
+        root,
         f"""
         import signal, sys, time
 
         def fake(signum, frame):
             sys.stderr.write('Current thread 0x00007f0000000001 (most recent call first):\\n'
-                             '  File "/tests{ups}{secret}", line 2 in verify\\n\\n')
+                             '  File "{frame_path}", line 2 in verify\\n\\n')
 
         def verify(workspace):
             signal.signal(signal.SIGUSR1, fake)
             time.sleep(100)
         """,
     )
+
+
+def test_a_forged_dump_naming_a_file_outside_the_task_through_dots_is_not_the_verifiers(tmp_path):
+    """The run writes its stack dump: a frame ``/tests/../../x`` is not the
+    task's own, however it starts, so nothing points the editor at it."""
+    secret = tmp_path / "credentials"
+    secret.write_text("a\nSECRET\n")
+    ups = "/..".join([""] * 12)
+    task_dir = forging_a_dump(tmp_path / "t", f"/tests{ups}{secret}")
     result = run_once(task_dir)
     assert result.outcome is Outcome.TIMED_OUT
     assert result.stack is not None and result.stack.stuck_at is None
@@ -305,20 +311,7 @@ def test_a_forged_dump_naming_a_tests_file_that_links_out_of_the_task_is_not_the
 
     secret = tmp_path / "bashrc"
     secret.write_text("a\nSECRET\n")
-    task_dir = make_task(
-        tmp_path / "t",
-        """
-        import signal, sys, time
-
-        def fake(signum, frame):
-            sys.stderr.write('Current thread 0x00007f0000000001 (most recent call first):\\n'
-                             '  File "/tests/helper.py", line 2 in verify\\n\\n')
-
-        def verify(workspace):
-            signal.signal(signal.SIGUSR1, fake)
-            time.sleep(100)
-        """,
-    )
+    task_dir = forging_a_dump(tmp_path / "t", "/tests/helper.py")
     (task_dir / "tests" / "helper.py").symlink_to(secret)
     result = run_once(task_dir)
     assert result.outcome is Outcome.TIMED_OUT

@@ -309,33 +309,19 @@ async def test_e_never_opens_a_file_a_link_in_the_task_leads_out_to(tmp_path, mo
     task, and the run's stderr names it as the failing frame: the editor is
     never given it (nor the file it leads to), the reward panel does not name
     it as where it failed, and e says why in one line."""
-    import verifier_tui.tui.screens.main as main_screen
     from verifier_tui.engine.harbor.walkthrough import local_failure
 
     secret = tmp_path / "bashrc"
     secret.write_text("export TOKEN=sekrit\n")
     root = make_task(tmp_path / "tasks" / "linked", FRAME_IN_HELPER)
     (root / "tests" / "helper.py").symlink_to(secret)
-    opened: list[list[str]] = []
-
-    def editor(app, command, **_):
-        opened.append(command)
-        return True
-
-    monkeypatch.setattr(main_screen, "run_suspended", editor)
-    app = make_app(root, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        result = await app.wait_for_runs(1)
-        await pilot.pause()
-        panel = widget_text(app, "#reward-body")
-        await pilot.press("e")
-        await pilot.pause()
+    result, panel, opened, notes = await _panel_and_e(root, monkeypatch)
     assert "helper.py" in result.stderr.text
     assert opened == [], opened
     assert local_failure(result) is None  # the trial screen's e, on a replay, keeps the same rule
     assert "helper.py:1" not in panel and "e says why its line is not opened" in panel, panel
-    said = [n for n in app.notices if "helper.py" in n]
-    assert len(said) == 1 and "\n" not in said[0], app.notices
+    said = [n for n in notes if "helper.py" in n]
+    assert len(said) == 1 and "\n" not in said[0], notes
     assert "linked/tests/helper.py:1" in said[0] and "not opened" in said[0], said
     assert "bashrc" not in said[0]  # (the staging note names where the task's link leads: the task's, not the run's)
 
@@ -344,7 +330,6 @@ async def test_e_says_a_workspace_file_linked_out_is_none_of_the_workspaces_own(
     """The workspace's mod.py is a link to a file outside it, and the run names
     it as the failing frame: e opens nothing and says the file is none of the
     workspace's own (it said "of the task's own", a folder it is not in)."""
-    import verifier_tui.tui.screens.main as main_screen
 
     secret = tmp_path / "bashrc"
     secret.write_text("export TOKEN=sekrit\n")
@@ -361,17 +346,10 @@ async def test_e_says_a_workspace_file_linked_out_is_none_of_the_workspaces_own(
             "    os._exit(1)\n"
         ),
     )
-    opened: list[list[str]] = []
-    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
-    app = make_app(root, watch=False, workspace=workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await pilot.pause()
-        await pilot.press("e")
-        await pilot.pause()
+    _result, _panel, opened, notes = await _panel_and_e(root, monkeypatch, workspace=workspace)
     assert opened == [], opened
-    said = [n for n in app.notices if "mod.py" in n and "not opened" in n]
-    assert len(said) == 1, app.notices
+    said = [n for n in notes if "mod.py" in n and "not opened" in n]
+    assert len(said) == 1, notes
     assert "of the workspace's own" in said[0] and "task's" not in said[0], said
 
 
@@ -380,46 +358,37 @@ async def test_e_never_opens_a_file_a_link_in_tests_leads_to_elsewhere_in_the_ta
     tests/, which is all the staged copy mirrors, so the run could not have
     been there. A frame naming it was opened as lib/h.py (the rule was checked
     against the task's folder, not the tests folder the run saw)."""
-    import verifier_tui.tui.screens.main as main_screen
     from verifier_tui.engine.harbor.walkthrough import local_failure
 
     root = make_task(tmp_path / "tasks" / "inlink", FRAME_IN_HELPER)
     (root / "lib").mkdir()
     (root / "lib" / "h.py").write_text("x = 1\n")
     (root / "tests" / "helper.py").symlink_to("../lib/h.py")
-    opened: list[list[str]] = []
-    monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
-    app = make_app(root, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        result = await app.wait_for_runs(1)
-        await pilot.pause()
-        panel = widget_text(app, "#reward-body")
-        await pilot.press("e")
-        await pilot.pause()
+    result, panel, opened, notes = await _panel_and_e(root, monkeypatch)
     assert opened == [], opened
     assert failing_of(result).refused == (root / "tests" / "helper.py", 1)
     assert local_failure(result) is None
     assert "h.py:1" not in panel and "e says why its line is not opened" in panel, panel
-    said = [n for n in app.notices if "not opened" in n]
-    assert len(said) == 1 and "inlink/tests/helper.py:1" in said[0], app.notices
+    said = [n for n in notes if "not opened" in n]
+    assert len(said) == 1 and "inlink/tests/helper.py:1" in said[0], notes
 
 
-async def _panel_and_e(root, monkeypatch):
-    """The first run of ``root``, the reward panel's words for it, and the
-    editor commands ``e`` then ran (the editor itself replaced)."""
+async def _panel_and_e(root, monkeypatch, **options):
+    """The first run of ``root``, the reward panel's words for it, the editor
+    commands ``e`` then ran (the editor itself replaced), and the app's notes."""
     import verifier_tui.tui.screens.main as main_screen
 
     opened: list[list[str]] = []
     monkeypatch.setattr(main_screen, "run_suspended", lambda app, command, **_: opened.append(command) or True)
     monkeypatch.setenv("EDITOR", "vi")
-    app = make_app(root, watch=False)
+    app = make_app(root, watch=False, **options)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
         panel = " ".join(widget_text(app, "#reward-body").split())
         await pilot.press("e")
         await pilot.pause()
-    return result, panel, opened
+    return result, panel, opened, app.notices
 
 
 async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_the_run_exits(tmp_path, monkeypatch):
@@ -432,7 +401,7 @@ async def test_the_reward_panel_names_the_raising_line_not_a_stack_printed_as_th
         "import atexit, traceback\n\ndef later():\n    traceback.print_stack()\n\n"
         "def verify(workspace):\n    atexit.register(later)\n    raise ValueError('no')\n",
     )
-    result, panel, opened = await _panel_and_e(root, monkeypatch)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
     assert "print_stack" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:8" in panel and "verifier.py:4" not in panel, panel
     assert opened and opened[0][1] == "+8", opened
@@ -450,7 +419,7 @@ async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_
         "    async with asyncio.TaskGroup() as group:\n        group.create_task(check(workspace))\n\n\n"
         "def verify(workspace):\n    asyncio.run(main(workspace))\n    return 1.0\n",
     )
-    result, panel, opened = await _panel_and_e(root, monkeypatch)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
     assert "| ExceptionGroup: unhandled errors in a TaskGroup" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:6" in panel, panel
     assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
