@@ -178,14 +178,9 @@ def child_environment(
     environ = os.environ if environ is None else environ
     # Harbor fills a template from the environment of the shell that runs it; ``--env VAR=x`` sets VAR for the
     # run as that shell would have it, so the task's ``${VAR}`` takes x (a word it refuses is said below).
-    given: list[tuple[str, str]] = []
-    refused: list[str] = []  # said after the task's problems, as the words come last
-    for word in extra:  # read once: ``extra`` may be a generator
-        try:
-            given.append(parse_assignment(word, environ))
-        except ValueError as exc:
-            if word.partition("=")[0] not in fills_only:
-                refused.append(f"--env {exc}")
+    given, bad = _assignments(extra, environ)
+    # said after the task's problems, as the words come last
+    refused = [f"--env {exc}" for word, exc in bad if word.partition("=")[0] not in fills_only]
     filling = {**environ, **dict(given)}
     values: dict[str, str] = {}
     passing: dict[str, Passed] = {}
@@ -236,15 +231,19 @@ def child_environment(
     return ChildEnvironment(values, passed, held_back, problems)
 
 
-def _assignments(extra: Iterable[str], environ: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The ``--env`` words of ``extra`` that are good, as (name, value)."""
-    out = []
+def _assignments(
+    extra: Iterable[str], environ: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, ValueError]]]:
+    """The ``--env`` words of ``extra``, read once (it may be a generator):
+    the good ones as (name, value), and each refused with why."""
+    good: list[tuple[str, str]] = []
+    bad: list[tuple[str, ValueError]] = []
     for word in extra:
         try:
-            out.append(parse_assignment(word, environ))
-        except ValueError:
-            continue
-    return out
+            good.append(parse_assignment(word, environ))
+        except ValueError as exc:
+            bad.append((word, exc))
+    return good, bad
 
 
 def filled_from_shell(
@@ -261,7 +260,7 @@ def filled_from_shell(
     word of ``extra`` sets over it. A note on the task, said by every face
     that says its notes (:meth:`Session.task_notices`)."""
     environ = os.environ if environ is None else environ
-    given = {name for name, _ in _assignments(extra, environ)}
+    given = {name for name, _ in _assignments(extra, environ)[0]}
     notes = []
     for name, raw in task_env.items():
         read = template_variable(raw)
