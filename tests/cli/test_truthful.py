@@ -837,8 +837,8 @@ def test_explain_says_what_the_runner_gets(env, tmp_path):
     env = dict(env, MY_KEY="s3cret", PYTHONOPTIMIZE="2", SOME_TOKEN="t0ken")
     done = run_tool(env, "explain", task_dir, "--env", "SOME_TOKEN", "--python", PY)
     assert done.returncode == 0
-    assert "from task.toml [verifier] env: KEY=${MY_KEY}, MODE=strict" in done.stdout
-    assert "from --env: SOME_TOKEN" in done.stdout
+    assert "  task.toml [verifier] env: KEY=${MY_KEY}, MODE=strict" in done.stdout
+    assert "  --env: SOME_TOKEN" in done.stdout
     assert "PYTHONOPTIMIZE" in done.stdout.split("held back:")[1]
     assert "s3cret" not in done.stdout and "t0ken" not in done.stdout
     data = strict_json(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)

@@ -1501,9 +1501,9 @@ def test_explain_a_trial_says_the_replays_environment_and_its_notes(task, runs, 
     assert done.returncode == 0 and "s3cret-of-the-shell" not in done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert f"  note: {without}" in lines, done.stdout
-    assert "  environment (what the runner gets):" in lines, done.stdout
-    assert "    from config.json verifier.env (the job's): LEVEL" in [line.split("=")[0] for line in lines]
-    assert any(line.startswith("    held back: ") and "(--env NAME passes one)" in line for line in lines)
+    assert "  environment  what the runner gets, as in Harbor's sandbox" in lines, done.stdout
+    assert "    config.json verifier.env (the job's): LEVEL" in [line.split("=")[0] for line in lines]
+    assert any(line.startswith("    held back: ") and "give --env NAME to pass one" in line for line in lines)
     assert not [line for line in lines if line.endswith(" ")], done.stdout
     data = as_json(tool(shell, "explain", folder, "--json", cwd=elsewhere))
     assert without in data["explain"]["notices"], data["explain"]["notices"]

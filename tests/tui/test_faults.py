@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
+from tests.helpers.commands import run_tool
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.session import Session
@@ -17,7 +18,7 @@ from verifier_tui.tui.external import editor_command, failing_of
 from verifier_tui.tui.widgets.history_list import summary_text
 
 
-async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch):
+async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch, env):
     monkeypatch.setenv("VTUI_SECRET_TOKEN", "t0ken")
     monkeypatch.setenv("VTUI_ADDED", "added-value")
     toml = '[verifier]\nenv = { MODE = "strict" }\n\n[environment]\nenv = { STAGE = "ci" }\n'
@@ -33,6 +34,12 @@ async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypa
     assert "verifier-tui: PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8" in text
     assert "your environment: " in text and "PATH" in text.split("your environment: ")[1]
     assert "held back:" in text and "t0ken" not in text and "VTUI_SECRET_TOKEN" not in text
+    # ... in the very words explain prints: one printer for both faces
+    said = run_tool(
+        dict(env, VTUI_SECRET_TOKEN="t0ken", VTUI_ADDED="added-value"), "explain", root, "--env", "VTUI_ADDED"
+    ).stdout
+    block = said[said.index("environment  what the runner gets") :].splitlines()
+    assert len(block) >= 6 and all(line in text.splitlines() for line in block), (block, text)
 
 
 async def test_the_resolution_panel_does_not_call_the_verifier_raising_a_contract_problem(tmp_path):

@@ -589,8 +589,11 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
     error = explain.import_error
     if error is not None:
         terminal.say(f"  importing the verifier raised {error.said}")
-    for line in environment_lines(explain.environment):
-        terminal.say(f"  {line}" if line else "")
+    environment = environment_lines(explain.environment, one_line)
+    if environment:
+        terminal.say("")
+    for line in environment:
+        terminal.say(f"  {plain(line)}")
     return 0
 
 

@@ -233,9 +233,8 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     elif error is None:
         out.append("")
         out.append("no contract problems: verify would be called")
-    for text in environment_lines(data.environment):
-        out.append(text)
-    return out
+    environment = [plain(line) for line in environment_lines(data.environment, one_line)]
+    return out + ([""] if environment else []) + environment
 
 
 def refused(group: Any) -> str | None:

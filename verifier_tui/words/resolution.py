@@ -1,8 +1,7 @@
 """How the runner will import and call the verifier, in the lines every face
 prints the same: sys.path in the order the runner placed it with each entry's
-roles, where ``nemo_gym.verifiers`` resolves, and ``verify``'s signature
-with each parameter's binding; the runner's environment, for the text
-output (:func:`environment_lines`). A line is a list of parts, each its text and
+roles, where ``nemo_gym.verifiers`` resolves, ``verify``'s signature
+with each parameter's binding, and the runner's environment. A line is a list of parts, each its text and
 what it is (:data:`HEADING`, :data:`QUIET`, :data:`STRONG`, :data:`PROBLEM`,
 :data:`WARN`, or plain): the TUI's resolution panel gives
 each kind its style, the text output joins them (:func:`plain`)."""
@@ -158,25 +157,32 @@ def problem_head(data: Explanation) -> str:
     return "contract problem: "
 
 
-def environment_lines(environment: ChildEnvironment | None) -> list[str]:
+def environment_lines(
+    environment: ChildEnvironment | None, text: Callable[[str], str] = str, *, this_machine: bool = True
+) -> list[Line]:
     """What the runner's environment held, by where it came from: names only,
-    values only for verifier-tui's own and the task's (as task.toml writes them).
-    Said alike by ``explain TASK`` and ``explain TRIAL`` (the replay's, the
-    trial's tables as Harbor built them), after a blank line."""
+    values only for verifier-tui's own and the task's (as task.toml writes
+    them, on one line: anything may be written there). Said alike by
+    ``explain TASK``, ``explain TRIAL`` (the replay's, the trial's tables as
+    Harbor built them) and the TUI. Without ``this_machine``, the rows that
+    differ from machine to machine (the user's own variables, what was held
+    back) are left out, as a snapshot of the screen needs."""
+    from verifier_tui.engine.sandbox.environment import FROM_USER, interpreter_switches
+
     if environment is None:
         return []
-    from verifier_tui.engine.sandbox.environment import interpreter_switches
-
-    lines = ["", "environment (what the runner gets):"]
+    lines: list[Line] = [[("environment", HEADING), ("  what the runner gets, as in Harbor's sandbox", QUIET)]]
     by_source: dict[str, list[str]] = {}
     for row in environment.passed:
         shown = row.name if row.shown is None else f"{row.name}={row.shown}"
-        by_source.setdefault(row.source, []).append(one_line(shown))  # task.toml's: anything, line breaks too
+        by_source.setdefault(row.source, []).append(text(one_line(shown)))
     for source, names in by_source.items():
-        lines.append(f"  from {source}: {', '.join(names)}")
+        if this_machine or source != FROM_USER:
+            lines.append([(f"  {source}: ", STRONG), (", ".join(names), PLAIN)])
     held = environment.held_back
-    if held:
+    if held and this_machine:
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""
-        lines.append(f"  held back: {len(held)} other variable(s) of your environment{among} (--env NAME passes one)")
+        count = f"{len(held)} more variable{'' if len(held) == 1 else 's'}"
+        lines.append([(f"  held back: {count} of your environment{among}; give --env NAME to pass one", QUIET)])
     return lines

@@ -27,6 +27,7 @@ from verifier_tui.words.resolution import (
     WARN,
     Line,
     binding_lines,
+    environment_lines,
     nemo_gym_lines,
     problem_head,
     sys_path_lines,
@@ -142,35 +143,8 @@ def _styled(lines: list[Line]) -> list[Any]:
 
 
 def _environment(explain: Explanation, fmt: Display) -> list[Any]:
-    """What the runner's environment held (verifier_tui.engine.sandbox.environment):
-    names by where they came from, values only for verifier-tui's own and the
-    task's; what was held back, by count, naming the interpreter switches."""
-    from verifier_tui.engine.sandbox.environment import FROM_USER, interpreter_switches
-
-    environment = explain.environment
-    if environment is None:
-        return []
-    parts: list[Any] = [("environment", _HEAD), ("  what the runner gets, as in Harbor's sandbox\n", _MUTED)]
-    by_source: dict[str, list[str]] = {}
-    for row in environment.passed:
-        shown = row.name if row.shown is None else f"{row.name}={row.shown}"
-        by_source.setdefault(row.source, []).append(fmt.text(shown))
-    for source, names in by_source.items():
-        if fmt.deterministic and source == FROM_USER:
-            continue  # differs from machine to machine: kept out of snapshots
-        parts += [(f"  {source}: ", "bold"), ", ".join(names), "\n"]
-    held = environment.held_back
-    if held and not fmt.deterministic:
-        switches = interpreter_switches(held)
-        among = f", among them {', '.join(switches)}" if switches else ""
-        parts.append(
-            (
-                f"  held back: {len(held)} more of your environment{among}; start verifier-tui with --env NAME "
-                "to pass one\n",
-                _MUTED,
-            )
-        )
-    return parts
+    # the rows that differ from machine to machine are kept out of snapshots
+    return _styled(environment_lines(explain.environment, fmt.text, this_machine=not fmt.deterministic))
 
 
 def _hint(problem: str, mode: str) -> str | None:
