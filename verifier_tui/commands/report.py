@@ -28,6 +28,7 @@ from verifier_tui.words.paths import here, home_folder, text_from, tilde
 from verifier_tui.words.resolution import (
     binding_lines,
     environment_lines,
+    interpreter_lines,
     nemo_gym_lines,
     plain,
     problem_line,
@@ -211,9 +212,7 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     for notice in notices(session) + list(data.notices):
         out.append(f"note: {one_line(notice)}")
     shown = partial(_shown_path, home=home_folder())
-    python = data.python
-    if python is not None:
-        out.append(f"python {python.version} ({shown(python.executable or '?')})")
+    out += [plain(line) for line in interpreter_lines(data, shown)]
     out.append("")
     out += [plain(line) for line in sys_path_lines(data, shown)]
     for shadow in shadow_lines(data, here):

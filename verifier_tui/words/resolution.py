@@ -56,6 +56,25 @@ def sys_path_lines(explain: Explanation, show_path: Callable[[str], str], where:
     return lines
 
 
+def interpreter_lines(explain: Explanation, show_path: Callable[[str], str], *, version: bool = True) -> list[Line]:
+    """The interpreter the runner ran on, its version (without ``version``:
+    left out, as a snapshot of the screen needs) and the switches it was
+    started with."""
+    python = explain.python
+    if python is None:
+        return []
+    said = f"{python.implementation or 'python'} {python.version or '?'} " if version else ""
+    flags = [name for name, on in python.flags.items() if on and name != "dont_write_bytecode"]
+    return [
+        [
+            ("interpreter ", HEADING),
+            (said, PLAIN),
+            (f"({show_path(python.executable or '?')})", QUIET),
+            (f"  flags: {', '.join(flags)}" if flags else "", QUIET),
+        ]
+    ]
+
+
 def nemo_gym_lines(explain: Explanation, show_path: Callable[[str], str]) -> list[Line]:
     """Where ``nemo_gym.verifiers`` resolves (and the role of the sys.path
     entry it is found under), the copies it shadows, and a nemo_gym imported

@@ -28,6 +28,7 @@ from verifier_tui.words.resolution import (
     Line,
     binding_lines,
     environment_lines,
+    interpreter_lines,
     nemo_gym_lines,
     problem_head,
     sys_path_lines,
@@ -116,18 +117,7 @@ def _nemo_gym(explain: Explanation, fmt: Display) -> list[Any]:
 
 
 def _interpreter(explain: Explanation, fmt: Display) -> list[Any]:
-    python = explain.python
-    if python is None:
-        return []
-    version = "" if fmt.deterministic else f"{python.implementation or 'python'} {python.version or '?'} "
-    flags = [name for name, on in python.flags.items() if on and name != "dont_write_bytecode"]
-    return [
-        ("interpreter ", _HEAD),
-        version,
-        (f"({fmt.path(python.executable)})", _MUTED),
-        (f"  flags: {', '.join(flags)}" if flags else "", _MUTED),
-        "\n",
-    ]
+    return _styled(interpreter_lines(explain, fmt.path, version=not fmt.deterministic))
 
 
 def _sys_path(explain: Explanation, fmt: Display) -> list[Any]:
