@@ -360,7 +360,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
             type=_module_names,
             default=(),
             help="a run started ahead imports these modules (comma-separated) while it waits, before the "
-            "task's files are read (off by default; see the README's warm runs)",
+            'task\'s files are read (off by default; see "Warm runs" in docs/sandbox.md)',
         ),
     ),
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
