@@ -136,6 +136,28 @@ async def test_choose_verifier_from_another_file(tmp_path):
         assert result.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
 
 
+async def test_an_emptied_folder_box_chooses_nothing(example):
+    """The workspace box emptied (ctrl+u, backspace) and enter: the folder
+    verifier-tui started in became /app, said as `workspace .`, and the verifier
+    ran on it (the user's home, say) as if it were typed; a file picker says
+    `(empty) is not a file`."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        assert isinstance(app.screen, PickerScreen) and app.screen.folders
+        box = app.screen.query_one("#path", Input)
+        box.value = "  "
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)  # stays open, says why
+        said = str(app.screen.query_one("#picker-error").content)
+        assert said.startswith("(empty) is not a folder"), said
+        assert len(app.finished) == 1 and app.session.workspace is not None
+        assert app.session.workspace.parent.name == "correct"
+
+
 async def test_choose_workspace_with_the_folder_picker(example):
     root = example("hello-file")
     app = make_app(root, watch=False)

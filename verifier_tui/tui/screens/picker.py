@@ -173,7 +173,9 @@ class PickerScreen(ModalScreen[Path | None]):
     def action_use(self) -> None:
         box = self.query_one(PathBox)
         path = box.chosen
-        if not (path.is_dir() if self.folders else path.is_file()):
+        # An empty box names no path: taken from where the tool started, it was that folder, and a
+        # folder picker made it /app unasked (the user's home, say) where a file picker refused it.
+        if not box.value.strip() or not (path.is_dir() if self.folders else path.is_file()):
             kind = "folder" if self.folders else "file"
             self.query_one("#picker-error", Label).update(content(f"{box.value.strip() or '(empty)'} is not a {kind}"))
             return
