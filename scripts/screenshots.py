@@ -125,6 +125,8 @@ TRIAL_SHOTS = {
 }
 #: The trial each trial's picture opens (the others open a genuine job or the jobs folder).
 TRIAL_OF = {"trial-verify-raised": "report__x7QmK2p", "trial-root-cause": "report__Zk8Wn1c"}
+#: The pictures of copies of genuine Harbor 0.26.0 jobs (``../shared/harbor-0.26``).
+GENUINE = ("job-overview", "jobs-folder")
 
 
 def build_job(runs: Path) -> Path:
@@ -190,8 +192,7 @@ def genuine_jobs(root: Path) -> tuple[Path, Path]:
     from tests.harbor.job_copies import mixed_job
     from tests.helpers.harbor import HARBOR_REAL
 
-    if HARBOR_REAL is None:
-        raise SystemExit("scripts/screenshots.py: ../shared/harbor-0.26 is not here: no genuine trials to copy")
+    assert HARBOR_REAL is not None  # main refused the genuine pictures without it
     shutil.copytree(HARBOR_REAL / "jobs", root / "jobs")
     return root / "jobs", mixed_job(HARBOR_REAL, root / "built" / "mixed")
 
@@ -235,6 +236,14 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
     return Path(saved)
 
 
+def _harbor_real() -> Path | None:
+    """The genuine Harbor 0.26.0 jobs and tasks, as the test suite finds them (None: not here)."""
+    sys.path.insert(0, str(REPO))  # the test suite's helpers
+    from tests.helpers.harbor import HARBOR_REAL
+
+    return HARBOR_REAL
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="scripts/screenshots.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -246,6 +255,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(args.only) - set(names)
     if unknown:
         parser.error(f"no such shot: {', '.join(sorted(unknown))} (there are: {', '.join(names)})")
+    # A clone away from this project's ../shared has no genuine jobs: said before any picture is
+    # made, with the ones it can make (the run once stopped there, half of screenshots/ made again).
+    genuine = [name for name in GENUINE if not args.only or name in args.only]
+    if genuine and _harbor_real() is None:
+        parser.error(
+            f"{', '.join(genuine)}: copies of genuine Harbor 0.26.0 jobs, from ../shared/harbor-0.26, "
+            f"which is not here; name the others to make them: {' '.join(n for n in names if n not in GENUINE)}"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     saved = []
     for shot in SHOTS:
@@ -263,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             os.chdir(started)
             if "jobs-compared" in wanted:
                 saved.append(asyncio.run(take_trial("jobs-compared", two_jobs(Path(scratch) / "two"), args.out)))
-            others = [name for name in wanted if name not in TRIAL_OF and name != "jobs-compared"]
+            others = [name for name in wanted if name in GENUINE]
             if others:
                 jobs, mixed = genuine_jobs(Path(scratch) / "genuine")
                 saved += [
