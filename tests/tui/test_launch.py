@@ -120,6 +120,9 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("verifier-tui: ") and "needs a terminal" in lines[0]
+    # Neither a terminal once read "stdin and stdout is not one".
+    said = {"neither": "neither stdin nor stdout is one", "stdin only": "stdout is not one"}
+    assert said.get(terminal, "stdin is not one") in lines[0], lines[0]
     assert "verifier-tui run " in lines[0] and "verifier-tui watch " in lines[0]
     assert (tmp_path / "out").read_text() == ""  # no escape codes written into the file
 

@@ -65,10 +65,12 @@ def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True
-    where = " and ".join(name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not stream.isatty())
+    # Said of each stream that is not one ("stdin and stdout is not one" read wrong).
+    lacking = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not stream.isatty()]
+    where = "neither stdin nor stdout is one" if len(lacking) == 2 else f"{lacking[0]} is not one"
     quoted = shlex.join([path, *chosen])
     terminal.error(
-        f"the TUI needs a terminal, and {where} is not one: use `verifier-tui run {quoted}` "
+        f"the TUI needs a terminal, and {where}: use `verifier-tui run {quoted}` "
         f"for one run, or `verifier-tui watch {quoted}` to run on every change"
     )
     return False
