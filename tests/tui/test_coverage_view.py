@@ -289,3 +289,22 @@ async def test_n_with_no_line_unreached_says_so(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         assert app.notices[-1:] == ["no line is marked ✗: a case reached every line that runs"], app.notices
+
+
+async def test_a_task_without_cases_is_measured_on_its_run_and_says_so(tmp_path):
+    """A task with no cases (a Harbor task as published): `g` measured the
+    run on the current choices and said `Coverage of 1 case`, and of each line
+    `line 1 reached by -`, a case named `-` the task does not have."""
+    from tests.helpers.tasks import BRANCHY_HELPER, BRANCHY_VERIFIER, make_task
+
+    task = make_task(tmp_path / "tasks" / "caseless", BRANCHY_VERIFIER, files={"scoring.py": BRANCHY_HELPER})
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        assert isinstance(app.screen, CoverageScreen)
+        shown = [line.strip() for line in screen_text(app).splitlines()]
+        assert shown[0] == "Coverage of the run without a case: 7 of 17 lines ran", shown[0]
+        assert shown[-2] == "line 1 reached by the run without a case", shown[-2]

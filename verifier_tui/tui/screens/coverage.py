@@ -44,6 +44,16 @@ MARKS = (
 )
 
 
+#: The key of the run on a task without cases, by the current choices: a case's name is never empty,
+#: so no case shares it (``-`` did, and the view said ``reached by -``, a case the task does not have).
+NO_CASE = ""
+
+
+def _named(name: str) -> str:
+    """A run of the view as the screen names it: its case, as the cases list names it."""
+    return one_line(name) if name != NO_CASE else "the run without a case"
+
+
 class CoverageScreen(KeyedScreen):
     BINDINGS = [
         key("n", "next_missed", "next ✗", "Next line no case reached", "Move to it, after the highlighted line"),
@@ -56,7 +66,7 @@ class CoverageScreen(KeyedScreen):
     MARKS = MARKS
 
     by_case: var[dict[str, Coverage]] = var(dict, init=False)
-    """Each case's coverage from its latest run (``-``: the current choices of a task without cases)."""
+    """Each case's coverage from its latest run (:data:`NO_CASE`: the current choices of a task without cases)."""
 
     def __init__(
         self,
@@ -94,8 +104,8 @@ class CoverageScreen(KeyedScreen):
         if coverage is None and result.outcome in (Outcome.COULD_NOT_START, Outcome.REFUSED_BY_SHIM):
             coverage = Coverage({}, f"no coverage: the run {result.outcome.value}")  # in, not still running
         if coverage is not None:  # (None: a run started before the view asked for coverage)
-            self.by_case[result.case or "-"] = coverage
-            self.ran_as[result.case or "-"] = result.sequence
+            self.by_case[result.case or NO_CASE] = coverage
+            self.ran_as[result.case or NO_CASE] = result.sequence
             self.mutate_reactive(CoverageScreen.by_case)
 
     def outdated(self, through: int) -> None:
@@ -119,14 +129,14 @@ class CoverageScreen(KeyedScreen):
         by_case, old = self._in_use()
         runs = {name: c.files for name, c in by_case.items() if c.problem is None}
         # each case by the name the cases list gives it (headless, ``test`` names it task::case)
-        problems = problem_words(((one_line(name), c.problem) for name, c in by_case.items() if c.problem), self.cases)
+        problems = problem_words(((_named(name), c.problem) for name, c in by_case.items() if c.problem), self.cases)
         problems += not_measured_words(
             {path: why for c in by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
         )
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
-        cases = f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
+        cases = _named(NO_CASE) if list(runs) == [NO_CASE] else f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
         # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
         running = self.cases - len(by_case)
         said, style = f"Coverage of {cases}: {ran} of {lines} lines ran", "bold"
@@ -178,7 +188,7 @@ class CoverageScreen(KeyedScreen):
                 content((f"{self.fmt.path(path)}:{number}", "$text-muted"))
             )
             return
-        names = [one_line(name) for name, c in by_case.items() if path in c.files and number in c.files[path].executed]
+        names = [_named(name) for name, c in by_case.items() if path in c.files and number in c.files[path].executed]
         lines = merge(c.files for c in by_case.values()).get(path)
         if lines is None or number not in lines.statements:
             said = f"{self.fmt.path(path)}:{number}"
