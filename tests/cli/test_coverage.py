@@ -97,6 +97,15 @@ def test_run_coverage_is_one_cases(env, tmp_path):
     ]
 
 
+def test_run_coverage_without_a_case_says_so(env, tmp_path):
+    """``run TASK --coverage`` on a task without cases (a Harbor task as
+    published) said `coverage of 1 case`: there is none; the run was on an
+    empty scratch workspace."""
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "run", task, "--workspace", task / "cases" / "empty" / "workspace", "--coverage", cwd=tmp_path)
+    assert "coverage of the run without a case: 7 of 18 lines ran" in done.stdout.splitlines(), done.stdout
+
+
 @pytest.mark.parametrize(
     ("where", "says"),
     [("no-such-folder/cov.info", "there is no folder"), (".", "is a folder")],
@@ -180,7 +189,7 @@ def test_a_coverage_file_naming_a_file_outside_the_task_through_dots_reads_nothi
     report = tmp_path / "coverage.info"
     done = run_tool(env, "run", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
     no_traceback(done)
-    assert done.returncode == 0 and "coverage of 1 case" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "coverage of the run without a case" in done.stdout, done.stdout + done.stderr
     assert "SUPERSECRET" not in done.stdout and "credentials" not in done.stdout, done.stdout
     assert "credentials" not in report.read_text()
 

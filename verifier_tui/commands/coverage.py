@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands.report import open_report
-from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, problem_words, to_json
+from verifier_tui.engine.coverage import (
+    lcov,
+    merge,
+    missing_words,
+    not_measured_words,
+    problem_words,
+    runs_words,
+    to_json,
+)
 from verifier_tui.words.paths import here
 from verifier_tui.words.text import one_line
 
@@ -41,7 +49,7 @@ def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
         return out
     lines = sum(len(f.statements) for f in union.values())
     ran = sum(len(f.executed) for f in union.values())
-    cases = f"{len(per_case)} case{'s' if len(per_case) != 1 else ''}"
+    cases = runs_words(len(per_case), all(result.case is None for _name, result in named))
     out.append(f"coverage of {cases}: {ran} of {lines} lines ran" + ("" if ran < lines else ", every one"))
     for file in union.values():
         out += missing_words(file, here(file.path))

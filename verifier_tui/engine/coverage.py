@@ -141,6 +141,18 @@ class Coverage:
 _WHY_AT_MOST = 200  # the runner's words for a file it could not compile, as kept
 
 
+#: Both faces' name for a run on no case (a task without cases, or a workspace chosen): `1 case` and
+#: `reached by -` named a case there is not.
+WITHOUT_A_CASE = "the run without a case"
+
+
+def runs_words(count: int, without_a_case: bool) -> str:
+    """What a coverage is of: ``2 cases``, ``1 case``, or its one run on no case."""
+    if without_a_case and count == 1:
+        return WITHOUT_A_CASE
+    return f"{count} case{'' if count == 1 else 's'}"
+
+
 def problem_words(problems: Iterable[tuple[str, str]], cases: int) -> list[str]:
     """Why cases have no coverage (``problems``: each case's name and
     ``no coverage: why``), each reason once, naming its cases unless it is

@@ -14,7 +14,15 @@ from textual.reactive import var
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, problem_words, source_lines
+from verifier_tui.engine.coverage import (
+    WITHOUT_A_CASE,
+    Coverage,
+    merge,
+    not_measured_words,
+    problem_words,
+    runs_words,
+    source_lines,
+)
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.task.cases import case_order
 from verifier_tui.tui.display import content
@@ -51,7 +59,7 @@ NO_CASE = ""
 
 def _named(name: str) -> str:
     """A run of the view as the screen names it: its case, as the cases list names it."""
-    return one_line(name) if name != NO_CASE else "the run without a case"
+    return one_line(name) if name != NO_CASE else WITHOUT_A_CASE
 
 
 class CoverageScreen(KeyedScreen):
@@ -136,7 +144,7 @@ class CoverageScreen(KeyedScreen):
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
-        cases = _named(NO_CASE) if list(runs) == [NO_CASE] else f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
+        cases = runs_words(len(runs), list(runs) == [NO_CASE])
         # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
         running = self.cases - len(by_case)
         said, style = f"Coverage of {cases}: {ran} of {lines} lines ran", "bold"
