@@ -450,3 +450,23 @@ def test_a_tests_verifier_named_under_step_says_the_steps_own_runs_in_its_place(
     assert "under --step second" in said[0] and "runs in its place" in said[0], said
     plain = run_tool(env, "run", own_step, "--case", "hello", "--step", "second")
     assert "runs in its place" not in plain.stdout, plain.stdout  # not named: nothing was put in its place
+
+
+def test_a_case_saved_under_step_says_it_records_no_step_and_how_to_check_it(env, own_step):
+    """--save-case under --step second: the case's expected.json is the step's verdict, yet the case
+    holds nothing of the step, so `test` (no --step) checks it against tests/ and fails it. The case
+    files have no place for a step (expected.json takes rewards, tolerance, exit_code): the save says
+    so, and names the command that checks it as it ran."""
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--save-case", "halved")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if "records no step" in line]
+    assert len(said) == 1 and "--step second" in said[0], done.stdout
+    data = json.loads(
+        run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--save-case", "other", "--json").stdout
+    )
+    assert [n for n in data["saved_case"]["notes"] if "records no step" in n], data["saved_case"]
+    checked = run_tool(env, "test", own_step, "--step", "second", "--case", "halved")
+    assert checked.returncode == 0, checked.stdout + checked.stderr  # what the note sends the user to run
+    plain = run_tool(env, "run", own_step, "--case", "hello", "--save-case", "plain")
+    assert "records no step" not in plain.stdout, plain.stdout

@@ -538,3 +538,20 @@ async def test_b_with_no_case_and_no_response_does_not_speak_of_the_case_s(tmp_p
         shown = " ".join(widget_text(app, "#reward-body").split())
     assert "the case has none" not in shown, shown
     assert "no response to run the environment-server mode with: no case is chosen and no response" in shown, shown
+
+
+async def test_k_under_step_says_the_case_records_no_step(tmp_path):
+    """k with --step second kept the step's verdict as expected.json and said nothing of the step,
+    which the case cannot hold: test without --step then checks it against tests/ and fails it."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False, step="second")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await keep_as(app, pilot, "halved")
+        await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
+        status = widget_text(app, "#status")
+    assert "records no step" in status and "--step second" in status, status

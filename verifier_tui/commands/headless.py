@@ -66,7 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             terminal.error(f"could not stage the run: {exc}")
             return 2
-        saved = save(result, session.task, args.save_case) if args.save_case is not None else None
+        saved = save(result, session.task, args.save_case, session.step) if args.save_case is not None else None
         named = [(result.case or "-", result)]
         if args.json:
             data = report.result_json(session, result)

@@ -91,9 +91,10 @@ def refusal(task_root: Path, name: str | None, workspace: Path | None = None) ->
     return None
 
 
-def save(result: RunResult, task: Task, name: str) -> dict[str, Any]:
+def save(result: RunResult, task: Task, name: str, step: str | None = None) -> dict[str, Any]:
     """The run kept as the task's case ``name``, said as ``--json``'s ``saved_case``:
-    the folder and what it holds, or the problem that kept anything from being written."""
+    the folder and what it holds, or the problem that kept anything from being written.
+    ``step``: the step of a multi-step task the run was (``--step``), which the case cannot record."""
     from verifier_tui.engine.task.cases import default_task_data
 
     shared = default_task_data(task.root, task.tests_dir)
@@ -104,7 +105,16 @@ def save(result: RunResult, task: Task, name: str) -> dict[str, Any]:
         if isinstance(exc, OSError) and exc.strerror:  # in words, never "[Errno 28] ..."
             why = f"{exc.filename}: {exc.strerror}" if exc.filename else f"{exc.strerror} in {task.root / 'cases'}"
         return {"folder": None, "files": [], "notes": [], "problem": f"the run was not kept as case {name}: {why}"}
-    return {"folder": str(kept.folder), "files": list(kept.files), "notes": list(kept.notes), "problem": None}
+    notes = list(kept.notes)
+    if step is not None:
+        # A case's files have no place for a step (expected.json takes rewards, tolerance or exit_code,
+        # and a case runs as the command that checks it says): its expected.json is the step's verdict,
+        # which test checks only under the same --step; without it, test runs tests/ with [verifier].
+        notes.append(
+            f"the case records no step: verifier-tui test checks it as this run did only with --step {step} "
+            "(without it, tests/ with the task's [verifier])"
+        )
+    return {"folder": str(kept.folder), "files": list(kept.files), "notes": notes, "problem": None}
 
 
 def expected_of(result: RunResult) -> dict[str, Any] | None:

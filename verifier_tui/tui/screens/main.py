@@ -676,7 +676,7 @@ class MainScreen(SizedScreen):
             status.set_note(f"nothing has run yet to keep as a case: {self._until_a_run()}")
             return
         said, kept = await keep_run(
-            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note
+            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note, session.step
         )
         if kept:
             try:

@@ -377,7 +377,7 @@ class TrialScreen(SizedScreen):
         def say(line: str) -> None:
             status.state = content((line, "$warning"))
 
-        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path, say)
+        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path, say, session.step)
         if said:
             status.state = content((said, "$success" if kept else "$error"))
 
