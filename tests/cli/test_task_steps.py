@@ -470,3 +470,36 @@ def test_a_case_saved_under_step_says_it_records_no_step_and_how_to_check_it(env
     assert checked.returncode == 0, checked.stdout + checked.stderr  # what the note sends the user to run
     plain = run_tool(env, "run", own_step, "--case", "hello", "--save-case", "plain")
     assert "records no step" not in plain.stdout, plain.stdout
+
+
+def test_test_of_a_folder_accounts_for_the_tasks_without_the_step_and_passes_on_the_others(env, own_step, tmp_path):
+    """test FOLDER --step second over tasks some of which have no step second: each such task failed the
+    whole command (exit 1, a JUnit failure, under --json `errors`), though --step named nothing wrong in
+    it. Each is a row saying why it was not tested, a skipped JUnit test and `without_step` in --json;
+    the exit is the tested tasks'. No task having the step is one line, exit 2."""
+    (own_step / "cases" / "hello" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    own_step.rename(folder / "multi-step")
+    plain = folder / "plain"
+    shutil.copytree(folder / "multi-step", plain, symlinks=True)
+    toml = plain / "task.toml"
+    toml.write_text(toml.read_text().split("[[steps]]")[0])
+    done = run_tool(env, "test", folder, "--step", "second")
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if "plain" in line]
+    assert len(said) == 1 and "not tested: --step second: plain has no [[steps]]" in said[0], done.stdout
+    assert done.stdout.splitlines()[-1] == "1 passed, 0 failed, 1 task without step second", done.stdout
+    junit = tmp_path / "report.xml"
+    data = json.loads(run_tool(env, "test", folder, "--step", "second", "--json", "--junit", junit).stdout)
+    assert data["errors"] == [] and data["passed"] == 1, data
+    assert [(t["task"], t["reason"]) for t in data["without_step"]] == [
+        ("plain", "--step second: plain has no [[steps]] in its task.toml (Harbor verifies it as one)")
+    ]
+    suite = ET.parse(junit).getroot()
+    assert suite.get("failures") == "0" and suite.get("skipped") == "1", ET.tostring(suite)
+    none = run_tool(env, "test", folder, "--step", "third")
+    no_traceback(none)
+    assert none.returncode == 2 and none.stdout == "", none.stdout
+    assert len(none.stderr.strip().splitlines()) == 1 and "step 'third'" in none.stderr, none.stderr

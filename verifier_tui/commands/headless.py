@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.changes import Change
+    from verifier_tui.engine.suite import Collection
 
 
 def print_result(session: Session, result: RunResult) -> None:
@@ -147,7 +148,7 @@ def test_command(args: argparse.Namespace) -> int:
         # no verifier yet) watches for the save that makes its cases runnable, as it does once they ran
         fixable = args.watch and any(group.session is not None for group in groups)
         if not runnable and not any(group.invalid for group in groups) and not fixable:
-            return _nothing_to_test(args, groups, collection.without_cases, own, junit_name)
+            return _nothing_to_test(args, groups, collection, own, junit_name)
         problem = _reports_problem(args, own)
         if problem:  # a report that cannot be written: none is
             terminal.error(problem)
@@ -180,14 +181,16 @@ def test_command(args: argparse.Namespace) -> int:
         refused = [group for group in groups if report.refused(group)]
         named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
-            data = report.test_json(ran, wall, collection.without_cases)
+            data = report.test_json(ran, wall, collection.without_cases, collection.without_step)
             terminal.out_json(coverage.with_member(args, data, named))
         else:
-            for line in report.test_lines(ran, coverage.said(args, named), collection.without_cases):
+            for line in report.test_lines(
+                ran, coverage.said(args, named), collection.without_cases, collection.without_step
+            ):
                 terminal.out(line)
         junit = None
         if args.junit:
-            cases = report.junit_cases(ran, collection.without_cases)
+            cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
             network = report.shared_network(r for _group, rs in ran for r in rs)
             junit = report.write_junit(
                 args.junit,
@@ -209,27 +212,30 @@ def test_command(args: argparse.Namespace) -> int:
 def _nothing_to_test(
     args: argparse.Namespace,
     groups: list[Any],
-    without: list[Path],
+    collection: Collection,
     own: list[tuple[str, Path | None]],
     name: str,
 ) -> int:
     """No task could be tested: why, one line each, and in the reports (exit 2);
-    the tasks found ``without`` a case are said too, as when some case runs.
+    the tasks found without a case (or without the step) are said too, as when some case runs.
     ``--json`` still prints the test document (its ``errors``, each task's
     ``harbor_refuses_task``), as ``test --watch --json`` does each round: a
     script reading stdout got nothing to parse."""
+    without = collection.without_cases
     ran: list[tuple[Any, list[RunResult]]] = [(group, []) for group in groups]
     if args.json:
-        terminal.out_json(report.test_json(ran, 0.0, without))
+        terminal.out_json(report.test_json(ran, 0.0, without, collection.without_step))
     for group in groups:
         terminal.error(f"{'' if len(groups) == 1 else group.id + ': '}{report.error_line(group.error)}")
         for line in report.cases_not_run(group):
             terminal.error(line if len(groups) == 1 else f"{group.id}: {line}")
     for task in without:
         terminal.error(report.without_case(task))
+    for lacking in collection.without_step:
+        terminal.error(report.without_the_step(lacking))
     if args.junit and not report.output_file_problem("--junit", args.junit, own):
         # a report of the last run left in place would show CI a green page
-        report.write_junit(args.junit, name, report.junit_cases(ran, without), 0.0)
+        report.write_junit(args.junit, name, report.junit_cases(ran, without, collection.without_step), 0.0)
     return 2
 
 

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Options, Session
+    from verifier_tui.engine.suite import WithoutStep
 
 
 def _shown_path(path: str, home: str) -> str:
@@ -255,8 +256,14 @@ def shared_network(results: Iterable[RunResult | None]) -> str | None:
     return next((said for r in results if r is not None and (said := shared(r.limits))), None)
 
 
-def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequence[Path] = ()) -> dict[str, Any]:
-    """The test document (docs/json-output.md); ``without``: the tasks found without a case."""
+def test_json(
+    ran: list[tuple[Any, list[RunResult]]],
+    wall: float,
+    without: Sequence[Path] = (),
+    without_step: Sequence[WithoutStep] = (),
+) -> dict[str, Any]:
+    """The test document (docs/json-output.md); ``without``: the tasks found without a case;
+    ``without_step``: those found without the step ``--step`` names."""
     from verifier_tui.engine.suite import no_cases
 
     single = ran[0][0] if len(ran) == 1 else None
@@ -281,6 +288,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
         ],
         "not_judged": [{"task": g.id, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
         "without_cases": [{"task": p.name, "folder": str(p), "reason": no_cases(p)} for p in without],
+        "without_step": [{"task": w.folder.name, "folder": str(w.folder), "reason": w.why} for w in without_step],
         "tasks": [
             {
                 "name": g.id,
@@ -470,13 +478,17 @@ def shared_notes(results: list[RunResult]) -> list[str]:
 
 
 def test_lines(
-    ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | None = None, without: Sequence[Path] = ()
+    ran: list[tuple[Any, list[RunResult]]],
+    after_table: list[str] | None = None,
+    without: Sequence[Path] = (),
+    without_step: Sequence[WithoutStep] = (),
 ) -> list[str]:
     """``test``'s text: each task's part (:func:`group_lines`), the tasks
-    found ``without`` a case, ``after_table`` (``--coverage``'s lines), the
+    found ``without`` a case or ``without_step``, ``after_table`` (``--coverage``'s lines), the
     summary line, and the copy sandbox's warning when a case ran in it."""
     out = [line for group, results in ran for line in group_lines(group, results)]
     out += [f"{NOT_RUN}  {without_case(p)}" for p in without]
+    out += [f"{NOT_RUN}  {without_the_step(w)}" for w in without_step]
     out += after_table or []
     every = [result for _group, results in ran for result in results]
     passed = sum(1 for result in every if result.expected_matched)
@@ -493,9 +505,11 @@ def test_lines(
     not_judged = sum(len(group.not_judged) for group, _results in ran)
     if not_judged:
         summary += f", {not_judged} not judged"
-    from verifier_tui.engine.suite import without_cases_counted
+    from verifier_tui.engine.suite import without_cases_counted, without_step_counted
 
-    summary += "".join(f", {counted}" for counted in without_cases_counted(without))
+    summary += "".join(
+        f", {counted}" for counted in [*without_cases_counted(without), *without_step_counted(without_step)]
+    )
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     network = shared_network(r for _group, rs in ran for r in rs)
@@ -509,6 +523,11 @@ def cases_not_run(group: Any) -> list[str]:
     if group.error is None:
         return []
     return [f"{one_line(case.name)}: not run (its task is not tested)" for case in group.cases]
+
+
+def without_the_step(task: WithoutStep) -> str:
+    """A task found without the step ``--step`` names: not tested, and why."""
+    return f"task {one_line(task.folder.name)} ({here(task.folder)}): not tested: {one_line(task.why)}"
 
 
 def without_case(task: Path) -> str:
@@ -548,10 +567,12 @@ def classname(group: Any) -> str:
     return group.name if group.verifier_apart is None else f"{group.name}.{group.verifier_apart}"
 
 
-def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = ()) -> list[JunitCase]:
+def junit_cases(
+    ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = (), without_step: Sequence[WithoutStep] = ()
+) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
-    errors first, for what could not be run; a task found ``without`` a case,
-    a skipped test (as pytest reports a test it did not run, and not a failure)."""
+    errors first, for what could not be run; a task found ``without`` a case
+    (or ``without_step``), a skipped test (as pytest reports a test it did not run, and not a failure)."""
     from verifier_tui.engine.suite import error_is_a_test, not_judged, not_tested
 
     # A test not run is a <failure> saying "not run: ...", as the plugin's (pytest's FAILED) is: a CI moving
@@ -565,6 +586,7 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
         for case in g.cases
     ]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
+    out += [JunitCase(w.folder.name, "(task)", "0", skipped=f"not tested: {w.why}") for w in without_step]
     # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).

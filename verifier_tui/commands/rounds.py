@@ -82,7 +82,7 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
         ran = [(group, results.get(id(group), [])) for group in collection.groups]
         done += 1
         wall = time.perf_counter() - started
-        _show(ran, collection.without_cases, done, trigger, wall, args.json, on_terminal)
+        _show(ran, collection, done, trigger, wall, args.json, on_terminal)
 
     def failed(exc: BaseException) -> None:
         terminal.error(f"round failed: {exc}")
@@ -149,7 +149,7 @@ def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
 
 def _show(
     ran: list[tuple[Any, list[RunResult]]],
-    without: list[Path],
+    collection: Collection,
     number: int,
     trigger: str,
     wall: float,
@@ -158,16 +158,16 @@ def _show(
 ) -> None:
     """One round: its test document on a line (``--json``), else its table,
     drawn anew on a terminal, after a line naming the round elsewhere; the
-    tasks found ``without`` a case are said in each, as ``test`` says them."""
+    tasks found without a case (or the step) are said in each, as ``test`` says them."""
     if as_json:
-        data = report.test_json(ran, wall, without)
+        data = report.test_json(ran, wall, collection.without_cases, collection.without_step)
         data["round"], data["trigger"] = number, trigger
         terminal.out_json(data, indent=None)
     else:
         heading = f"round {number} · {trigger} · {time.strftime('%H:%M:%S')}"
         terminal.write(CLEAR if on_terminal else "")
         terminal.out(heading if on_terminal else report.rule(heading, 20))
-        for line in report.test_lines(ran, without=without):
+        for line in report.test_lines(ran, without=collection.without_cases, without_step=collection.without_step):
             terminal.out(line)
         if on_terminal:
             terminal.out("watching for changes; Ctrl+C stops")

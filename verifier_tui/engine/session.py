@@ -68,6 +68,10 @@ class SelectionError(Exception):
     """A choice that cannot be honoured (no such case, a file that is missing)."""
 
 
+class NoSuchStep(SelectionError):
+    """``--step NAME`` naming no step of the task (``test FOLDER --step NAME`` passes over such a task)."""
+
+
 @record(frozen=True)
 class Options:
     """What the command line (or the TUI's choosers) asked for."""
@@ -200,7 +204,7 @@ class Session:
         name = self.options.step
         if name is None or task.config.step(name) is None:
             if name is not None and strict:
-                raise SelectionError(no_such_step(task, name))
+                raise NoSuchStep(no_such_step(task, name))
             self.step = None
             return task
         self.step = name

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.session import Options, SelectionError, Session
+from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session
 from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
@@ -424,10 +424,27 @@ class JobReplays:
         self._memo.close()
 
 
+@record(frozen=True)
+class WithoutStep:
+    """A task found below a folder that has no step ``--step`` names: not tested, said why
+    (``why``: :func:`~verifier_tui.engine.task.steps.no_such_step`'s line), as a task without a
+    case is, since the step is the folder's other tasks', not a mistake about this one."""
+
+    folder: Path
+    step: str
+    why: str
+
+
+def without_step_counted(tasks: Sequence[WithoutStep]) -> list[str]:
+    """``test``'s summary line: ``1 task without step second``."""
+    return [f"{len(tasks)} task{'s' if len(tasks) > 1 else ''} without step {tasks[0].step}"] if tasks else []
+
+
 @record
 class Collection:
     groups: list[Any]  # TaskCases and JobTrials: groups as the module's docstring says
     without_cases: list[Path] = field(default_factory=list)  # tasks found below a folder, none with a case
+    without_step: list[WithoutStep] = field(default_factory=list)  # tasks found below a folder, lacking --step's
 
     @property
     def runnable(self) -> list[Any]:
@@ -461,10 +478,19 @@ def collect(
     options = options or Options()
     groups: list[Any] = []
     without_cases: list[Path] = []
+    without_step: list[WithoutStep] = []
     try:
         for path in paths:
             target = path if isinstance(path, Target) else classify(path)
-            groups += _groups_for(target, options, task_dir, stand_in, without_cases)
+            found = _groups_for(target, options, task_dir, stand_in, without_cases)
+            without_step += [g for g in found if isinstance(g, WithoutStep)]
+            groups += [g for g in found if not isinstance(g, WithoutStep)]
+        if without_step and not groups:
+            step = without_step[0].step
+            raise CollectionError(
+                f"--step {step}: no task found has it: "
+                + "; ".join(w.why.removeprefix(f"--step {step}: ") for w in without_step)
+            )
         groups = _once_each(groups)
         _verifiers_apart(groups)
         _unique_names(groups)
@@ -476,7 +502,7 @@ def collect(
         raise
     named = {os.path.realpath(group.folder) for group in groups}
     left = {os.path.realpath(p): p for p in without_cases if os.path.realpath(p) not in named}
-    return Collection(groups, sorted(left.values()))
+    return Collection(groups, sorted(left.values()), without_step)
 
 
 def matches(pattern: str, task: str, case: str) -> bool:
@@ -606,16 +632,19 @@ def _job_group(target: Target, options: Options, task_dir: Path | None, stand_in
     return group
 
 
-def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCases:
+def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCases | WithoutStep:
     """The group of the task at ``folder`` (or that a target names). ``named``: the user gave this
     path, so a task with nothing to test says why; a task found below a
-    folder always has cases with an expected.json."""
+    folder always has cases with an expected.json, and one without the
+    step ``--step`` names is passed over (:class:`WithoutStep`)."""
     try:
         session = Session(folder, options)
     except (DiscoveryError, SelectionError) as exc:
         if named:
             raise CollectionError(exc.args[0]) from None  # Advice kept
         where = folder.path if isinstance(folder, Target) else folder
+        if isinstance(exc, NoSuchStep) and options.step is not None:
+            return WithoutStep(where, options.step, str(exc))
         return TaskCases(name=where.name, folder=where, session=None, error=exc.args[0])  # Advice kept
     task = session.task
     # A case folder named: that case only (kept, as a re-read task forgets how it was opened).
