@@ -407,6 +407,22 @@ def test_a_lone_task_whose_cases_cannot_be_read_is_said_from_here(ordinary_user)
     assert (done.returncode, done.stderr) == (2, said), done.stderr
 
 
+def test_the_summary_counts_tasks_not_verifiers(env, tmp_path):
+    """``test two/tests/verifier.py two/tests/other.py`` tests one task with two verifiers: the
+    summary line said ``(2 tasks)``, counting each verifier as a task."""
+    folder = _tasks(tmp_path, "hello-file", "sum-column")
+    two = folder / "hello-file"
+    shutil.copy(two / "tests" / "verifier.py", two / "tests" / "other.py")
+    done = run_tool(env, "test", two / "tests" / "verifier.py", two / "tests" / "other.py", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "8 passed, 0 failed (1 task, 2 verifiers)", done.stdout
+    given = [two / "tests" / "verifier.py", two / "tests" / "other.py", folder / "sum-column"]
+    done = run_tool(env, "test", *given, "--python", PY)
+    assert done.stdout.splitlines()[-1].endswith(" failed (2 tasks, 3 verifiers)"), done.stdout
+    done = run_tool(env, "test", folder, "--python", PY)
+    assert done.stdout.splitlines()[-1].endswith(" failed (2 tasks)"), done.stdout
+
+
 def test_two_verifiers_of_one_task_in_one_run_have_ids_of_their_own(env, tmp_path):
     """``test two/tests/verifier.py two/tests/other.py``: each case's --json id
     came twice (``two::correct``), and so did each JUnit (classname, name),

@@ -510,10 +510,20 @@ def test_lines(
     summary += "".join(
         f", {counted}" for counted in [*without_cases_counted(without), *without_step_counted(without_step)]
     )
-    out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
+    out.append(summary + tested_count(ran))
     warning = copy_warning(ran)
     network = shared_network(r for _group, rs in ran for r in rs)
     return out + ([warning] if warning else []) + ([f"note: {network}"] if network else [])
+
+
+def tested_count(ran: list[tuple[Any, list[RunResult]]]) -> str:
+    """How many tasks the summary line covers, `` (2 tasks)``; two verifiers of one
+    task are two groups of one folder (``test two/tests/verifier.py two/tests/other.py``),
+    counted as verifiers beside the tasks: `` (1 task, 2 verifiers)``. Nothing for one."""
+    tasks = len({os.path.realpath(group.folder) for group, _results in ran})
+    if len(ran) == tasks:
+        return f" ({tasks} tasks)" if tasks > 1 else ""
+    return f" ({tasks} task{'s' if tasks > 1 else ''}, {len(ran)} verifiers)"
 
 
 def cases_not_run(group: Any) -> list[str]:
