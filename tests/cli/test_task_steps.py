@@ -503,3 +503,21 @@ def test_test_of_a_folder_accounts_for_the_tasks_without_the_step_and_passes_on_
     no_traceback(none)
     assert none.returncode == 2 and none.stdout == "", none.stdout
     assert len(none.stderr.strip().splitlines()) == 1 and "step 'third'" in none.stderr, none.stderr
+
+
+def test_a_steps_tests_that_is_a_link_to_nothing_is_said(env, own_step, tmp_path):
+    """steps/second/tests a link to nothing (its folder moved away): Harbor uploads a step's tests only when
+    they exist, so tests/ alone is /tests, and so it was here, without a word, where a link out of the task is
+    said. The note names the link and that nothing of the step's is laid over tests/."""
+    own = own_step / "steps" / "second" / "tests"
+    shutil.rmtree(own)
+    own.symlink_to(tmp_path / "moved-away")
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    said = [n for n in data["notices"] if "steps/second/tests" in n]
+    assert len(said) == 1, data["notices"]
+    assert said[0].startswith(f"steps/second/tests is a link to {tmp_path / 'moved-away'}, which does not exist")
+    assert "not laid over tests/" in said[0], said

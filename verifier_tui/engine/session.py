@@ -44,7 +44,7 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
-from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_linked_out
+from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_unused
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -461,7 +461,7 @@ class Session:
         if self.options.replay:
             return []
         if not self.dropped_step:
-            linked = step_tests_linked_out(self.task.root, self.step)
+            linked = step_tests_unused(self.task.root, self.step)
             return [*steps_notices(self.task.config, self.step), *([linked] if linked else []), *self._stood_in()]
         kept = self.verifier
         # the user's pick from the dropped step's own tests, kept: the run is that file, not the task's

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.kinds import step_tests_linked_out
+from verifier_tui.engine.task.kinds import step_tests_unused
 from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier, step_tests, tests_dirs
 
 if TYPE_CHECKING:
@@ -305,7 +305,7 @@ def plan_replay(
     if env is not None:
         _take_env(plan, env, env_words)
     plan.extra_tests = step_tests(task_dir, step)  # staged over tests/, as Harbor uploads it
-    linked = step_tests_linked_out(task_dir, step)
+    linked = step_tests_unused(task_dir, step)
     if linked is not None:
         plan.notices.append(linked)
     runner_note = _runner_difference(task_dir) if runner == "ours" else None

@@ -357,7 +357,7 @@ def step_tests_folder(task_dir: Path, step: str) -> tuple[Path, bool]:
     a link out of the task, or to nothing, is none of the task's, as a
     ``tests/`` thing linked out of tests/ is none (:func:`task_runner`): a
     sandbox has nothing there. The one test that :func:`step_tests`,
-    :func:`step_tests_linked_out` and a session's watch all apply."""
+    :func:`step_tests_unused` and a session's watch all apply."""
     folder = task_dir / "steps" / step / "tests"
     return folder, not os.path.lexists(folder) or untrusted.kept_in_copy(folder, task_dir)
 
@@ -365,31 +365,40 @@ def step_tests_folder(task_dir: Path, step: str) -> tuple[Path, bool]:
 def step_tests(task_dir: Path, step: str | None) -> Path | None:
     """A step's own ``steps/<name>/tests`` folder (a multi-step task's), when it
     has one of the task's own (:func:`step_tests_folder`; one leading out of
-    the task :func:`step_tests_linked_out` says)."""
+    the task :func:`step_tests_unused` says)."""
     if step is None:
         return None
     folder, own = step_tests_folder(task_dir, step)
     return folder if own and folder.is_dir() else None
 
 
-def step_tests_linked_out(task_dir: Path, step: str | None) -> str | None:
-    """Why the step's own tests folder is not laid over tests/: it is a link out of the task."""
+def step_tests_unused(task_dir: Path, step: str | None) -> str | None:
+    """Why the step's own tests folder is not laid over tests/: it is a link out of the task, or
+    a link to nothing (Harbor's ``Verifier._resolve_tests`` uploads it only when it ``exists()``)."""
     if step is None:
         return None
     folder, own = step_tests_folder(task_dir, step)
-    if own or not folder.is_dir():
-        return None
-    # The link that leads out, as ``ls`` shows it: the first of steps, steps/NAME and steps/NAME/tests
-    # out of the task (naming the tests folder a link when it was steps made the user look at a plain folder).
     parts = folder.relative_to(task_dir).parts
-    prefixes = (task_dir.joinpath(*parts[:n]) for n in range(1, len(parts) + 1))
-    link = next((path for path in prefixes if not untrusted.kept_in_copy(path, task_dir)), folder)
+    prefixes = [task_dir.joinpath(*parts[:n]) for n in range(1, len(parts) + 1)]
+    # A link to nothing (its folder moved away) was passed over without a word, where one out of the task is said.
+    dangling = next((path for path in prefixes if path.is_symlink() and not path.exists()), None)
+    if dangling is None and (own or not folder.is_dir()):
+        return None
+    # The link, as ``ls`` shows it: the first of steps, steps/NAME and steps/NAME/tests to nothing or out of
+    # the task (naming the tests folder a link when it was steps made the user look at a plain folder).
+    outside = (path for path in prefixes if not untrusted.kept_in_copy(path, task_dir))
+    link = dangling if dangling is not None else next(outside, folder)
+    shown = link.relative_to(task_dir).as_posix()
+    what = "it" if link == folder else f"{'/'.join(parts)}, behind it,"
+    if dangling is not None:
+        return (
+            f"{untrusted.not_there_words(dangling).replace(str(dangling), shown, 1)}: {what} is not laid over "
+            "tests/ (Harbor uploads a step's tests only when they are there)"
+        )
     try:
         target = os.readlink(link)
     except OSError:  # made a folder since (or never a link): where it leads
         target = os.path.realpath(link)
-    shown = link.relative_to(task_dir).as_posix()
-    what = "it" if link == folder else f"{'/'.join(parts)}, behind it,"
     return (
         f"{untrusted.link_words(shown, untrusted.harmless(target))}, out of the task: {what} is not laid over "
         "tests/ (links out of the task are not followed: a sandbox has nothing there); make it a folder of the "
