@@ -521,3 +521,23 @@ def test_a_steps_tests_that_is_a_link_to_nothing_is_said(env, own_step, tmp_path
     assert len(said) == 1, data["notices"]
     assert said[0].startswith(f"steps/second/tests is a link to {tmp_path / 'moved-away'}, which does not exist")
     assert "not laid over tests/" in said[0], said
+
+
+def test_watch_names_a_steps_tests_link_made_a_folder_by_its_own_path(env, own_step, tmp_path):
+    """steps/second/tests a link out of the task, then made a folder of the task's own: watch's line
+    said the run was for a change to `tests`, which reads as the task's tests/ folder, untouched."""
+    own = own_step / "steps" / "second" / "tests"
+    outside = tmp_path / "outside"
+    own.rename(outside)
+    own.symlink_to(outside)
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        reader.next_run()
+        own.unlink()
+        own.mkdir()
+        (own / "verifier.py").write_text(STEP_VERIFIER.replace("0.5", "0.25"))
+        made = reader.next_run()
+    finally:
+        stop(proc)
+    assert "reward 0.25" in made, made
+    assert " steps/second/tests" in made and "  tests " not in made, made

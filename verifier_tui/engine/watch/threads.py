@@ -116,7 +116,7 @@ class WatchThreads:
         under a watched folder: see ``Change.quiet``), None for one that is
         not ours at all (or under a folder target, unless ``folders``)."""
         if path in self._files:
-            return path.name  # chosen by name: no noise rule applies
+            return _file_name(self._files[path])  # chosen by name: no noise rule applies
         for target in self._folders if folders else ():
             if is_under(path, target.path):
                 if any(is_under(path, ignored) for ignored in target.ignore):
@@ -159,7 +159,7 @@ class WatchThreads:
                     names[root] = target.label
                     recreated.add(root)
                 elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
-                    names[target.path] = target.path.name  # a single file in it
+                    names[target.path] = _file_name(target)  # a single file in it
         for path in vanished:
             name = self._classify(path, folders)
             if name:
@@ -176,3 +176,11 @@ class WatchThreads:
             names=tuple(sorted(names.items())),
             quiet=frozenset(quiet),
         )
+
+
+def _file_name(target: Target) -> str:
+    """How a change to a single-file target is named: its file name ("response.json", not the
+    label "response"), or its label when that is its path in the task, ending in that name: a
+    step's tests folder watched by its own name (a link) is "steps/second/tests"; as "tests" it
+    read as the task's tests/ folder, which had not changed."""
+    return target.label if target.label.rsplit("/", 1)[-1] == target.path.name else target.path.name
