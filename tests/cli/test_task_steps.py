@@ -541,3 +541,21 @@ def test_watch_names_a_steps_tests_link_made_a_folder_by_its_own_path(env, own_s
         stop(proc)
     assert "reward 0.25" in made, made
     assert " steps/second/tests" in made and "  tests " not in made, made
+
+
+def test_a_case_pattern_naming_a_task_without_the_step_says_why_it_matches_nothing(env, own_step, tmp_path):
+    """test FOLDER --step second --case plain::hello, plain having no step second: `matches no case (cases:
+    multi-step::hello)` sent the user looking for a case that is there; the line says the task was passed over."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    own_step.rename(folder / "multi-step")
+    plain = folder / "plain"
+    shutil.copytree(folder / "multi-step", plain, symlinks=True)
+    (plain / "task.toml").write_text((plain / "task.toml").read_text().split("[[steps]]")[0])
+    done = run_tool(env, "test", folder, "--step", "second", "--case", "plain::hello")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "verifier-tui: --case plain::hello matches no case (cases: multi-step::hello; "
+        "not tested, without step second: plain)"
+    ], done.stderr

@@ -495,7 +495,7 @@ def collect(
         _verifiers_apart(groups)
         _unique_names(groups)
         if patterns:
-            _narrow(groups, list(patterns))
+            _narrow(groups, list(patterns), without_step)
     except BaseException:
         for group in groups:
             group.close()
@@ -713,7 +713,7 @@ def _unique_names(groups: list[Any]) -> None:
             group.name = os.path.relpath(group.folder, here) if group.folder.is_relative_to(here) else str(group.folder)
 
 
-def _narrow(groups: list[Any], patterns: list[str]) -> None:
+def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[WithoutStep] = ()) -> None:
     used: set[str] = set()
     every: list[str] = []
     for group in groups:
@@ -732,7 +732,11 @@ def _narrow(groups: list[Any], patterns: list[str]) -> None:
     if unused:
         shown = [untrusted.harmless(name) for name in every[:20]]  # as test's table shows them: a\nb
         known = ", ".join(shown) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"
-        raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known})")
+        # A task passed over for lacking --step's step holds cases a pattern may name: said, or the
+        # user looks for a case that is there.
+        passed_over = ", ".join(untrusted.harmless(w.folder.name) for w in without_step)
+        lacking = f"; not tested, without step {without_step[0].step}: {passed_over}" if without_step else ""
+        raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known}{lacking})")
     # A task none of whose cases was asked for is not part of this run.
     groups[:] = [g for g in groups if g.cases or g.invalid]
 
