@@ -559,3 +559,14 @@ def test_a_case_pattern_naming_a_task_without_the_step_says_why_it_matches_nothi
         "verifier-tui: --case plain::hello matches no case (cases: multi-step::hello; "
         "not tested, without step second: plain)"
     ], done.stderr
+
+
+def test_both_modes_under_step_says_the_step_in_its_header(env, own_step):
+    """run --both-modes --step second ran the step's own verifier in both modes, under a header
+    `task multi-step · case hello · both modes` that said nothing of the step, as run's header does."""
+    (own_step / "cases" / "hello" / "response.txt").write_text("hello\n")
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--both-modes")
+    no_traceback(done)
+    assert done.stdout.startswith("task multi-step · step second · case hello · both modes\n"), done.stdout
+    plain = run_tool(env, "run", own_step, "--case", "hello", "--both-modes")
+    assert plain.stdout.startswith("task multi-step · case hello · both modes\n"), plain.stdout

@@ -976,7 +976,8 @@ def both_modes_command(args: argparse.Namespace) -> int:
             terminal.out_json(data)
             return both.exit_status
         case = one_line(session.case.name) if session.case else "none"
-        terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
+        step = f" · step {one_line(session.step)}" if session.step is not None else ""  # as run's header says it
+        terminal.out(f"task {one_line(session.task.name)}{step} · case {case} · both modes")
         for line in both_modes_lines(session, both):
             terminal.out(line)
         return both.exit_status
