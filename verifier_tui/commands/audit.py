@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, cast
 
 from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.engine.advice import OF_TEST, OPTION_COMMANDS, worded
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
@@ -18,6 +19,7 @@ from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import verifier_notices
+from verifier_tui.engine.task.steps import steps_notices
 from verifier_tui.words.paths import here
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
 from verifier_tui.words.text import one_line
@@ -89,6 +91,12 @@ def _print(
     said = [f"task {one_line(task.name)}", f"verifier {here(session.verifier or '')}", session.options.python]
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     notes = [*task.notices(), *verifier_notices(task, session.verifier)]
+    # A multi-step task: the probes run tests/ with its [verifier], which Harbor never runs as such. audit
+    # takes no --step, so the note names the command that runs one step, as the pytest plugin's does.
+    notes += [
+        worded(n, lambda a: f"{OPTION_COMMANDS[a.kind]} {a.flag}" if a.kind == OF_TEST else a.flag)
+        for n in steps_notices(task.config, None)
+    ]
     notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
     notes += unread
     failed = judged.run if judged is not None and judged.failed else None
