@@ -581,3 +581,20 @@ def test_audit_of_a_multi_step_task_says_it_probes_tests_not_a_step(env, multi_s
     note = _steps_note([line for line in done.stdout.splitlines() if line.startswith("note:")])
     _says_what_harbor_runs(note)
     assert "verifier-tui test PATH --step NAME runs one step as Harbor would" in note, note
+
+
+def test_a_case_saved_under_step_follows_the_steps_own_task_data(env, multi_step):
+    """--save-case under --step second, the step shipping its own task_data.json: the case got a copy of
+    it, so an edit of the step's task data later went unseen by that case (its own copy wins), where the
+    task-wide task data is left for every case to find. The step's is the task-wide one under the step."""
+    own = multi_step / "steps" / "second" / "tests"
+    own.mkdir()
+    (own / "task_data.json").write_text('{"weight": 0.25}')
+    (own / "verifier.py").write_text("def verify(workspace, task_data):\n    return task_data['weight']\n")
+    done = run_tool(env, "run", multi_step, "--case", "hello", "--step", "second", "--save-case", "quarter")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert not (multi_step / "cases" / "quarter" / "task_data.json").exists(), done.stdout
+    (own / "task_data.json").write_text('{"weight": 0.75}')
+    data = json.loads(run_tool(env, "run", multi_step, "--case", "quarter", "--step", "second", "--json").stdout)
+    assert data["rewards"] == {"reward": 0.75} and data["task_data"] == str(own / "task_data.json"), data

@@ -96,10 +96,14 @@ def save(result: RunResult, task: Task, name: str, step: str | None = None) -> d
     the folder and what it holds, or the problem that kept anything from being written.
     ``step``: the step of a multi-step task the run was (``--step``), which the case cannot record."""
     from verifier_tui.engine.task.cases import default_task_data
+    from verifier_tui.engine.task.steps import step_task_data
 
-    shared = default_task_data(task.root, task.tests_dir)
+    found = default_task_data(task.root, task.tests_dir)
+    # Under a step, the step's own tests/task_data.json is the task-wide one (/tests/task_data.json, as
+    # Harbor uploads it): left to be found, not frozen into the case, as tests/'s is.
+    shared = tuple(dict.fromkeys(p for p in (found, step_task_data(task, step, found)) if p is not None))
     try:
-        kept = keep_case(result, task.root, name, (shared,) if shared else ())
+        kept = keep_case(result, task.root, name, shared)
     except (CaseNameError, OSError) as exc:
         why = str(exc)
         if isinstance(exc, OSError) and exc.strerror:  # in words, never "[Errno 28] ..."
