@@ -598,3 +598,16 @@ def test_a_case_saved_under_step_follows_the_steps_own_task_data(env, multi_step
     (own / "task_data.json").write_text('{"weight": 0.75}')
     data = json.loads(run_tool(env, "run", multi_step, "--case", "quarter", "--step", "second", "--json").stdout)
     assert data["rewards"] == {"reward": 0.75} and data["task_data"] == str(own / "task_data.json"), data
+
+
+def test_step_on_a_task_harbor_would_refuse_says_that_not_that_it_has_no_steps(env, own_step, tmp_path):
+    """--step second on a task whose task.toml is not TOML: `has no [[steps]] in its task.toml (Harbor verifies
+    it as one)`, where Harbor verifies it not at all (it refuses to load it), and test FOLDER passed over it as a
+    task of one verifier. The line says Harbor would refuse it."""
+    toml = own_step / "task.toml"
+    toml.write_text(toml.read_text() + "this is not toml [\n")
+    done = run_tool(env, "run", own_step, "--step", "second")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "has no [[steps]]" not in done.stderr and "Harbor would refuse" in done.stderr, done.stderr
+    assert "--step second" in done.stderr, done.stderr
