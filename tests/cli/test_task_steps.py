@@ -611,3 +611,19 @@ def test_step_on_a_task_harbor_would_refuse_says_that_not_that_it_has_no_steps(e
     assert done.returncode == 2, done.stdout + done.stderr
     assert "has no [[steps]]" not in done.stderr and "Harbor would refuse" in done.stderr, done.stderr
     assert "--step second" in done.stderr, done.stderr
+
+
+def test_watch_says_under_the_run_that_task_toml_dropped_the_step(env, own_step):
+    """watch --step second (text), task.toml then drops step second: the next run is tests/ with the task's
+    [verifier] and scored otherwise (0.5 to 1), with not a word why; --json had the note. The note is said
+    under that run, as watch says a run's other new notes."""
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        assert "reward 0.5" in reader.next_run()
+        _drop_second(own_step)
+        dropped = reader.next_run()
+        under = reader.next(10.0)
+    finally:
+        stop(proc)
+    assert "reward 1" in dropped, dropped
+    assert under.strip().startswith("note: --step second: task.toml no longer has it"), under

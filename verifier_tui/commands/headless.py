@@ -20,7 +20,7 @@ from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.session import Session
-from verifier_tui.words.run import cut_words, notices, run_notes
+from verifier_tui.words.run import cut_words, notices
 from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
@@ -314,8 +314,9 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
         else:
             terminal.out(report.watch_line(result, trigger))
             # What run notes, under the first run that has it: a run started ahead that differs from the
-            # cold one before it, as --preload kept the task's own module out, says why.
-            for note in run_notes(result):
+            # cold one before it, as --preload kept the task's own module out, says why; and the session's
+            # notes as they stand after a reload (task.toml dropping --step's step: this run is tests/).
+            for note in notices(session, result):
                 if note not in said:
                     said.add(note)
                     terminal.out(f"      note: {one_line(note)}")
