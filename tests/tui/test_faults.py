@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from tests.helpers.commands import run_tool
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import make_task, python_or_skip
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_of
@@ -429,5 +429,37 @@ async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_
     result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
     assert "| ExceptionGroup: unhandled errors in a TaskGroup" in result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:6" in panel, panel
+    assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
+    assert opened and opened[0][1] == "+6", opened
+
+
+# A task's own runner from before ours caught what verify raised: the exception reaches the
+# interpreter, whose own printer (3.11's and 3.12's) writes a message's later lines with no margin.
+_RUNNER_THAT_LETS_IT_RAISE = (
+    "import runpy, sys\nfrom pathlib import Path\n\nrunpy.run_path('/tests/verifier.py')['verify'](Path('/app'))\n"
+)
+
+
+async def test_a_group_whose_message_holds_a_blank_line_printed_by_python_3_11_names_its_last_report(
+    tmp_path, monkeypatch
+):
+    """Two checks fail and verify raises their ExceptionGroup; the first's message holds a blank line,
+    which Python 3.11 prints bare. The group's reading ended at that blank line, so the rest stayed behind
+    `|`: the panel and e named the ValueError's line 2, where Python 3.13's output of the same run names
+    the KeyError's line 6, the last report (depth first)."""
+    root = make_task(
+        tmp_path / "tasks" / "grouped",
+        "def first():\n    raise ValueError('first line\\n\\nafter a blank line')\n\n\n"
+        "def second():\n    raise KeyError('second')\n\n\n"
+        "def verify(workspace):\n    failed = []\n    for check in (first, second):\n        try:\n"
+        "            check()\n        except Exception as error:\n            failed.append(error)\n"
+        "    raise ExceptionGroup('checks failed', failed)\n",
+    )
+    (root / "tests" / ".ng").mkdir()
+    (root / "tests" / ".ng" / "run_verifier.py").write_text(_RUNNER_THAT_LETS_IT_RAISE)
+    python = python_or_skip("3.11")
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch, runner="task", python=python)
+    assert "    | ValueError: first line\n\nafter a blank line\n" in result.stderr.text, result.stderr.text
+    assert "raised KeyError at" in panel and "verifier.py:6" in panel, panel
     assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
     assert opened and opened[0][1] == "+6", opened

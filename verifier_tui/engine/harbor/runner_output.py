@@ -167,22 +167,30 @@ def _ungrouped(lines: list[str]) -> list[str]:
     Inside a group an unmarked line is still the group's, in any column:
     Python 3.11 and 3.12 put the margin on the first line of a chunk only, so a
     SyntaxError's source and caret lines come bare and indented, and a
-    message's later lines bare in column 0. The group ends after the
-    outermost group's closing rule (what follows, a table drawn with ``|``
-    and ``+``, is not the group's), or before a blank line, or a column-0
-    traceback header or chain line (a report printed after it). A closing
-    rule ends the whole group unless a further sub-exception's rule follows
-    it: Python prints one closing rule for groups that end together, at the
+    message's later lines bare in column 0, a blank one empty. The group ends
+    after the outermost group's closing rule (what follows, a table drawn
+    with ``|`` and ``+``, is not the group's), or before a column-0 traceback
+    header or chain line (a report printed after it), or before a blank line
+    after which no line of the group comes (one cut short). A closing rule
+    ends the whole group unless a further sub-exception's rule follows it:
+    Python prints one closing rule for groups that end together, at the
     innermost's margin (a nested group that is the last sub-exception)."""
     out: list[str] = []
     closing: str | None = None  # the outermost group's closing rule's margin, while in a group
+    goes_on_to = -1  # a blank line's look ahead found the group goes on to this line
     for index, line in enumerate(lines):
         if closing is None:
             header = _GROUP_HEADER.match(line)
             if header is not None:
                 closing = " " * (line.index("+") + 2) + "+"  # its sub-exceptions' rules are 2 columns in
-        elif not line.strip() or line in (TRACEBACK_HEADER, *_CHAIN_LINES):
+        elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
+        elif index > goes_on_to and not line.strip():
+            found = _group_goes_on(lines, index, closing[:-3])
+            if found is None:
+                closing = None
+            else:
+                goes_on_to = found
         if closing is None:
             out.append(line)
             continue
@@ -195,6 +203,23 @@ def _ungrouped(lines: list[str]) -> list[str]:
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
         out.append(line)
     return out
+
+
+def _group_goes_on(lines: list[str], blank: int, margin: str) -> int | None:
+    """The next line after ``blank`` marked at or inside the group's
+    ``margin`` (its ``|`` or ``+``), or None when a column-0 traceback
+    header, chain line or group header, or the text's end, comes first. A
+    blank line inside a group is a message's (Python 3.11 and 3.12 print a
+    message's later lines bare, ``ValueError('a\\n\\nb')`` with an empty
+    line, 3.13 behind the margin) only if the group goes on after it;
+    the caller goes on from what is found, so no line is looked ahead at twice."""
+    for index in range(blank + 1, len(lines)):
+        line = lines[index]
+        if line in (TRACEBACK_HEADER, *_CHAIN_LINES) or _GROUP_HEADER.match(line):
+            return None
+        if line.startswith(margin) and _GROUP_MARK.match(line):
+            return index
+    return None
 
 
 def _last_index(lines: list[str], test: Callable[[str], bool]) -> int | None:
