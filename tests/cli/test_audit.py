@@ -335,7 +335,7 @@ def test_a_task_harbor_would_refuse_is_said_and_exits_2(env, tmp_path):
     done = run_tool(env, "audit", task, "--python", PY)
     no_traceback(done)
     assert done.returncode == 2
-    assert done.stdout.splitlines()[-1].startswith("Harbor would refuse this task: "), done.stdout
+    assert done.stdout.splitlines()[-1].startswith("Harbor would refuse to run this task: "), done.stdout
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
     assert data["harbor_refuses_task"]
 

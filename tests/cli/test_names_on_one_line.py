@@ -46,7 +46,7 @@ def test_a_task_name_with_a_line_break_stays_on_the_line_that_refuses_it(tmp_pat
     done = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
     no_traceback(done)
     said = done.stdout + done.stderr
-    assert "Harbor would refuse this task" in said and "forged-task" in said, said
+    assert "Harbor would refuse to run this task" in said and "forged-task" in said, said
     assert not any(line.lstrip().startswith("✓") for line in said.splitlines()), said
     assert RLO not in said
 

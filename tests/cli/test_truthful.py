@@ -372,7 +372,7 @@ def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, t
     assert words in data["harbor_refuses_task"] and data["rewards"] == {"reward": 1.0}
     tested = run_tool(env, "test", task_dir, "--python", PY)
     # Harbor would run none of its cases: none is run here, nor said to pass
-    assert tested.returncode == 2 and "verifier-tui: Harbor would refuse this task: " in tested.stderr
+    assert tested.returncode == 2 and "verifier-tui: Harbor would refuse to run this task: " in tested.stderr
     assert "verifier-tui: only: not run (its task is not tested)" in tested.stderr
 
 
@@ -388,7 +388,7 @@ def test_a_case_of_a_task_harbor_would_refuse_never_matches_its_expected_json(en
     assert done.returncode == 2, done.stdout
     line = next(line for line in done.stdout.splitlines() if line.startswith("expected "))
     assert line.endswith("DID NOT MATCH: Harbor would refuse to run this task"), line
-    assert "note: Harbor would refuse this task: [verifier] timeout_sec = 'abc' is not a number" in done.stdout
+    assert "note: Harbor would refuse to run this task: [verifier] timeout_sec = 'abc' is not a number" in done.stdout
     data = strict_json(run_tool(env, "run", "--json", task_dir, "--case", "only", "--python", PY).stdout)
     assert data["expected_matched"] is False and data["rewards"] == {"reward": 1.0}
     tested = run_tool(env, "test", task_dir, "--python", PY)
@@ -406,7 +406,7 @@ def test_test_json_on_a_task_harbor_would_refuse_prints_the_document(env, tmp_pa
     assert "version = 1 is not a string" in data["harbor_refuses_task"]
     assert data["tasks"][0]["harbor_refuses_task"] == data["harbor_refuses_task"]
     [error] = data["errors"]
-    assert error["problem"] == f"Harbor would refuse this task: {data['harbor_refuses_task']}"
+    assert error["problem"] == f"Harbor would refuse to run this task: {data['harbor_refuses_task']}"
     assert error["not_run"] == ["only"] and data["cases"] == [] and data["passed"] == 0
     bare = with_case(make_task(tmp_path / "bare", verifier=None))
     done = run_tool(env, "test", "--json", bare, "--python", PY)
@@ -423,12 +423,35 @@ def test_a_task_toml_not_read_is_not_said_to_run_with_the_defaults_beside_its_re
     task_dir = with_case(make_task(tmp_path / "tasks" / "t", toml='version = "1.0"\n[verifier\n'))
     with_case(make_task(tmp_path / "tasks" / "ok"))  # a folder of tasks: the refused one is a table's part
     tested = run_tool(env, "test", tmp_path / "tasks", "--python", PY)
-    assert tested.returncode == 2 and "Harbor would refuse this task: task.toml could not be read" in tested.stdout
+    said = tested.stdout
+    assert tested.returncode == 2 and "Harbor would refuse to run this task: task.toml could not be read" in said
     assert "the run uses the defaults" not in tested.stdout + tested.stderr, tested.stdout
     data = strict_json(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
     assert data["tasks"][0]["notices"] == [], data["tasks"]
     # run goes ahead (and says Harbor would refuse): with the defaults, as its note says
     assert "the run uses the defaults" in run_tool(env, "run", task_dir, "--python", PY).stdout
+
+
+@pytest.mark.parametrize("toml", ["version = 1\n", 'version = "1.0"\n[verifier\n'], ids=["wrong-type", "not-toml"])
+def test_a_task_harbor_would_refuse_is_said_in_one_phrasing_on_every_face(env, tmp_path, toml):
+    """run's verdict said `Harbor would refuse to run this task: …`, its note, test's line, the JUnit
+    failure and --json's problem `Harbor would refuse this task: …`, and the reason itself ended
+    `(Harbor would refuse to load the task: pydantic ValidationError)`: three phrasings of one refusal,
+    two of them in one line."""
+    task_dir = with_case(make_task(tmp_path / "t", toml=toml))
+    junit = tmp_path / "junit.xml"
+    tested = run_tool(env, "test", task_dir, "--python", PY, "--junit", junit)
+    said = [
+        run_tool(env, "run", task_dir, "--python", PY).stdout,
+        run_tool(env, "run", "--json", task_dir, "--python", PY).stdout,
+        tested.stdout + tested.stderr,
+        junit.read_text(),
+        run_tool(env, "test", "--json", task_dir, "--python", PY).stdout,
+    ]
+    for text in said:  # run --json says it by its key, harbor_refuses_task, when no note needs to
+        phrasings = re.findall(r"Harbor would refuse[\w ]*", text)
+        assert set(phrasings) <= {"Harbor would refuse to run this task"}, text
+        assert phrasings or '"harbor_refuses_task": "' in text, text
 
 
 def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):

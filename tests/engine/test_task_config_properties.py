@@ -121,8 +121,8 @@ DOCUMENTS = st.dictionaries(KEYS, VALUES, max_size=6)
 def a_refusal_or_harbors_types(config: TaskConfig) -> None:
     if config.refused is not None:
         assert config.refused.strip() and len(config.refused.splitlines()) == 1
-        assert config.refused.endswith("(Harbor would refuse to load the task: pydantic ValidationError)")
-        assert config.problems[0] == f"Harbor would refuse this task: {config.refused}"
+        assert config.refused.endswith("(Harbor's loader raises pydantic ValidationError)")
+        assert config.problems[0] == f"Harbor would refuse to run this task: {config.refused}"
     for problem in config.problems:
         assert len(problem.splitlines()) == 1
     # What the tool honours is always something a run can use.

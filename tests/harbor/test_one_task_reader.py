@@ -60,7 +60,7 @@ def test_a_value_harbor_refuses_is_refused_in_the_same_words_by_run_and_the_repl
     replayed = command(env, "run", trial_of(runs, demo), cwd=tmp_path)
     assert "[verifier] timeout_sec = 'soon' is not a number" in ran["harbor_refuses_task"]
     assert replayed["local"]["harbor_refuses_task"] == ran["harbor_refuses_task"]
-    assert f"Harbor would refuse this task: {ran['harbor_refuses_task']}" in replayed["trial"]["notes"]
+    assert f"Harbor would refuse to run this task: {ran['harbor_refuses_task']}" in replayed["trial"]["notes"]
     # Both fall back to Harbor's default, as the reader does for every command.
     assert ran["timeout_s"] == replayed["local"]["timeout_s"] == replayed["sandbox"]["timeout_s"] == 600.0
 

@@ -1082,7 +1082,7 @@ def test_both_modes_on_a_task_harbor_would_refuse_says_neither_mode_works(task, 
     modes = [line for line in done.stdout.splitlines() if " mode (" in line and not line.startswith("note")]
     assert [line[0] for line in modes] == ["✗", "✗"], modes
     assert done.stdout.splitlines()[-1] == (
-        "Harbor would refuse to run this task: version = 1 is not a string (Harbor would refuse to load the task: "
+        "Harbor would refuse to run this task: version = 1 is not a string (Harbor's loader raises "
         "pydantic ValidationError); no published Harbor run of it scores, whatever the verifier does"
     )
     data = as_json(tool(env, "run", demo, "--both-modes", "--json", cwd=elsewhere))
@@ -1380,7 +1380,7 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
         toml.write_text("version = 1\n")
         assert reader.next_run().startswith("#2 ")
         said = reader.next()
-        assert said.strip().startswith("note: Harbor would refuse this task: version = 1 is not a string"), said
+        assert said.strip().startswith("note: Harbor would refuse to run this task: version = 1 is not a string"), said
         toml.write_text(good)
         assert reader.next_run().startswith("#3 ")
     finally:

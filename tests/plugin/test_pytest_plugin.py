@@ -542,7 +542,7 @@ def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
     one_case_task(pytester, "refused", toml="version = 1\n")
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(failed=1)
-    done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
+    done.stdout.fnmatch_lines(["*Harbor would refuse to run this task: *version = 1 is not a string*"])
 
 
 def test_a_refused_tasks_cut_reward_keeps_its_option_for_each_face(tmp_path):
@@ -1390,7 +1390,7 @@ def test_test_and_the_plugin_say_alike_that_no_case_of_a_task_harbor_would_refus
     by_pytest, by_test = _hello_file_tests(pytester.path / "p.xml"), _hello_file_tests(pytester.path / "t.xml")
     assert by_test == by_pytest, (by_test, by_pytest)
     assert set(by_test) == {"correct", "missing-file", "wrong-case", "wrong-text"}, by_test
-    refused = "not run: Harbor would refuse this task: version = 1 is not a string"
+    refused = "not run: Harbor would refuse to run this task: version = 1 is not a string"
     assert all(tag == "failure" and m.startswith(refused) for tag, m in by_test.values()), by_test
     text = done.stdout.splitlines()
     assert done.returncode == 2 and sum("version = 1 is not a string" in line for line in text) == 1, done.stdout

@@ -103,7 +103,7 @@ async def test_a_task_harbor_would_refuse_shows_no_reward_in_the_status_line_or_
         case_line = str(cases.get_option_at_index(0).prompt).strip()
         run_line = str(history.get_option_at_index(0).prompt).splitlines()[0].strip()
     assert result.verdict.reward == 1.0  # what the reward folder holds; Harbor would not read it
-    assert "Harbor would refuse the task" in status and "reward 1" not in status
+    assert "Harbor would refuse to run this task" in status and "reward 1" not in status
     assert not case_line.endswith("1") and not run_line.endswith("1"), (case_line, run_line)
 
 

@@ -810,7 +810,7 @@ def watch_line(result: RunResult, trigger: str) -> str:
     if result.contract_cause is not None:
         reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
     if result.task_refused is not None:  # no verdict at all, whatever the reward folder holds (as run says)
-        reward = "Harbor would refuse the task"
+        reward = REFUSED_TO_RUN
     line = (
         f"#{result.sequence:<3} {stamp}  {cut_words(one_line(trigger), 28):<28}  "
         f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import GIVE_RESPONSE, Advice
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, same_rewards
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.task.config import REFUSED_TO_RUN
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import rewards_json
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class BothModes:
         """The finding in one sentence."""
         if self.harbor.task_refused is not None:  # as run says it: no mode's verdict is Harbor's
             return (
-                f"{REFUSED_TO_RUN}: {self.harbor.task_refused}; no published Harbor run of "
+                f"{refused_words(self.harbor.task_refused)}; no published Harbor run of "
                 "it scores, whatever the verifier does"
             )
         harbor, server = works(self.harbor), works(self.server)

@@ -17,7 +17,7 @@ from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
-from verifier_tui.engine.task.config import REFUSED_TO_RUN
+from verifier_tui.engine.task.config import REFUSED_TO_RUN, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, path_from
 from verifier_tui.words.text import one_line
@@ -216,7 +216,7 @@ def verdict_line(result: RunResult) -> str:
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
         # An Advice, as the line it says is: each face words its actions (the plugin has no --json).
-        return Advice(f"none: {REFUSED_TO_RUN}: ", result.task_refused, ". The reward folder gives: ", line)
+        return Advice(f"none: {refused_words(result.task_refused)}. The reward folder gives: ", line)
     return line
 
 

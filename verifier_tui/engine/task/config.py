@@ -56,13 +56,20 @@ USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml no
 
 
 #: The verdict of a task Harbor would not load, whatever its reward folder holds, on every
-#: face (``none: `` and why after it; a case's expected.json cannot match it either).
+#: face (``none: `` and why after it; a case's expected.json cannot match it either). The
+#: one phrasing of a refusal: :func:`refused_words` puts why after it.
 REFUSED_TO_RUN = "Harbor would refuse to run this task"
 
 
 def refused_words(why: str) -> str:
     """A task Harbor would not load (``TaskConfig.refused``), as every face says it."""
-    return f"Harbor would refuse this task: {why}"
+    return f"{REFUSED_TO_RUN}: {why}"
+
+
+def _raised_by_harbor(why: str, exception: str) -> str:
+    """``TaskConfig.refused``: why, and what Harbor's loading of task.toml raises. The words
+    say no refusal of their own: every face puts :data:`REFUSED_TO_RUN` before them."""
+    return f"{why} (Harbor's loader raises {exception})"
 
 
 SHARED = "shared"
@@ -240,7 +247,7 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         why = _one_line(f"task.toml could not be read ({exc})")
         return {}, TaskConfig(
             problems=(f"{why}{USES_DEFAULTS}",),
-            refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})",
+            refused=_raised_by_harbor(why, type(exc).__name__),
         )
 
 
@@ -302,7 +309,7 @@ class _Check:
     def refused(self) -> str | None:
         if not self.reasons:
             return None
-        return "; ".join(self.reasons) + " (Harbor would refuse to load the task: pydantic ValidationError)"
+        return _raised_by_harbor("; ".join(self.reasons), "pydantic ValidationError")
 
     def get(self, table: dict[str, Any], key: str, kind: Any, where: list[str], default: Any = None) -> Any:
         """``table[key]`` coerced by ``kind`` (a function raising ``_Refused``),

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.task.config import REFUSED_TO_RUN
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
@@ -81,7 +81,7 @@ def summary_text(result: RunResult, duration: str) -> str:
         f"{result.outcome_words} · {duration}",
     ]
     if result.task_refused is not None:  # as verdict_line says it (no note is kept here to say why)
-        lines.append(f"Harbor's verdict: none: {REFUSED_TO_RUN}: {one_line(result.task_refused)}")
+        lines.append(f"Harbor's verdict: none: {refused_words(one_line(result.task_refused))}")
     elif result.verdict.rewards is not None:
         lines.append(f"Harbor's verdict: {rewards_json(result.verdict.rewards)[0]}")
         if result.verdict.message:

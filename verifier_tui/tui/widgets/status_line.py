@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import short_reward
@@ -74,7 +75,7 @@ class StatusLine(Widget):
                 (f"run #{result.sequence} ", "$text-muted"),
                 (f"{symbol} {word}", style),
                 (f" · reward {reward}" if reward else "", "bold"),
-                (" · Harbor would refuse the task" if result.task_refused is not None else "", "bold $error"),
+                (f" · {REFUSED_TO_RUN}" if result.task_refused is not None else "", "bold $error"),
                 f"{'' if word in result.outcome_words else ' · ' + self.fmt.text(result.outcome_words)}"
                 f" · {self.fmt.duration(result.duration_s)}",
                 (f" · {one_line(result.case or 'no case')}", "$text-muted"),
