@@ -124,6 +124,23 @@ def pytest_collection_modifyitems(items):
     items[:] = [item for path in sorted(modules, key=place.__getitem__) for item in modules[path]]
 
 
+def pytest_sessionfinish(session):
+    """Collect what the tests left (the cycles of every finished Textual app,
+    a few hundred thousand objects a worker, that the thresholds above leave
+    for later) before xdist's worker tells the controller it is done: a hook
+    wrapper sends that once this hook has run. From then execnet gives the
+    worker 5 s to end, else sends it SIGINT; pytest's own collections at
+    unconfigure (five in a row) walked all of it after that, 3 s and more on
+    a busy machine, and the KeyboardInterrupt landed in Hypothesis's gc
+    callback, printed as a PytestUnraisableExceptionWarning at the end of
+    ``pytest -n 4``. Here the collection is the same one, made earlier; what
+    is still alive then lives until the process ends, so it is frozen: those
+    five walk only what is made after (a second each over a worker's modules
+    and caches, else)."""
+    gc.collect()
+    gc.freeze()
+
+
 def pytest_unconfigure(config):
     while _bare_python:
         shutil.rmtree(_bare_python.pop(), ignore_errors=True)
