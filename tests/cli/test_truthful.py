@@ -502,6 +502,26 @@ def test_junit_writes_bidi_controls_as_visible_escapes(env, tmp_path):
     assert "x\\u202etxt.exe" in case.find("system-out").text
 
 
+def test_junit_writes_c1_controls_and_del_as_visible_escapes(env, tmp_path):
+    """A verifier printing C1's CSI and OSC (U+009B, U+009D: what ESC [ and ESC ] are in one character)
+    and DEL: ESC was written as \\x1b, but these went into the JUnit file as they are, where --json escapes
+    them, and `cat junit.xml` on a terminal that acts on C1 cleared the screen and set its title."""
+    task_dir = make_task(
+        tmp_path / "t",
+        "import sys\n\ndef verify(workspace):\n    print('out \\x9b2J \\x9d0;PWNED\\x07 \\x7f')\n"
+        "    sys.stderr.write('err \\x9b31m\\n')\n    return 0.0\n",
+    )
+    with_case(task_dir, "c\x9bcase", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "junit.xml"
+    run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
+    text = report.read_text(encoding="utf-8")
+    assert not re.search("[\x7f-\x9f]", text), text
+    case = ET.parse(report).getroot().find("testcase")
+    assert "out \\x9b2J \\x9d0;PWNED\\x07 \\x7f" in case.find("system-out").text
+    assert "err \\x9b31m" in case.find("system-err").text
+    assert "\\x9b" in case.get("name")
+
+
 # ---------------------------------------------------------------------------
 # explain when the module's top level never finishes
 

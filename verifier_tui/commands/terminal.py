@@ -33,7 +33,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from verifier_tui.words.paths import home_folder, text_from
-from verifier_tui.words.text import BIDI, one_line, plain_surrogates, plain_text, unbroken
+from verifier_tui.words.text import one_line, plain_surrogates, plain_text, unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -288,16 +288,19 @@ def _finite(value: Any) -> Any:
 # other than tab, newline and carriage return, lone surrogates, U+FFFE, U+FFFF.
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled at first use: --junit only
 # XML holds bidi controls, but a CI page (or ``cat``) showing them reorders a
-# name or a line (``a\u202eevil``): written as visible escapes too.
-_NOT_XML_OR_BIDI = f"{_NOT_XML}|{BIDI}"
+# name or a line (``a\u202eevil``); and DEL and the C1 controls, but a terminal
+# showing the file acts on C1's CSI and OSC (U+009B, U+009D) as on ESC [ and
+# ESC ]: written as visible escapes too, the ones --json escapes (_JSON_RAW).
+_NOT_XML_OR_SHOWN_RAW = f"{_NOT_XML}|{_JSON_RAW}"
 
 
 def xml_text(text: str) -> str:
-    """``text`` with what XML 1.0 cannot hold, and bidi controls, written as
-    a visible escape (``\\x1b``, ``\\u202e``): ElementTree writes such
-    characters as they are, and a JUnit reader then refuses the whole file."""
+    """``text`` with what XML 1.0 cannot hold, and the controls --json escapes
+    too (bidi, C1, DEL), written as a visible escape (``\\x1b``, ``\\x9b``,
+    ``\\u202e``): ElementTree writes such characters as they are, and a JUnit
+    reader then refuses the whole file."""
     return re.sub(
-        _NOT_XML_OR_BIDI,
+        _NOT_XML_OR_SHOWN_RAW,
         lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}",
         text,
     )
