@@ -522,6 +522,31 @@ def test_junit_writes_c1_controls_and_del_as_visible_escapes(env, tmp_path):
     assert "\\x9b" in case.get("name")
 
 
+def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_path):
+    """A verifier printing 3,000 numbered lines and raising: the JUnit case's output and failure were
+    their last 4,000 characters, and test's stderr block its last 2,000, each starting in the middle of a
+    line with no word that anything came before, as if the run had printed only that."""
+    task_dir = make_task(
+        tmp_path / "t",
+        "import sys\n\ndef verify(workspace):\n    for n in range(3000):\n        print(f'out line {n}')\n"
+        "        print(f'err line {n}', file=sys.stderr)\n    raise ValueError('the end')\n",
+    )
+    with_case(task_dir, "only", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "junit.xml"
+    tested = run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
+    case = ET.parse(report).getroot().find("testcase")
+    shown = [case.find("system-out").text, case.find("system-err").text, case.find("failure").text]
+    shown.append(tested.stdout.split("only: stderr", 1)[1].split("\n", 1)[1])
+    for text in shown:
+        cut = re.search(r"\[\.\.\. ([\d,]+) characters of output dropped here by verifier-tui \.\.\.\]\n", text)
+        assert cut is not None, text[:300]
+        kept = text[cut.end() :]
+        assert kept.startswith(("out line", "err line")), kept[:100]
+    assert case.find("system-out").text.rstrip().endswith("out line 2999")
+    assert case.find("failure").text.rstrip().endswith("ValueError: the end")
+    assert "ValueError: the end" in shown[-1]
+
+
 # ---------------------------------------------------------------------------
 # explain when the module's top level never finishes
 

@@ -749,8 +749,9 @@ class _TrialsStream:
 
 
 def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs: bool = False) -> JobRow:
-    from verifier_tui.commands.report import shared_network
+    from verifier_tui.commands.report import JUNIT_OUTPUT_CHARS, shared_network
     from verifier_tui.engine.harbor.agreement import local_verdict
+    from verifier_tui.words.run import text_tail
     from verifier_tui.words.trial import agreement_mark, agreement_words, cause_label, verdict_words
 
     local = local_verdict(replayed.local) if replayed.local is not None else None
@@ -771,7 +772,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         tuple(replayed.agreement.differences),
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
-        replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
+        text_tail(replayed.local.stderr.text, JUNIT_OUTPUT_CHARS) if stderr and replayed.local is not None else "",
         # Said once for a trial, under its first step's row; and, each step's, reward files that do not bear
         # out what result.json recorded (rewritten, a link), which run TRIAL notes: its ✓ went unqualified
         (tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else ())

@@ -59,6 +59,7 @@ from verifier_tui.words.run import (
     shadow_lines,
     stuck_line,
     text_head,
+    text_tail,
     verdict_line,
 )
 from verifier_tui.words.text import one_line
@@ -440,9 +441,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             out.append(rule(f"{one_line(result.case or '-')}: stderr", 30))
-            out.append(
-                result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip()
-            )
+            out.append(text_tail(result.stderr.text, 2000).rstrip())
     gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
@@ -577,6 +576,10 @@ def classname(group: Any) -> str:
     return group.name if group.verifier_apart is None else f"{group.name}.{group.verifier_apart}"
 
 
+#: How much of a run's stdout or stderr a JUnit case keeps: its end, where a traceback is (text_tail).
+JUNIT_OUTPUT_CHARS = 4000
+
+
 def junit_cases(
     ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = (), without_step: Sequence[WithoutStep] = ()
 ) -> list[JunitCase]:
@@ -617,7 +620,7 @@ def junit_cases(
                 else (
                     f"expected {expected_text(result)}, got {actual_text(result)}",
                     "".join(f"{one_line(said)}\n" for said in why_failed(group.session, result))
-                    + result.stderr.text[-4000:],
+                    + text_tail(result.stderr.text, JUNIT_OUTPUT_CHARS),
                 )
             )
             out.append(
@@ -626,8 +629,8 @@ def junit_cases(
                     result.case or "-",
                     f"{result.duration_s:.3f}",
                     failure,
-                    stdout=result.stdout.text[-4000:],
-                    stderr=result.stderr.text[-4000:],
+                    stdout=text_tail(result.stdout.text, JUNIT_OUTPUT_CHARS),
+                    stderr=text_tail(result.stderr.text, JUNIT_OUTPUT_CHARS),
                 )
             )
     return out
