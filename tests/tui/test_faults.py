@@ -463,3 +463,22 @@ async def test_a_group_whose_message_holds_a_blank_line_printed_by_python_3_11_n
     assert "raised KeyError at" in panel and "verifier.py:6" in panel, panel
     assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
     assert opened and opened[0][1] == "+6", opened
+
+
+async def test_a_traceback_python_3_13_prints_in_colour_names_its_line(tmp_path, monkeypatch):
+    """A task whose [verifier] env sets FORCE_COLOR (for pytest's colours in CI), under a runner that
+    leaves the exception to Python 3.13's own printer: each frame line came with colour codes
+    (`File \\x1b[35m"/tests/verifier.py"\\x1b[0m, line \\x1b[35m2`), so no report was read: the panel
+    said `raised an exception` with no line and e opened nothing."""
+    root = make_task(
+        tmp_path / "tasks" / "colour",
+        "def check():\n    raise ValueError('no answer')\n\n\ndef verify(workspace):\n    check()\n    return 1.0\n",
+        toml='[verifier]\nenv = { FORCE_COLOR = "1" }\n',
+    )
+    (root / "tests" / ".ng").mkdir()
+    (root / "tests" / ".ng" / "run_verifier.py").write_text(_RUNNER_THAT_LETS_IT_RAISE)
+    python = python_or_skip("3.13")
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch, runner="task", python=python)
+    assert "\x1b[35m" in result.stderr.text, result.stderr.text
+    assert "raised ValueError at" in panel and "verifier.py:2" in panel, panel
+    assert opened and opened[0][1] == "+2", opened

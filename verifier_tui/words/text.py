@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-#: ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes).
-_ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+from verifier_tui.engine.untrusted import ANSI
+
 #: C0 control characters other than tab and newline, DEL, and the C1 controls
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
 #: \r or \b from a progress bar would garble the line it lands on.
@@ -41,7 +41,7 @@ def plain_text(text: str) -> str:
     """``text`` with terminal escape sequences and control characters removed,
     tabs expanded: verifier output made harmless to show."""
     if "\x1b" in text:
-        text = re.sub(_ANSI, "", text)
+        text = re.sub(ANSI, "", text)
     text = _CONTROL.sub("", text)
     if not text.isascii():
         text = re.sub(BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)

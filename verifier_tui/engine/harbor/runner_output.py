@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import CONTRACT_PREFIX
 from verifier_tui.engine.record import record
 
@@ -113,7 +114,11 @@ class RunnerOutput:
 
 
 def parse_runner_output(text: str) -> RunnerOutput:
-    """Recognise the runner's (and the shim's) report in ``text``."""
+    """Recognise the runner's (and the shim's) report in ``text``, its colours
+    taken out: Python 3.13 colours what it prints itself under FORCE_COLOR
+    (a task's own runner, a trial's test.sh), ``File \\x1b[35m"..."\\x1b[0m``."""
+    if "\x1b" in text:
+        text = re.sub(untrusted.ANSI, "", text)
     lines = _ungrouped(text.splitlines())
     meaningful = [line for line in lines if line.strip()]
     last_line = meaningful[-1] if meaningful else None
