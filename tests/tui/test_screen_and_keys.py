@@ -480,3 +480,25 @@ async def test_debug_on_a_run_that_timed_out_says_so_on_the_screen(tmp_path, mon
         await pilot.pause(0.5)
     assert started == [], started
     assert app.notices[-1].startswith("the run timed out: verify never raised"), app.notices
+
+
+async def test_a_dialog_s_footer_is_worded_in_lower_case_as_every_other_footer(example):
+    """The choosers', the command's and the response editor's footers read
+    "esc Cancel", "esc Close", "^t Text / JSON" while every screen's footer
+    is in lower case ("r run", "q quit")."""
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_runs(1)
+        footers = []
+        for keys in (("s",), ("c",), ("v", "end", "enter"), ("p", "down", "enter")):
+            await pilot.press(*keys)
+            await wait_for(lambda: app.screen is not app.main and app.screen.is_mounted, "the dialog open")
+            await pilot.pause()
+            footers.append(screen_text(app).splitlines()[-1])
+            await pilot.press("escape")
+            await wait_for(lambda: app.screen is app.main, "the dialog closed")
+    chooser, command, picker, editor = (" ".join(footer.split()) for footer in footers)
+    assert chooser.startswith("esc cancel"), chooser
+    assert command.startswith("esc close"), command
+    assert picker.startswith("esc cancel"), picker
+    assert "esc close editor" in editor and "^t text / JSON" in editor, editor

@@ -51,8 +51,8 @@ class BaseApp(App[int]):
     #: field selects of itself when focused (a chooser's path). A priority
     #: binding, then, that copies only text selected on the screen.
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
-        Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+        Binding("ctrl+c", "copy_or_quit", "quit", show=False, priority=True),
     ]
 
     #: Set once the app is told to end (q, Ctrl+C, a signal).

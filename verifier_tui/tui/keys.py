@@ -1,6 +1,8 @@
 """A screen's keys: its one ``BINDINGS`` list feeds the footer (each key's
 word), the command palette and the ``?`` help (each key's title and what it
-does: the two lines of its tooltip, which the footer shows on hover)."""
+does: the two lines of its tooltip, which the footer shows on hover).
+A footer's words are lower case on every screen, a dialog's too (``esc cancel``,
+written as a plain ``Binding`` there): one footer, one style."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class CaseNameScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, what: str, where: str, refused: Callable[[str], str | None]) -> None:
         """``what``: the run to keep, in words; ``where``: the task's cases

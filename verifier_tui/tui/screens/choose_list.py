@@ -17,7 +17,7 @@ from verifier_tui.tui.workarounds import KeyFooter
 class ChooseListScreen(ModalScreen[str | None]):
     """Dismisses with the chosen option's id, or None on escape."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(
         self,

@@ -24,9 +24,9 @@ LINE_WIDTH = 76
 
 class CommandScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("enter", "close", "Close", show=False),
-        Binding("c", "close", "Close", show=False),
+        Binding("escape", "close", "close"),
+        Binding("enter", "close", "close", show=False),
+        Binding("c", "close", "close", show=False),
     ]
 
     def __init__(self, words: list[str], note: str | None = None) -> None:

@@ -87,11 +87,11 @@ class PickerScreen(ModalScreen[Path | None]):
     in the box (or ctrl+u anywhere, the box too)."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "cancel"),
         # Before the box's own ctrl+u (erase to the start of the line): the
         # box has the keys when the picker opens, and the hint says ctrl+u
         # uses the folder (a file picker, which has none, leaves it to the box).
-        Binding("ctrl+u", "use", "Use this folder", priority=True),
+        Binding("ctrl+u", "use", "use this folder", priority=True),
     ]
 
     def __init__(

@@ -33,8 +33,8 @@ class ResponseEditorScreen(ModalScreen[str | None]):
     (the runs keep the last that did; the editor opens on it again), else None."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close editor"),
-        Binding("ctrl+t", "toggle_kind", "Text / JSON"),
+        Binding("escape", "close", "close editor"),
+        Binding("ctrl+t", "toggle_kind", "text / JSON"),
     ]
 
     def __init__(self, text: str, kind: str, on_edit: Callable[[str, str], None], *, run_at_once: bool = True) -> None:
