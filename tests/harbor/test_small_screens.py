@@ -110,8 +110,21 @@ async def test_at_80x24_the_jobs_list_shows_each_jobs_name_how_its_trials_ended_
         await pilot.press("space", "shift+end")  # the mark and the name stay beside the last columns
         await pilot.pause()
         shown = lines(table)
-        assert table.scroll_x > 0 and "agent (model)" in shown[0]
+        assert table.scroll_x > 0 and shown[0].split()[-1] == "agent"
         assert "A" in shown[1].split()[0] and "multi-step" in shown[1]
+
+
+async def test_at_100_columns_the_jobs_list_shows_every_column_header_whole(real):
+    """Harbor's four jobs at 100x30 (the smallest a task's screen draws in): the
+    last column's header was cut to "agent (mode", its values whole beneath it."""
+    app = job_app(real / "jobs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        table = app.screen.query_one("#jobs-table", DataTable)
+        header = lines(table)[0].split("  ")
+        assert [part.strip() for part in header if part.strip()][-1] == "agent", header
+        assert table.max_scroll_x == 0  # every column whole: nothing to scroll to
 
 
 async def test_at_80x24_two_jobs_compared_show_each_flipped_trial_beside_how_it_ended_in_each(runs, task):

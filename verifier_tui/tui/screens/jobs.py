@@ -82,8 +82,9 @@ class JobsScreen(FolderScreen):
         table.add_column(" ")  # A and B: the jobs marked for comparison
         # What each job scored first, when and by whom after: a narrow terminal
         # cuts the columns on the right, and the right arrow scrolls to them
-        # with the mark and the job's name kept in view (fixed).
-        for label in ("job", "Harbor's mean", "trials", "how they ended", "started", "agent (model)"):
+        # with the mark and the job's name kept in view (fixed). The last header is "agent": its
+        # values say the model in parentheses themselves, and "agent (model)" was cut at 100 columns.
+        for label in ("job", "Harbor's mean", "trials", "how they ended", "started", "agent"):
             table.add_column(label)
         table.fixed_columns = 2
         table.focus()
