@@ -504,6 +504,34 @@ async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_dow
         )
 
 
+async def test_at_160_columns_the_footer_of_a_replayed_trial_shows_c_and_help_too(task, runs, tmp_path):
+    """c (copy the replay's command) and ? were left out of the footer for it to fit 100
+    columns, and out of it at 160 too, with half the line empty: a wide footer shows them,
+    the palette and the help list each once, and the footer at 100 still ends with esc."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    app = make_trial_app(job)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
+        await pilot.press("enter")
+        await app.wait_for_replays(1)
+        footer = lambda app: screen_text(app).splitlines()[-1]  # noqa: E731
+        await until(pilot, lambda: "c copy" in footer(app) and "? help" in footer(app), "c and ? in the footer", footer)
+        assert footer(app).index("esc trials") > footer(app).index("c copy")
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles.count("Copy the replay's command  (c)") == 1, titles
+        await pilot.press("c")
+        await until(pilot, lambda: app.screen.__class__.__name__ == "CommandScreen", "c's command shown")
+        await pilot.press("escape")
+        await pilot.resize_terminal(100, 40)
+        await until(pilot, lambda: "c copy" not in footer(app), "c left to the palette at 100 columns", footer)
+        assert "esc trials" in footer(app), footer(app)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles.count("Copy the replay's command  (c)") == 1, titles
+
+
 async def test_a_small_terminal_says_so(task, runs, tmp_path):
     _, trial = failing_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)

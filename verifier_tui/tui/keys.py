@@ -6,6 +6,7 @@ written as a plain ``Binding`` there): one footer, one style."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -22,6 +23,16 @@ def key(key: str, action: str, word: str, title: str, does: str, **kwargs: Any) 
 
 QUIT = key("q", "app.quit", "quit", "Quit", "Quit verifier-tui")
 HELP = key("?", "help", "help", "Keys", "This list")  # a screen with no marks to explain
+
+
+def footer_when_wide(binding: Binding) -> list[Binding]:
+    """``binding``, left out of the footer (which must fit 100 columns, the
+    narrowest a screen draws in), and before it its twin shown in the footer,
+    run as ``wide('ACTION')``: a :class:`~verifier_tui.tui.screens.keyed.SizedScreen`
+    offers the twin only while it is as wide as its ``WIDE`` (at 160 columns the
+    footer had half its line empty, the key unseen), else the binding itself.
+    One of the two is offered at a time, so the palette and the help list the key once."""
+    return [dataclasses.replace(binding, action=f"wide({binding.action!r})", show=True), binding]
 
 
 def output_keys(whose: str) -> list[Binding]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 from weakref import WeakKeyDictionary
 
+from textual.actions import parse
 from textual.events import Resize
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -104,8 +105,24 @@ class SizedScreen(KeyedScreen):
     :class:`TooSmall` (which it composes) instead of itself while the terminal
     is smaller than the layout needs."""
 
+    #: The width from which the keys :func:`~verifier_tui.tui.keys.footer_when_wide`
+    #: made are in the footer too (0: never).
+    WIDE: ClassVar[int] = 0
+
     def on_resize(self, event: Resize) -> None:
         self._fit(*event.size)
+        self.refresh_bindings()  # the keys shown when wide, in or out of the footer
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key's twin for the footer (``wide('ACTION')``) is offered while the screen is
+        wide enough for it, and the key itself is (its action's own check) then."""
+        if action == "wide":
+            _, name, inner = parse(str(parameters[0]))
+            return bool(self.WIDE) and self.size.width >= self.WIDE and self.check_action(name, inner)
+        return True
+
+    async def action_wide(self, action: str) -> None:
+        await self.run_action(action)
 
     def on_screen_resume(self) -> None:
         """A dialog over it closed: its notice names this screen's keys again."""

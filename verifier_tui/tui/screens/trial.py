@@ -25,7 +25,7 @@ from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.tui.display import content
 from verifier_tui.tui.external import editor_command, verify_line
-from verifier_tui.tui.keys import QUIT, key, output_keys
+from verifier_tui.tui.keys import QUIT, footer_when_wide, key, output_keys
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
@@ -55,7 +55,7 @@ EMPTY = "__empty__"
 #: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
 FILES = Binding.Group("files")
 #: f and s both choose the stand-in for /app the replay runs on: one entry, "f s stand-in".
-#: With c and ? left to the palette and the help, the footer then fits 100 columns (the
+#: With c and ? left to the palette and the help below 120 columns, the footer then fits 100 columns (the
 #: smallest the screen draws in) down to its last key, esc, the way back (it was cut after q).
 STAND_IN = Binding.Group("stand-in")
 
@@ -95,13 +95,17 @@ class TrialScreen(SizedScreen):
             "One of the task's cases as the stand-in for /app",
             group=STAND_IN,
         ),
-        key(
-            "c",
-            "copy_command",
-            "copy",
-            "Copy the replay's command",
-            "The shell command that runs this replay again",
-            show=False,  # the footer must fit 100 columns down to esc; c is in the palette and the help
+        # The footer must fit 100 columns down to esc: c and ? are in it only on a wider screen (WIDE),
+        # else in the palette and the help.
+        *footer_when_wide(
+            key(
+                "c",
+                "copy_command",
+                "copy",
+                "Copy the replay's command",
+                "The shell command that runs this replay again",
+                show=False,
+            )
         ),
         key(
             "k",
@@ -161,13 +165,15 @@ class TrialScreen(SizedScreen):
             "artifacts/manifest.json: what Harbor collected from the sandbox, and where it is",
             group=FILES,
         ),
-        key(
-            "?",
-            "help",
-            "help",
-            "Help: keys and marks",
-            "Every key of this screen, and what the marks mean",
-            show=False,  # the footer must fit 100 columns down to esc; ? is in the palette, as on a task's screen
+        *footer_when_wide(
+            key(
+                "?",
+                "help",
+                "help",
+                "Help: keys and marks",
+                "Every key of this screen, and what the marks mean",
+                show=False,
+            )
         ),
         QUIT,
         # esc names the list beneath, as o names its stream: two bindings, check_action offers
@@ -177,6 +183,7 @@ class TrialScreen(SizedScreen):
         key("escape", "back('steps')", "steps", "Back to the steps", "the trial's steps, this one opened from them"),
     ]
     HELP_TITLE = "verifier-tui: a trial's keys and marks"
+    WIDE = 120  # c and ? in the footer beside every other key, the palette's hint to the right
     OTHER_KEYS = [
         (
             "tab",
@@ -362,7 +369,7 @@ class TrialScreen(SizedScreen):
         if action in ("copy_command", "show_output", "keep_case"):
             replayed = self.replayed is not None and self.replayed.local is not None
             return replayed and (action != "show_output" or parameters[0] != self.stream)
-        return True
+        return super().check_action(action, parameters)
 
     @work(name="keep the replay as a case", group="keep", exit_on_error=False)
     async def action_keep_case(self) -> None:
