@@ -516,3 +516,69 @@ async def test_a_path_typed_in_one_burst_with_the_keys_that_open_the_picker_is_t
         )
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen)
+
+
+async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_watcher_follow(tmp_path):
+    """A multi-step task could be run only as the step given on the command line
+    (--step NAME): nothing on screen chose another. S chooses it as s, v, f, p, t
+    choose theirs: the run is the step's (its own tests over tests/), the header,
+    the resolution panel and the reproduce command say so, a save in the step's
+    own tests re-runs it, and "no step" gives tests/ with the task's [verifier] back."""
+    import json
+
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 1.0}
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await pilot.pause()
+        assert "step none S" in " ".join(widget_text(app, "#header").split())
+        assert any(hit == "Choose step  (S)" for hit in (c.title for c in app.get_system_commands(app.main)))
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert [line.split()[0] for line in shown] == ["first", "second", "no"], shown
+        assert "/tests is ms/steps/second/tests laid over tests/" in shown[1], shown
+        assert options.highlighted == 2  # on "no step", the current choice
+        await pilot.press("up", "enter")
+        second = await app.wait_for_runs(2)
+        assert second.trigger == "step chosen" and second.verdict.rewards == {"reward": 0.5}
+        await pilot.pause()
+        header = " ".join(widget_text(app, "#header").split())
+        assert "step second S" in header and "verifier ms/steps/second/tests/verifier.py" in header, header
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "with ms/steps/second/tests laid over it" in said and "a multi-step task" not in said, said
+        await pilot.press("c")
+        await pilot.pause()
+        assert "--step second" in " ".join(screen_text(app).split())
+        await pilot.press("escape")
+        (own / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")  # the watcher follows
+        saved = await app.wait_for_runs(3)
+        assert saved.verdict.rewards == {"reward": 0.25}, saved.trigger
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("end", "enter")  # no step
+        back = await app.wait_for_runs(4)
+        assert back.verdict.rewards == {"reward": 1.0}
+        await pilot.pause()
+        header = " ".join(widget_text(app, "#header").split())
+        assert "step none S" in header and "verifier ms/tests/verifier.py" in header, header
+        assert json.loads(json.dumps(back.verdict.rewards)) == {"reward": 1.0}
+
+
+async def test_shift_s_on_a_task_without_steps_says_it_has_none(example):
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        assert not any("step" in c.title.lower() for c in app.get_system_commands(app.main))
+        await pilot.press("S")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert "S: this task has no [[steps]]" in " ".join(widget_text(app, "#status").split())

@@ -334,6 +334,8 @@ async def test_every_key_is_in_the_footer_and_the_palette(example):
             shown, title = app.get_key_display(binding), binding.tooltip.split("\n")[0]
             if binding.action in ("toggle_runner", "no_own_runner"):
                 continue  # only for a task that ships its own runner (tests/tui/test_recognition_tui.py)
+            if "choose_step" in binding.action or binding.action == "no_steps":
+                continue  # only for a multi-step task (tests/tui/test_choosing.py::test_shift_s_chooses_a_step_...)
             if binding.action == "show_output('stderr')":
                 continue  # o names the stream it shows next: stdout while stderr is shown
             if binding.action == "latest":

@@ -279,7 +279,7 @@ async def test_a_multi_step_task_says_its_steps_and_step_runs_the_one_given(tmp_
         result = await app.wait_for_runs(1, timeout=30)
         await pilot.pause()
         assert result is not None and result.verdict.rewards == {"reward": 0.5}
-        assert "multi-step · step second · verifier multi-step/steps/second/tests/verifier.py" in widget_text(
+        assert "multi-step · step second S · verifier multi-step/steps/second/tests/verifier.py" in widget_text(
             app, "#header"
         )
         assert "a multi-step task" not in " ".join(screen_text(app).split())

@@ -45,6 +45,8 @@ CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
 #: The option that named a verifier, said before the name given ("--verifier x.py: not a verifier").
 VERIFIER_OPTION = Action("the verifier option", "--verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
+#: The option that runs one step of a multi-step task as Harbor verifies it (the TUI's S chooses one).
+STEP_OPTION = Action("choose a step", "--step NAME runs one step as Harbor would")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "--nemo-gym DIR naming a copy of nemo_gym/verifiers")
@@ -63,6 +65,7 @@ OPTION_COMMANDS = {
     BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
     OF_RUN_TRIAL: "verifier-tui run TRIAL",
     OF_TEST: "verifier-tui test PATH",  # what the plugin's --verifier-cases PATH runs
+    STEP_OPTION.kind: "verifier-tui test PATH",  # an option of test too, which the TUI words as its key
 }
 
 

@@ -253,8 +253,7 @@ class Session:
         if case is None:
             self.workspace = None
             self.response = None
-            found = default_task_data(self.task.root, self.task.tests_dir)
-            self.task_data = step_task_data(self.task, self.step, found)
+            self.task_data = self._step_default_data()
             self.task_id = None
             return
         self.workspace = case.workspace
@@ -312,6 +311,29 @@ class Session:
             return verifier
         shadow = own / verifier.relative_to(self.task.tests_dir)
         return shadow if untrusted.present(shadow) else verifier
+
+    def choose_step(self, name: str | None) -> None:
+        """The runs become step ``name``'s of a multi-step task (None: the task's
+        tests/ with its [verifier], which Harbor never runs as such), as
+        ``--step NAME`` opens it (the TUI's S): the step's [steps.verifier]
+        settings, its own tests laid over tests/ and, with no verifier the user
+        named, the one its /tests has test.sh run. A verifier the user named
+        stays, read again from their words under the step (the step's own
+        ``verifier.py`` when it ships one); no case chosen, the task data is the
+        step's default (the shim passes ``/tests/task_data.json``, the step's own when it ships one)."""
+        if name is not None and self.task.config.step(name) is None:
+            raise SelectionError(no_such_step(self.task, name))
+        default_data = self.case is None and self.task_data == self._step_default_data()
+        self.options = replace(self.options, step=name)
+        if not self._verifier_named:
+            self.verifier = None  # the step's default, chosen again as the task is re-read under it
+        self.reload_task()
+        if default_data:
+            self.task_data = self._step_default_data()
+
+    def _step_default_data(self) -> Path | None:
+        """The task data a run with no case has by default under the current step."""
+        return step_task_data(self.task, self.step, default_task_data(self.task.root, self.task.tests_dir))
 
     def choose_workspace(self, folder: Path) -> None:
         folder = Path(folder).expanduser().absolute()

@@ -13,6 +13,7 @@ from textual.content import Content
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.sandbox.stage import unreadable
 from verifier_tui.engine.task.cases import default_task_data
+from verifier_tui.engine.task.steps import step_tests
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import rewards_text
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 EDITOR_LIMIT = untrusted.MB
 #: Option ids that are not a case name or a path (a NUL never is either).
 NO_CASE = "\0none"
+NO_STEP = "\0no step"
 OTHER_FILE = "\0other"
 
 Rows = list[tuple[str, "Content | str"]]
@@ -53,6 +55,19 @@ def verifier_options(session: Session, fmt: Display) -> Rows:
     options: Rows = [(str(v), fmt.path(v)) for v in session.task.verifiers]
     options.append((OTHER_FILE, "another .py file…"))
     return options
+
+
+def step_options(session: Session, fmt: Display) -> tuple[Rows, str]:
+    """Each step of a multi-step task with what Harbor lays over tests/ for it
+    (its own tests, if any), then "no step"; and the id of the current choice."""
+    options: Rows = []
+    width = max((len(one_line(step.name)) for step in session.task.config.steps), default=0)  # one column of "·"
+    for step in session.task.config.steps:
+        own = step_tests(session.task.root, step.name)
+        laid = f"{fmt.path(own)} laid over tests/" if own is not None else "tests/ alone (no tests of its own)"
+        options.append((step.name, content((one_line(step.name).ljust(width), "bold"), f"  · /tests is {laid}")))
+    options.append((NO_STEP, Content("no step: tests/ with the task's [verifier] (Harbor never runs it so)")))
+    return options, session.step if session.step is not None else NO_STEP
 
 
 def response_options(session: Session, fmt: Display) -> Rows:

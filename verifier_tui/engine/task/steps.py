@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import Advice, of_test
+from verifier_tui.engine.advice import STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.kinds import step_tests
 
@@ -91,8 +91,9 @@ def steps_notices(
             f"a multi-step task ([[steps]]: {names}): Harbor verifies each step with steps/<name>/tests over "
             "tests/ (the step's files win) and the step's own [steps.verifier]; this run is tests/ with the "
             "task's [verifier]; ",
-            # an option of the command line (the TUI's too); the pytest plugin names the command that takes it
-            of_test("--step NAME runs one step as Harbor would"),
+            # an option of the command line; the TUI's S chooses the step on screen; the pytest plugin names the
+            # command that takes it
+            STEP_OPTION,
         )
     ]
 

@@ -38,17 +38,19 @@ from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help,
 from verifier_tui.engine.task.kinds import no_runner_words
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
+    NO_STEP,
     OTHER_FILE,
     case_options,
     default_task_data_for,
     editor_start,
     response_options,
+    step_options,
     task_data_options,
     task_row_options,
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_of, not_opened, nothing_to_debug, pdb_command, verify_line
-from verifier_tui.tui.keys import QUIT, key, output_keys
+from verifier_tui.tui.keys import QUIT, footer_when_wide, key, output_keys
 from verifier_tui.tui.messages import (
     CasesOutdated,
     ChoicesChanged,
@@ -159,6 +161,22 @@ class MainScreen(SizedScreen):
             group=CHOOSE,
         ),
         key("t", "choose_task_data", "task data", "Choose task data", "A JSON file passed as task_data", group=CHOOSE),
+        # A multi-step task's step (--step NAME on the command line): with the other choosers, in the
+        # header next to the step (as R), in the footer too where it is wide enough (at 100 columns
+        # "s v f p t S choose" would cut the footer's last key).
+        *footer_when_wide(
+            key(
+                "S",
+                "choose_step",
+                "step",
+                "Choose step",
+                "One step of the multi-step task, run as Harbor verifies it (its own tests over tests/), or none",
+                group=CHOOSE,
+                show=False,
+            )
+        ),
+        # S on a task without steps: offered nowhere, but said why it does nothing (as R).
+        Binding("S", "no_steps", show=False),
         key(
             "e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"
         ),
@@ -204,6 +222,7 @@ class MainScreen(SizedScreen):
     ]
     HELP_TITLE = "verifier-tui: keys and marks"
     MARKS = LEGEND
+    WIDE = 110  # S in the footer's "s v f p t S choose", which then still ends with q quit
 
     # What the cases list shows besides the session's cases: set, it is redrawn.
     running_case: var[str | None] = var(None, init=False)
@@ -538,6 +557,18 @@ class MainScreen(SizedScreen):
         elif key is not None:
             self._choose("verifier chosen", session.choose_verifier, Path(key))
 
+    @work(name="choose a step", group="choose", exit_on_error=False)
+    async def action_choose_step(self) -> None:
+        options, current = step_options(self.session, self.fmt)
+        key = await self.dialog(ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current))
+        if key is not None:
+            self._choose("step chosen", self.session.choose_step, None if key == NO_STEP else key)
+
+    def action_no_steps(self) -> None:
+        self.query_one(StatusLine).set_note(
+            "S: this task has no [[steps]] in its task.toml (Harbor verifies it as one)"
+        )
+
     @work(name="choose the workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
         session = self.session
@@ -777,11 +808,13 @@ class MainScreen(SizedScreen):
             return parameters[0] != self.stream
         if action in ("toggle_runner", "no_own_runner"):
             return (self.session.task.own_runner is not None) is (action == "toggle_runner")
+        if action in ("choose_step", "no_steps"):
+            return bool(self.session.task.config.steps) is (action == "choose_step")
         if action == "latest":
             # On the latest run (or none yet) esc has nowhere to go back to: disabled (None), so the palette
             # leaves it out while the help still says what it is for.
             return True if self.viewing is not None else None
-        return True
+        return super().check_action(action, parameters)  # S's twin in the footer, when wide
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
 

@@ -78,7 +78,12 @@ class HeaderLine(Flowing):
         # folder, but a task.toml name can differ, and a reader looks here first).
         items = [
             content((one_line(session.task.name), "bold")),
-            *([content(("step ", LABEL), (one_line(session.step), "bold"))] if session.step is not None else []),
+            # A multi-step task's step, or none (S chooses it), as the verifier and the case are said.
+            *(
+                [content(("step ", LABEL), (one_line(session.step or "none"), "bold"), (" S", KEY))]
+                if session.step is not None or session.task.config.steps
+                else []
+            ),
             content(("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY)),
             content(
                 ("case ", LABEL),
