@@ -57,6 +57,7 @@ def plugin_words() -> dict[str, str]:
         advice.PYTHON_OPTION.kind: "--verifier-python EXE",
         advice.CASE_OPTION.kind: "--verifier-case",
         advice.VERIFIER_OPTION.kind: "verifier-tui test TASK --verifier",
+        advice.STEP_NAMED.kind: "verifier-tui test TASK --step",
         advice.STAND_IN.kind: "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty",
         advice.CHOOSE_VERIFIER.kind: "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE "
         "chooses one)",

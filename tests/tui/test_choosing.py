@@ -582,3 +582,24 @@ async def test_shift_s_on_a_task_without_steps_says_it_has_none(example):
         await pilot.pause()
         assert app.screen is app.main
         assert "S: this task has no [[steps]]" in " ".join(widget_text(app, "#status").split())
+
+
+async def test_a_step_chosen_with_shift_s_then_dropped_from_task_toml_is_said_without_a_flag(tmp_path):
+    """The step chosen with S, then task.toml edited to drop it: the resolution panel
+    said "--step second: task.toml no longer has it", a flag this user never typed."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("up", "enter")
+        await app.wait_for_runs(2)
+        (root / "task.toml").write_text('[[steps]]\nname = "first"\n')
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "step second: task.toml no longer has it (steps: first)" in said, said
+        assert "--step" not in said, said

@@ -47,6 +47,8 @@ VERIFIER_OPTION = Action("the verifier option", "--verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 #: The option that runs one step of a multi-step task as Harbor verifies it (the TUI's S chooses one).
 STEP_OPTION = Action("choose a step", "--step NAME runs one step as Harbor would")
+#: The option that named a step, said before the name given ("--step NAME: task.toml no longer has it").
+STEP_NAMED = Action("the step option", "--step")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "--nemo-gym DIR naming a copy of nemo_gym/verifiers")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import STEP_OPTION, Advice
+from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.kinds import step_tests
 
@@ -83,7 +83,8 @@ def steps_notices(
             if kept is None
             else f"this run is {kept}, which you chose, with tests/ alone as /tests (no step's tests over it)"
         )
-        return [f"--step {dropped}: task.toml no longer has it ({steps}), so the step is dropped: {run}"]
+        # The TUI says "step NAME": its S chooses a step as --step does
+        return [Advice(STEP_NAMED, f" {dropped}: task.toml no longer has it ({steps}), so the step is dropped: {run}")]
     if not config.steps or step is not None:
         return []
     return [
