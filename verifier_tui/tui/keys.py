@@ -25,14 +25,14 @@ QUIT = key("q", "app.quit", "quit", "Quit", "Quit verifier-tui")
 HELP = key("?", "help", "help", "Keys", "This list")  # a screen with no marks to explain
 
 
-def footer_when_wide(binding: Binding) -> list[Binding]:
+def footer_when_wide(binding: Binding, width: int) -> list[Binding]:
     """``binding``, left out of the footer (which must fit 100 columns, the
     narrowest a screen draws in), and before it its twin shown in the footer,
-    run as ``wide('ACTION')``: a :class:`~verifier_tui.tui.screens.keyed.SizedScreen`
-    offers the twin only while it is as wide as its ``WIDE`` (at 160 columns the
+    run as ``wide('ACTION', WIDTH)``: a :class:`~verifier_tui.tui.screens.keyed.SizedScreen`
+    offers the twin only while it is ``width`` columns wide or more (at 160 the
     footer had half its line empty, the key unseen), else the binding itself.
     One of the two is offered at a time, so the palette and the help list the key once."""
-    return [dataclasses.replace(binding, action=f"wide({binding.action!r})", show=True), binding]
+    return [dataclasses.replace(binding, action=f"wide({binding.action!r}, {width})", show=True), binding]
 
 
 def output_keys(whose: str) -> list[Binding]:

@@ -105,23 +105,19 @@ class SizedScreen(KeyedScreen):
     :class:`TooSmall` (which it composes) instead of itself while the terminal
     is smaller than the layout needs."""
 
-    #: The width from which the keys :func:`~verifier_tui.tui.keys.footer_when_wide`
-    #: made are in the footer too (0: never).
-    WIDE: ClassVar[int] = 0
-
     def on_resize(self, event: Resize) -> None:
         self._fit(*event.size)
         self.refresh_bindings()  # the keys shown when wide, in or out of the footer
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A key's twin for the footer (``wide('ACTION')``) is offered while the screen is
-        wide enough for it, and the key itself is (its action's own check) then."""
+        """A key's twin for the footer (``wide('ACTION', WIDTH)``) is offered while the screen is
+        that wide, and the key itself is (its action's own check) then."""
         if action == "wide":
             _, name, inner = parse(str(parameters[0]))
-            return bool(self.WIDE) and self.size.width >= self.WIDE and self.check_action(name, inner)
+            return self.size.width >= int(str(parameters[1])) and self.check_action(name, inner)
         return True
 
-    async def action_wide(self, action: str) -> None:
+    async def action_wide(self, action: str, _width: int) -> None:
         await self.run_action(action)
 
     def on_screen_resume(self) -> None:

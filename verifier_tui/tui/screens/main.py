@@ -102,6 +102,9 @@ CHOOSE = Binding.Group("choose")
 MODE = Binding.Group("mode")
 #: a (run all cases once) and A (every case on each save) share "a A all".
 ALL = Binding.Group("all")
+#: k, g, R and ? are left out of the footer, which must fit 100 columns (they are in the palette and
+#: the help, R in the header too), but for a screen this wide, where the footer holds them all.
+WIDE = 140
 
 
 class MainScreen(SizedScreen):
@@ -126,21 +129,27 @@ class MainScreen(SizedScreen):
             "Each save (and r) runs every case, not only the chosen one; the cases list shows each verdict",
             group=ALL,
         ),
-        key(
-            "k",
-            "keep_case",
-            "keep",
-            "Keep this run as a case",
-            "Copy its workspace, response and task data into cases/NAME/, with an expected.json of its verdict",
-            show=False,  # the footer must fit 100 columns; k is in the palette and the help
+        *footer_when_wide(
+            key(
+                "k",
+                "keep_case",
+                "keep",
+                "Keep this run as a case",
+                "Copy its workspace, response and task data into cases/NAME/, with an expected.json of its verdict",
+                show=False,
+            ),
+            WIDE,
         ),
-        key(
-            "g",
-            "coverage",
-            "coverage",
-            "Coverage of the verifier",
-            "Its source and its helpers', each line marked by the cases that reached it; every case runs",
-            show=False,  # the footer must fit 100 columns; g is in the help and the palette
+        *footer_when_wide(
+            key(
+                "g",
+                "coverage",
+                "coverage",
+                "Coverage of the verifier",
+                "Its source and its helpers', each line marked by the cases that reached it; every case runs",
+                show=False,
+            ),
+            WIDE,
         ),
         key("s", "choose_case", "case", "Choose case", "Pick one of the task's cases", group=CHOOSE),
         key("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run", group=CHOOSE),
@@ -173,7 +182,8 @@ class MainScreen(SizedScreen):
                 "One step of the multi-step task, run as Harbor verifies it (its own tests over tests/), or none",
                 group=CHOOSE,
                 show=False,
-            )
+            ),
+            110,  # "s v f p t S choose": the footer still ends with q quit
         ),
         # S on a task without steps: offered nowhere, but said why it does nothing (as R).
         Binding("S", "no_steps", show=False),
@@ -189,26 +199,32 @@ class MainScreen(SizedScreen):
         ),
         key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
         *output_keys("the run's"),
-        key(
-            "R",
-            "toggle_runner",
-            "runner",
-            "Toggle runner",
-            "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
-            # the footer must fit 100 columns (with R it was cut before q quit); R is in the header
-            # next to the runner it toggles, as s v f p t next to what they choose, and in the palette
-            show=False,
+        # the footer must fit 100 columns (with R it was cut before q quit); R is in the header
+        # next to the runner it toggles, as s v f p t next to what they choose, and in the palette
+        *footer_when_wide(
+            key(
+                "R",
+                "toggle_runner",
+                "runner",
+                "Toggle runner",
+                "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
+                show=False,
+            ),
+            WIDE,
         ),
         # R on a task without a runner of its own: offered nowhere, but said
         # why it does nothing when pressed (no tooltip: not in the palette or help).
         Binding("R", "no_own_runner", show=False),
-        key(
-            "?",
-            "help",
-            "help",
-            "Help: keys and marks",
-            "Every key, and what the marks in the cases list and the history mean",
-            show=False,  # the footer must fit 100 columns; ? is in the palette
+        *footer_when_wide(
+            key(
+                "?",
+                "help",
+                "help",
+                "Help: keys and marks",
+                "Every key, and what the marks in the cases list and the history mean",
+                show=False,
+            ),
+            WIDE,
         ),
         QUIT,
         key(
@@ -222,7 +238,6 @@ class MainScreen(SizedScreen):
     ]
     HELP_TITLE = "verifier-tui: keys and marks"
     MARKS = LEGEND
-    WIDE = 110  # S in the footer's "s v f p t S choose", which then still ends with q quit
 
     # What the cases list shows besides the session's cases: set, it is redrawn.
     running_case: var[str | None] = var(None, init=False)

@@ -95,8 +95,8 @@ class TrialScreen(SizedScreen):
             "One of the task's cases as the stand-in for /app",
             group=STAND_IN,
         ),
-        # The footer must fit 100 columns down to esc: c and ? are in it only on a wider screen (WIDE),
-        # else in the palette and the help.
+        # The footer must fit 100 columns down to esc: c and ? are in it from 120 columns (beside
+        # every other key, the palette's hint to the right), else in the palette and the help.
         *footer_when_wide(
             key(
                 "c",
@@ -105,7 +105,8 @@ class TrialScreen(SizedScreen):
                 "Copy the replay's command",
                 "The shell command that runs this replay again",
                 show=False,
-            )
+            ),
+            120,
         ),
         key(
             "k",
@@ -173,7 +174,8 @@ class TrialScreen(SizedScreen):
                 "Help: keys and marks",
                 "Every key of this screen, and what the marks mean",
                 show=False,
-            )
+            ),
+            120,
         ),
         QUIT,
         # esc names the list beneath, as o names its stream: two bindings, check_action offers
@@ -183,7 +185,6 @@ class TrialScreen(SizedScreen):
         key("escape", "back('steps')", "steps", "Back to the steps", "the trial's steps, this one opened from them"),
     ]
     HELP_TITLE = "verifier-tui: a trial's keys and marks"
-    WIDE = 120  # c and ? in the footer beside every other key, the palette's hint to the right
     OTHER_KEYS = [
         (
             "tab",
