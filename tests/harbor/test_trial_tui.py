@@ -504,6 +504,23 @@ async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_dow
         )
 
 
+async def test_at_100_columns_the_runner_s_steps_name_each_column_whole(task, runs, tmp_path):
+    """The runner's steps at 100 columns (the smallest the screen draws in): the
+    sandbox's column header read "sandbox (inferred from its outp…", cut."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    app = make_trial_app(job)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
+        await pilot.press("enter")
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        header = next(line for line in screen_text(app).splitlines() if "│ step " in line)
+        assert "…" not in header and "sandbox (" in header and "local replay" in header, header
+
+
 async def test_at_160_columns_the_footer_of_a_replayed_trial_shows_c_and_help_too(task, runs, tmp_path):
     """c (copy the replay's command) and ? were left out of the footer for it to fit 100
     columns, and out of it at 160 too, with half the line empty: a wide footer shows them,

@@ -481,13 +481,13 @@ def trial_notes(walk: TrialWalkthrough) -> list[str]:
 def print_phases(opened: TrialSession, replayed: Replayed, word: Callable[[str], str] = str) -> None:
     """The phases in two columns, the first wrong step of each side explained
     (what to try in the words of ``word``, as :func:`print_walkthrough`'s)."""
-    from verifier_tui.words.trial import PHASE_MARKS, replay_column, step_detail, wrong_key
+    from verifier_tui.words.trial import PHASE_MARKS, SANDBOX_COLUMN, replay_column, step_detail, wrong_key
 
     sandbox = opened.walk.sandbox.phases
     local = replayed.phases
     mine = {p.name: p for p in local.phases} if local is not None else {}
     width = max(len(p.label) for p in sandbox.phases) + 2
-    terminal.say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}{replay_column(replayed)}")
+    terminal.say(f"{'step':<{width}}{SANDBOX_COLUMN:<44}{replay_column(replayed)}")
     for theirs in sandbox.phases:
         ours = mine.get(theirs.name)
         left = f"{PHASE_MARKS[theirs.status]} {theirs.detail or theirs.status}"

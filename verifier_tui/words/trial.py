@@ -91,6 +91,12 @@ def wrong_key(report: Any) -> tuple[str, ...] | None:
     return ("test_sh", report.explanation.split(" (", 1)[0]) if report.stopped_at == "test_sh" else None
 
 
+#: The header of the sandbox's column of the runner's steps, in the text output and on the screen:
+#: its steps are inferred from what the sandbox printed. Short enough for the screen's column at 100
+#: columns ("sandbox (inferred from its output)" was cut there).
+SANDBOX_COLUMN = "sandbox (as its output shows)"
+
+
 def replay_column(replayed: Replayed) -> str:
     """Whose steps the replay's column shows: the replay's, or verifier-tui's
     runner's run alone beside the task's test.sh, which gave the verdict."""

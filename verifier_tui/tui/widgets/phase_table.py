@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
 from verifier_tui.tui.display import content
-from verifier_tui.words.trial import PHASE_MARKS, step_detail, wrong_key
+from verifier_tui.words.trial import PHASE_MARKS, SANDBOX_COLUMN, step_detail, wrong_key
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.phases import Parting, PhaseReport
@@ -50,7 +50,7 @@ class PhaseTable(Vertical):
         """``local_title``: whose steps the local column shows (``runner
         alone``: verifier-tui's runner, beside the task's test.sh, which judged)."""
         labels: list[Any] = [("step", HEAD)]
-        theirs: list[Any] = [("sandbox (inferred from its output)", HEAD)]
+        theirs: list[Any] = [(SANDBOX_COLUMN, HEAD)]
         mine: list[Any] = [(f"local {local_title}", HEAD)]
         by_name = {p.name: p for p in local.phases} if local is not None else {}
         for name, label in PHASES:
