@@ -523,3 +523,18 @@ async def test_at_160_columns_the_task_screen_s_footer_shows_keep_coverage_and_h
         await pilot.pause()
         footer = " ".join(screen_text(app).splitlines()[-1].split())
         assert "k keep" not in footer and "q quit" in footer, footer
+
+
+async def test_the_help_s_footer_names_its_own_keys_not_the_screen_s_beneath(example):
+    """? over a task's screen: the footer under the help still read "r run w watch … q quit",
+    keys the help does not take (r did nothing), where every other dialog's footer names its own."""
+    from verifier_tui.tui.screens.help import HelpScreen
+
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("question_mark")
+        await wait_for(lambda: isinstance(app.screen, HelpScreen), "the help open")
+        await pilot.pause()
+        footer = " ".join(screen_text(app).splitlines()[-1].split())
+        assert footer.startswith("esc close") and "r run" not in footer, footer

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from verifier_tui.tui.display import content
+from verifier_tui.tui.workarounds import KeyFooter
 
 #: ``(title, [(mark, meaning)])`` groups: the marks a screen shows.
 Legend = Sequence[tuple[str, Sequence[tuple[str, str]]]]
@@ -61,6 +62,9 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(self.shown, id="help-text")
             yield Label(Content("esc, ? or q closes"), classes="dialog-hint")
+        # Its own keys, as every dialog's: without it the screen's beneath showed (r run, q quit),
+        # keys the help does not take.
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()  # the arrows and page keys scroll it
