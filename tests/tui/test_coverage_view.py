@@ -308,3 +308,14 @@ async def test_a_task_without_cases_is_measured_on_its_run_and_says_so(tmp_path)
         shown = [line.strip() for line in screen_text(app).splitlines()]
         assert shown[0] == "Coverage of the run without a case: 7 of 17 lines ran", shown[0]
         assert shown[-2] == "line 1 reached by the run without a case", shown[-2]
+
+
+async def test_the_view_s_footer_offers_its_help_which_says_what_its_marks_mean(tmp_path):
+    """The view marks each line `2/2`, `1/2`, `✗`: its footer read "n next ✗ e edit r run
+    all esc back", a third of the line used, and never named `?`, whose help says what they mean."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, case="right", watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _open(app, pilot)
+        footer = " ".join(screen_text(app).splitlines()[-1].split())
+        assert "? help" in footer and footer.index("? help") < footer.index("esc back"), footer

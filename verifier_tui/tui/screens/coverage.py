@@ -67,8 +67,9 @@ class CoverageScreen(KeyedScreen):
         key("n", "next_missed", "next ✗", "Next line no case reached", "Move to it, after the highlighted line"),
         key("e", "edit", "edit", "Open the line in $EDITOR", "The highlighted line, in the editor (suspends the app)"),
         key("r", "rerun", "run all", "Run every case again", "Each case's coverage anew"),
+        # In the footer, which has room for it even at 80 columns: the help says what 2/2, 1/2 and ✗ mean.
+        key("?", "help", "help", "Help: keys and marks", "Every key, and what the marks mean"),
         key("escape", "close", "back", "Back", "To the main screen (runs stop asking for coverage)"),
-        key("?", "help", "help", "Help: keys and marks", "Every key, and what the marks mean", show=False),
     ]
     HELP_TITLE = "coverage: keys and marks"
     MARKS = MARKS
