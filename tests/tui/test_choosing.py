@@ -603,3 +603,24 @@ async def test_a_step_chosen_with_shift_s_then_dropped_from_task_toml_is_said_wi
         said = " ".join(widget_text(app, "#resolution-body").split())
         assert "step second: task.toml no longer has it (steps: first)" in said, said
         assert "--step" not in said, said
+
+
+async def test_a_task_whose_only_verifier_is_a_step_s_says_s_chooses_the_step(tmp_path):
+    """A multi-step task whose only verifier is in steps/first/tests: the TUI's "no
+    verifier found" said "--step NAME looks in steps/NAME/tests too", a flag of a command
+    the user had already started; S chooses the step, and its verifier runs."""
+    toml = '[[steps]]\nname = "first"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "first" / "tests"
+    own.mkdir(parents=True)
+    (root / "tests" / "verifier.py").rename(own / "verifier.py")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "--step" not in said and "S chooses the step" in said, said
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("home", "enter")
+        result = await app.wait_for_runs(2)  # the first: nothing to run
+        assert result is not None and result.verdict.rewards == {"reward": 1.0}

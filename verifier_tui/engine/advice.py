@@ -47,6 +47,8 @@ VERIFIER_OPTION = Action("the verifier option", "--verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 #: The option that runs one step of a multi-step task as Harbor verifies it (the TUI's S chooses one).
 STEP_OPTION = Action("choose a step", "--step NAME runs one step as Harbor would")
+#: The option that looks in a step's own tests for the verifier tests/ lacks (a multi-step task's "no verifier found").
+STEP_TESTS = Action("look in a step's tests", "--step NAME looks in steps/NAME/tests too, as Harbor verifies it")
 #: The option that named a step, said before the name given ("--step NAME: task.toml no longer has it").
 STEP_NAMED = Action("the step option", "--step")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
@@ -67,7 +69,9 @@ OPTION_COMMANDS = {
     BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
     OF_RUN_TRIAL: "verifier-tui run TRIAL",
     OF_TEST: "verifier-tui test PATH",  # what the plugin's --verifier-cases PATH runs
-    STEP_OPTION.kind: "verifier-tui test PATH",  # an option of test too, which the TUI words as its key
+    # options of test too, which the TUI words as its key S
+    STEP_OPTION.kind: "verifier-tui test PATH",
+    STEP_TESTS.kind: "verifier-tui test PATH",
 }
 
 

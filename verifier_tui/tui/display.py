@@ -28,6 +28,7 @@ from verifier_tui.engine.advice import (
     STAND_IN,
     STEP_NAMED,
     STEP_OPTION,
+    STEP_TESTS,
     TASK_RUNNER,
     VERIFIER_OPTION,
     Action,
@@ -66,6 +67,7 @@ KEY_WORDS: dict[str, str | None] = {
     STAND_IN.kind: None,
     OPEN_IN_EDITOR.kind: " (e opens it)",
     STEP_OPTION.kind: "S chooses one step, run as Harbor would",
+    STEP_TESTS.kind: "S chooses the step, whose steps/NAME/tests are looked in too, as Harbor verifies it",
     STEP_NAMED.kind: "step",  # chosen with --step or S: "step second: task.toml no longer has it"
     CASE_OPTION.kind: None,  # "--case NAME: no such case" stops the start, before the screen opens
     GIVE_TASK.kind: None,  # a trial's task not found: said before the trial screen opens, never on this one

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
-from verifier_tui.engine.advice import CHOOSE_VERIFIER, VERIFIER_OPTION, Advice
+from verifier_tui.engine.advice import CHOOSE_VERIFIER, STEP_TESTS, VERIFIER_OPTION, Action, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
@@ -284,26 +284,24 @@ def no_verifier_message(task: Task) -> str:
             "with a top-level verify, beside the runner's test.sh shim"
         )
     places = ", ".join(str(p) + ("" if p.is_dir() else " (not there)") for p in task.looked_in)
-    said = (
+    said: list[str | Action] = [
         f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
         "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
-    )
+    ]
     # Harbor verifies each step with its own steps/NAME/tests over tests/ (engine/task/steps.py): --step
     # finds more only for a step that has its own tests, when no step's own tests were looked in.
     own = [s.name for s in task.config.steps if step_tests(task.root, s.name) is not None]
     if own and task.looked_in[0] == task.tests_dir:
-        said += (
-            f"; a multi-step task whose steps {', '.join(own)} have their own tests: --step NAME looks in "
-            "steps/NAME/tests too, as Harbor verifies it"
-        )
+        # an Advice: the TUI says its S, which chooses the step on screen
+        said += [f"; a multi-step task whose steps {', '.join(own)} have their own tests: ", STEP_TESTS]
     # The folders of /tests looked in (a step's own first): a verifier.py there may be a link, never followed.
     for linked in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
         if linked.is_symlink():
-            said += (
+            said.append(
                 f"; {_display(task, linked)} is a link to {os.readlink(linked)}, and links are not followed "
                 "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
             )
-    return said
+    return Advice(*said)
 
 
 def no_verifier_help(task: Task) -> str:

@@ -347,7 +347,10 @@ class MainScreen(SizedScreen):
 
     def _no_verifier(self) -> None:
         session = self.session
-        help_text = self.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
+        # words(): the message is Advice (a multi-step task's says S), which an f-string would read as its flags
+        help_text = (
+            f"{self.fmt.words(no_verifier_message(session.task))}\n\n{self.fmt.text(no_verifier_help(session.task))}"
+        )
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         # The verifier deleted while watched: the last run's output is no longer this state's, as
