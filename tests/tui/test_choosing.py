@@ -624,3 +624,26 @@ async def test_a_task_whose_only_verifier_is_a_step_s_says_s_chooses_the_step(tm
         await pilot.press("home", "enter")
         result = await app.wait_for_runs(2)  # the first: nothing to run
         assert result is not None and result.verdict.rewards == {"reward": 1.0}
+
+
+async def test_a_verifier_named_with_v_then_shadowed_by_the_step_chosen_with_shift_s_is_said_without_a_flag(tmp_path):
+    """tests/verifier.py chosen with v, then S chooses a step that ships its own verifier.py:
+    the note said "under --step second that is the step's own ...", a flag this user never typed."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    (root / "tests" / "other.py").write_text("def verify(workspace):\n    return 0.0\n")
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False, verifier="ms/tests/verifier.py")  # as v picks it: by its path
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("up", "enter")
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.5}
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "under step second that is the step's own steps/second/tests/verifier.py" in said, said
+        assert "--step" not in said, said

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import CASE_OPTION, Advice
+from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import in_a_thread, run_process
@@ -507,9 +507,12 @@ class Session:
             return []
         root, inside = self.task.root, picked.relative_to(self.task.tests_dir).as_posix()
         return [
-            f"the verifier you named, {picked.relative_to(root).as_posix()}, is /tests/{inside}: under --step "
-            f"{self.step} that is the step's own {ran.relative_to(root).as_posix()} (Harbor uploads the step's "
-            "tests over tests/), which runs in its place"
+            Advice(  # "under step NAME" in the TUI, whose S chooses the step as --step does
+                f"the verifier you named, {picked.relative_to(root).as_posix()}, is /tests/{inside}: under ",
+                STEP_NAMED,
+                f" {self.step} that is the step's own {ran.relative_to(root).as_posix()} (Harbor uploads the step's "
+                "tests over tests/), which runs in its place",
+            )
         ]
 
     def notices(self, run: RunResult | None = None) -> list[str]:
