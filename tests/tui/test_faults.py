@@ -21,15 +21,21 @@ from verifier_tui.tui.widgets.history_list import summary_text
 async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch, env):
     monkeypatch.setenv("VTUI_SECRET_TOKEN", "t0ken")
     monkeypatch.setenv("VTUI_ADDED", "added-value")
-    toml = '[verifier]\nenv = { MODE = "strict" }\n\n[environment]\nenv = { STAGE = "ci" }\n'
-    root = make_task(tmp_path / "tasks" / "env", toml=toml)
+    root = tmp_path / "tasks" / "env"
+    # DATA names a file under the task: the runner gets the value as written, never a path made relative
+    verifier = f'[verifier]\nenv = {{ MODE = "strict", DATA = "{root}/data.csv" }}\n'
+    toml = verifier + '\n[environment]\nenv = { STAGE = "ci" }\n'
+    make_task(root, toml=toml)
     app = make_app(root, watch=False, deterministic=False, env=("VTUI_ADDED",))
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         text = widget_text(app, "#resolution-body")
     # Each of the task's variables under the table it was written in, as Harbor merges them.
-    assert "task.toml [verifier] env: MODE=strict" in text and "task.toml [environment] env: STAGE=ci" in text
+    assert (
+        f"task.toml [verifier] env: DATA={root}/data.csv, MODE=strict" in text
+        and "task.toml [environment] env: STAGE=ci" in text
+    )
     assert "--env: VTUI_ADDED" in text and "added-value" not in text
     assert "verifier-tui: PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8" in text
     assert "your environment: " in text and "PATH" in text.split("your environment: ")[1]
@@ -39,7 +45,14 @@ async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypa
         dict(env, VTUI_SECRET_TOKEN="t0ken", VTUI_ADDED="added-value"), "explain", root, "--env", "VTUI_ADDED"
     ).stdout
     block = said[said.index("environment  what the runner gets") :].splitlines()
-    assert len(block) >= 6 and all(line in text.splitlines() for line in block), (block, text)
+    assert len(block) >= 6 and all(line in text.splitlines() for line in block[:-1]), (block, text)
+    # ... but for the way to pass one more: the TUI takes no option once started
+    assert block[-1].endswith("; give --env NAME to pass one"), block
+    assert text.splitlines()[text.splitlines().index(block[-2]) + 1].endswith(
+        "; start verifier-tui again with --env NAME to pass one"
+    ), text
+    interpreter = next(line for line in said.splitlines() if line.startswith("interpreter "))
+    assert interpreter in text.splitlines(), (interpreter, text)
 
 
 async def test_the_resolution_panel_does_not_call_the_verifier_raising_a_contract_problem(tmp_path):

@@ -555,11 +555,12 @@ def explain_command(args: argparse.Namespace) -> int:
 
 def print_replay_explained(opened: TrialSession, explain: Explanation | None) -> int:
     """``explain TRIAL``'s replay side: its notes (the variables it runs
-    without, as ``run TRIAL`` says them), how verify is imported and called,
+    without, as ``run TRIAL`` says them), the interpreter, how verify is imported and called,
     and the runner's environment as ``explain TASK`` says it; the exit status."""
     from verifier_tui.words.resolution import (
         binding_lines,
         environment_lines,
+        interpreter_lines,
         nemo_gym_lines,
         plain,
         problem_line,
@@ -581,7 +582,7 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
         terminal.say(f"  note: {one_line(note)}")
     if explain.error is not None:
         return 2
-    printed_lines = sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
+    printed_lines = interpreter_lines(explain, str) + sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
     for printed in printed_lines + binding_lines(explain, "harbor", str):
         terminal.say(f"  {plain(printed)}")
     for problem in explain.problems:

@@ -53,6 +53,8 @@ STEP_TESTS = Action("look in a step's tests", "--step NAME looks in steps/NAME/t
 STEP_NAMED = Action("the step option", "--step")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
+#: The user's variables the runner was not given: on the command line one more option, in the TUI a restart.
+PASS_ENV = Action("pass a variable", "give --env NAME to pass one")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "--nemo-gym DIR naming a copy of nemo_gym/verifiers")
 #: The option that names the interpreter: another one (that has a module, or newer), or the one to check.
 PYTHON_OPTION = Action("the interpreter option", "--python EXE")

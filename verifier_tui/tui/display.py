@@ -24,6 +24,7 @@ from verifier_tui.engine.advice import (
     NEMO_GYM_COPY,
     OPEN_IN_EDITOR,
     OUR_RUNNER,
+    PASS_ENV,
     PYTHON_OPTION,
     STAND_IN,
     STEP_NAMED,
@@ -69,6 +70,7 @@ KEY_WORDS: dict[str, str | None] = {
     STEP_OPTION.kind: "S chooses one step, run as Harbor would",
     STEP_TESTS.kind: "S chooses the step, whose steps/NAME/tests are looked in too, as Harbor verifies it",
     STEP_NAMED.kind: "step",  # chosen with --step or S: "step second: task.toml no longer has it"
+    PASS_ENV.kind: "start verifier-tui again with --env NAME to pass one",
     CASE_OPTION.kind: None,  # "--case NAME: no such case" stops the start, before the screen opens
     GIVE_TASK.kind: None,  # a trial's task not found: said before the trial screen opens, never on this one
 }

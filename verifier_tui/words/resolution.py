@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import PASS_ENV, Advice
 from verifier_tui.engine.readback import INTERPRETER, Resolution
 from verifier_tui.words.run import IN_JSON, LISTED, MODE_NAMES, more_text
 from verifier_tui.words.text import one_line
@@ -181,7 +182,8 @@ def environment_lines(
 ) -> list[Line]:
     """What the runner's environment held, by where it came from: names only,
     values only for verifier-tui's own and the task's (as task.toml writes
-    them, on one line: anything may be written there). Said alike by
+    them, on one line: anything may be written there; never read as paths,
+    which the runner does not make of them). Said alike by
     ``explain TASK``, ``explain TRIAL`` (the replay's, the trial's tables as
     Harbor built them) and the TUI. Without ``this_machine``, the rows that
     differ from machine to machine (the user's own variables, what was held
@@ -203,5 +205,5 @@ def environment_lines(
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""
         count = f"{len(held)} more variable{'' if len(held) == 1 else 's'}"
-        lines.append([(f"  held back: {count} of your environment{among}; give --env NAME to pass one", QUIET)])
+        lines.append([(Advice(f"  held back: {count} of your environment{among}; ", PASS_ENV), QUIET)])
     return lines

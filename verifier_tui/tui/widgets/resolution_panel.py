@@ -133,8 +133,9 @@ def _styled(lines: list[Line]) -> list[Any]:
 
 
 def _environment(explain: Explanation, fmt: Display) -> list[Any]:
-    # the rows that differ from machine to machine are kept out of snapshots
-    return _styled(environment_lines(explain.environment, fmt.text, this_machine=not fmt.deterministic))
+    # the rows that differ from machine to machine are kept out of snapshots; values as task.toml wrote them
+    lines = environment_lines(explain.environment, one_line, this_machine=not fmt.deterministic)
+    return _styled([[(worded(text, fmt.action), kind) for text, kind in line] for line in lines])
 
 
 def _hint(problem: str, mode: str) -> str | None:
