@@ -19,7 +19,7 @@ import pytest
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import HARBOR_REAL
-from tests.helpers.tasks import PY
+from tests.helpers.tasks import PY, copy_example
 
 pytestmark = pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
 
@@ -627,3 +627,38 @@ def test_watch_says_under_the_run_that_task_toml_dropped_the_step(env, own_step)
         stop(proc)
     assert "reward 1" in dropped, dropped
     assert under.strip().startswith("note: --step second: task.toml no longer has it"), under
+
+
+@pytest.fixture
+def refused_beside(multi_step, tmp_path) -> Path:
+    """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""
+    folder = tmp_path / "k"
+    folder.mkdir()
+    bad = copy_example("hello-file", folder / "bad")
+    toml = bad / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1", 1))
+    multi_step.rename(folder / "ms")
+    return folder
+
+
+def test_a_refused_task_below_a_folder_is_refused_with_its_cases_under_step(env, refused_beside):
+    """test FOLDER --step first over a task Harbor would refuse (and which has no step first): the
+    session raised before the task's cases were read, so the row listed none of them, the summary lost
+    '4 cases not run', --json said harbor_refuses_task null and problem '--step first: ...', the exit went
+    from 2 to 1 and --case bad::correct matched no case. It is refused as it is without --step."""
+    plain = run_tool(env, "test", refused_beside)
+    assert plain.returncode == 2, plain.stdout + plain.stderr
+    done = run_tool(env, "test", refused_beside, "--step", "first")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "4 cases not run" in done.stdout.splitlines()[-1], done.stdout
+    assert "correct: not run (its task is not tested)" in done.stdout, done.stdout
+    data = json.loads(run_tool(env, "test", refused_beside, "--step", "first", "--json").stdout)
+    (error,) = data["errors"]
+    assert error["problem"].startswith("Harbor would refuse to run this task: version = 1"), error
+    assert len(error["not_run"]) == 4, error
+    bad = next(t for t in data["tasks"] if t["name"] == "bad")
+    assert bad["harbor_refuses_task"] is not None, bad
+    asked = run_tool(env, "test", refused_beside, "--step", "first", "--case", "bad::correct")
+    no_traceback(asked)
+    assert asked.returncode == 2 and "matches no case" not in asked.stderr, asked.stdout + asked.stderr

@@ -73,6 +73,11 @@ class NoSuchStep(SelectionError):
     """``--step NAME`` naming no step of the task (``test FOLDER --step NAME`` passes over such a task)."""
 
 
+class StepOfRefusedTask(SelectionError):
+    """``--step NAME`` on a task Harbor would refuse to load, whose steps hold no step NAME
+    (``test FOLDER --step NAME`` reports it refused, as it does without ``--step``)."""
+
+
 @record(frozen=True)
 class Options:
     """What the command line (or the TUI's choosers) asked for."""
@@ -206,7 +211,8 @@ class Session:
         if name is None or task.config.step(name) is None:
             if name is not None and strict and task.config.refused is not None:
                 # Not "has no [[steps]] (Harbor verifies it as one)": Harbor would not load it at all.
-                raise SelectionError(f"--step {name}: {refused_words(task.config.refused)}; its steps cannot be read")
+                why = refused_words(task.config.refused)
+                raise StepOfRefusedTask(f"--step {name}: {why}; its steps cannot be read")
             if name is not None and strict:
                 raise NoSuchStep(no_such_step(task, name))
             self.step = None

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.record import field, record
-from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session
+from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session, StepOfRefusedTask
 from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
@@ -638,7 +638,14 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
     folder always has cases with an expected.json, and one without the
     step ``--step`` names is passed over (:class:`WithoutStep`)."""
     try:
-        session = Session(folder, options)
+        try:
+            session = Session(folder, options)
+        except StepOfRefusedTask:
+            if named:
+                raise
+            # Harbor refuses the task whatever the step: its group says so with its cases not run, as
+            # test FOLDER does without --step and as it does of a refused task that has the step (exit 2).
+            session = Session(folder, replace(options, step=None))
     except (DiscoveryError, SelectionError) as exc:
         if named:
             raise CollectionError(exc.args[0]) from None  # Advice kept
