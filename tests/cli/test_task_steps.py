@@ -662,3 +662,23 @@ def test_a_refused_task_below_a_folder_is_refused_with_its_cases_under_step(env,
     asked = run_tool(env, "test", refused_beside, "--step", "first", "--case", "bad::correct")
     no_traceback(asked)
     assert asked.returncode == 2 and "matches no case" not in asked.stderr, asked.stdout + asked.stderr
+
+
+def test_step_on_a_refused_task_names_the_steps_it_read(env, refused_beside):
+    """--step on a task Harbor would refuse said `its steps cannot be read` whatever the refusal: of a
+    multi-step task whose steps first and second were read (named neither), and of a task without
+    [[steps]] (as if they were broken). It names the steps read, or says there are none; `cannot be
+    read` stays for a task.toml that is not TOML (the test above)."""
+    ms = refused_beside / "ms"
+    toml = ms / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1", 1))
+    third = run_tool(env, "run", ms, "--step", "third")
+    no_traceback(third)
+    assert third.returncode == 2, third.stdout + third.stderr
+    assert "Harbor would refuse to run this task: version = 1" in third.stderr, third.stderr
+    assert "cannot be read" not in third.stderr and "(steps: first, second)" in third.stderr, third.stderr
+    first = run_tool(env, "run", refused_beside / "bad", "--step", "first")
+    no_traceback(first)
+    assert first.returncode == 2, first.stdout + first.stderr
+    assert "cannot be read" not in first.stderr and "bad has no [[steps]]" in first.stderr, first.stderr
+    assert "Harbor verifies it as one" not in first.stderr, first.stderr  # Harbor would not load it

@@ -36,7 +36,6 @@ from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
 from verifier_tui.engine.sandbox.stage import Scratch, Stage, unreadable
 from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
-from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
     Task,
@@ -209,12 +208,10 @@ class Session:
         says that this run is not a step's."""
         name = self.options.step
         if name is None or task.config.step(name) is None:
-            if name is not None and strict and task.config.refused is not None:
-                # Not "has no [[steps]] (Harbor verifies it as one)": Harbor would not load it at all.
-                why = refused_words(task.config.refused)
-                raise StepOfRefusedTask(f"--step {name}: {why}; its steps cannot be read")
             if name is not None and strict:
-                raise NoSuchStep(no_such_step(task, name))
+                # A task Harbor would not load at all is refused whatever the step (test FOLDER says so).
+                refused = task.config.refused is not None
+                raise (StepOfRefusedTask if refused else NoSuchStep)(no_such_step(task, name))
             self.step = None
             return task
         self.step = name

@@ -229,6 +229,15 @@ class TaskConfig:
         return self.network_mode
 
 
+#: How a refusal of a task.toml that is not TOML at all starts (:func:`load_toml`): nothing of it was read.
+TOML_UNREAD = "task.toml could not be read"
+
+
+def toml_unread(config: TaskConfig) -> bool:
+    """Whether ``config`` is of a task.toml that could not be read as TOML (its steps neither)."""
+    return config.refused is not None and config.refused.startswith(TOML_UNREAD)
+
+
 def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     """``tomllib``'s document of ``path``, or the config of a file Harbor
     could not load (a refusal)."""
@@ -244,7 +253,7 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         text = found.data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return tomllib.loads(text), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        why = _one_line(f"task.toml could not be read ({exc})")
+        why = _one_line(f"{TOML_UNREAD} ({exc})")
         return {}, TaskConfig(
             problems=(f"{why}{USES_DEFAULTS}",),
             refused=_raised_by_harbor(why, type(exc).__name__),

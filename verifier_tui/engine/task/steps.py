@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.task.config import refused_words, toml_unread
 from verifier_tui.engine.task.kinds import step_tests
 
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
@@ -100,11 +101,19 @@ def steps_notices(
 
 
 def no_such_step(task: Task, name: str) -> str:
-    """``--step NAME`` naming no step of the task, in one line."""
-    if not task.config.steps:
-        return f"--step {name}: {task.name} has no [[steps]] in its task.toml (Harbor verifies it as one)"
-    names = ", ".join(s.name for s in task.config.steps)
-    return f"--step {name}: {task.name} has no step {name!r} (steps: {names})"
+    """``--step NAME`` naming no step of the task, in one line. Of a task
+    Harbor would refuse to load, that first, then the steps as read: only a
+    task.toml that is not TOML has steps that cannot be read."""
+    config = task.config
+    if toml_unread(config):
+        return f"--step {name}: {refused_words(config.refused or '')}; its steps cannot be read"
+    if config.steps:
+        names = ", ".join(s.name for s in config.steps)
+        why = f"{task.name} has no step {name!r} (steps: {names})"
+    else:  # Harbor verifies it as one, unless it refuses it
+        as_one = "" if config.refused else " (Harbor verifies it as one)"
+        why = f"{task.name} has no [[steps]] in its task.toml{as_one}"
+    return f"--step {name}: {refused_words(config.refused)}; {why}" if config.refused else f"--step {name}: {why}"
 
 
 def step_config(config: TaskConfig, name: str) -> TaskConfig:
