@@ -682,3 +682,23 @@ def test_step_on_a_refused_task_names_the_steps_it_read(env, refused_beside):
     assert first.returncode == 2, first.stdout + first.stderr
     assert "cannot be read" not in first.stderr and "bad has no [[steps]]" in first.stderr, first.stderr
     assert "Harbor verifies it as one" not in first.stderr, first.stderr  # Harbor would not load it
+
+
+def test_a_folder_whose_task_with_the_step_has_no_case_says_so_not_that_no_task_has_it(env, multi_step, tmp_path):
+    """test FOLDER --step first where the one task with step first has no case and the other has no
+    [[steps]]: `--step first: no task found has it: hf has no [[steps]]...`, false (ms has it) and hiding
+    the real reason. The line names both: the task with the step and no case, and the one without it."""
+    folder = tmp_path / "g2"
+    folder.mkdir()
+    copy_example("hello-file", folder / "hf")
+    shutil.rmtree(multi_step / "cases")
+    multi_step.rename(folder / "ms")
+    done = run_tool(env, "test", folder, "--step", "first")
+    no_traceback(done)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "no task found has it:" not in line, line
+    assert "ms has it (make one with verifier-tui run TASK --save-case NAME" in line, line
+    assert "not tested, without it: hf has no [[steps]]" in line, line
+    none = run_tool(env, "test", folder, "--step", "third")  # no task has step third: said as it was
+    assert none.returncode == 2 and "--step third: no task found has it: hf has no [[steps]]" in none.stderr

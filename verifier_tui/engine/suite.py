@@ -29,7 +29,7 @@ from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session, StepOfRefusedTask
 from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.config import refused_words
-from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message, read_task_config
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -486,11 +486,7 @@ def collect(
             without_step += [g for g in found if isinstance(g, WithoutStep)]
             groups += [g for g in found if not isinstance(g, WithoutStep)]
         if without_step and not groups:
-            step = without_step[0].step
-            raise CollectionError(
-                f"--step {step}: no task found has it: "
-                + "; ".join(w.why.removeprefix(f"--step {step}: ") for w in without_step)
-            )
+            raise CollectionError(_none_with_step(without_step, without_cases))
         groups = _once_each(groups)
         _verifiers_apart(groups)
         _unique_names(groups)
@@ -503,6 +499,22 @@ def collect(
     named = {os.path.realpath(group.folder) for group in groups}
     left = {os.path.realpath(p): p for p in without_cases if os.path.realpath(p) not in named}
     return Collection(groups, sorted(left.values()), without_step)
+
+
+def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence[Path]) -> str:
+    """Why no task found is tested with ``--step``'s step: none has it, or those that have it
+    have no case to test (then "no task found has it" would be false, and hide that)."""
+    step = without_step[0].step
+    lacking = "; ".join(w.why.removeprefix(f"--step {step}: ") for w in without_step)
+    having = [task for task in without_cases if read_task_config(task).step(step) is not None]
+    if not having:
+        return f"--step {step}: no task found has it: {lacking}"
+    names = some_names(sorted(task.name for task in having))
+    has = "has" if len(having) == 1 else "have"
+    return (
+        f"--step {step}: no task found has it with a case to test: {names} {has} it ({none_to_test(having)}); "
+        f"not tested, without it: {lacking}"
+    )
 
 
 def matches(pattern: str, task: str, case: str) -> bool:
