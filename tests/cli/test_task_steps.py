@@ -702,3 +702,23 @@ def test_a_folder_whose_task_with_the_step_has_no_case_says_so_not_that_no_task_
     assert "not tested, without it: hf has no [[steps]]" in line, line
     none = run_tool(env, "test", folder, "--step", "third")  # no task has step third: said as it was
     assert none.returncode == 2 and "--step third: no task found has it: hf has no [[steps]]" in none.stderr
+
+
+def test_the_tasks_without_the_step_are_listed_as_far_as_the_cases_are(env, multi_step, tmp_path):
+    """`no task found has it: ...` and --case's `not tested, without step first: ...` named every task
+    found without the step: below a folder of hundreds of tasks, one line of thousands of characters.
+    They are cut where the list of cases is (20 shown), saying how many there are in all."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for index in range(25):
+        copy_example("hello-file", folder / f"plain-{index:02}")
+    none = run_tool(env, "test", folder, "--step", "first")
+    no_traceback(none)
+    assert none.returncode == 2, none.stdout + none.stderr
+    assert none.stderr.count("has no [[steps]]") == 20 and "(25 in all)" in none.stderr, none.stderr
+    multi_step.rename(folder / "ms")
+    asked = run_tool(env, "test", folder, "--step", "first", "--case", "nope")
+    no_traceback(asked)
+    assert asked.returncode == 2, asked.stdout + asked.stderr
+    passed_over = asked.stderr.split("without step first: ")[1]
+    assert passed_over.count("plain-") == 20 and "(25 in all)" in passed_over, asked.stderr

@@ -501,11 +501,22 @@ def collect(
     return Collection(groups, sorted(left.values()), without_step)
 
 
+#: The most names a one-line list of cases or tasks shows (then how many in all): a folder of hundreds of
+#: tasks would make a line of thousands of characters.
+NAMES_LISTED = 20
+
+
+def _listed(names: Sequence[str], separator: str = ", ") -> str:
+    """``names`` on one line, the first :data:`NAMES_LISTED` of them, then how many there are in all."""
+    more = f"{separator}... ({len(names)} in all)" if len(names) > NAMES_LISTED else ""
+    return separator.join(names[:NAMES_LISTED]) + more
+
+
 def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence[Path]) -> str:
     """Why no task found is tested with ``--step``'s step: none has it, or those that have it
     have no case to test (then "no task found has it" would be false, and hide that)."""
     step = without_step[0].step
-    lacking = "; ".join(w.why.removeprefix(f"--step {step}: ") for w in without_step)
+    lacking = _listed([w.why.removeprefix(f"--step {step}: ") for w in without_step], "; ")
     having = [task for task in without_cases if read_task_config(task).step(step) is not None]
     if not having:
         return f"--step {step}: no task found has it: {lacking}"
@@ -749,11 +760,10 @@ def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[Witho
         group.not_judged = [(n, w) for n, w in group.not_judged if picked(patterns, group, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
-        shown = [untrusted.harmless(name) for name in every[:20]]  # as test's table shows them: a\nb
-        known = ", ".join(shown) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"
+        known = _listed([untrusted.harmless(name) for name in every]) if every else "none"  # a\nb as test shows it
         # A task passed over for lacking --step's step holds cases a pattern may name: said, or the
         # user looks for a case that is there.
-        passed_over = ", ".join(untrusted.harmless(w.folder.name) for w in without_step)
+        passed_over = _listed([untrusted.harmless(w.folder.name) for w in without_step])
         lacking = f"; not tested, without step {without_step[0].step}: {passed_over}" if without_step else ""
         raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known}{lacking})")
     # A task none of whose cases was asked for is not part of this run.
