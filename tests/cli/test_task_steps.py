@@ -722,3 +722,28 @@ def test_the_tasks_without_the_step_are_listed_as_far_as_the_cases_are(env, mult
     assert asked.returncode == 2, asked.stdout + asked.stderr
     passed_over = asked.stderr.split("without step first: ")[1]
     assert passed_over.count("plain-") == 20 and "(25 in all)" in passed_over, asked.stderr
+
+
+def test_watch_says_each_time_task_toml_drops_the_step_and_when_it_has_it_again(env, own_step):
+    """watch --step second: task.toml drops the step (the note said), gets it back (nothing said), drops it
+    again: run #4 was tests/ again, scored otherwise, with no word why, since each note was said once a
+    session. A note new since the run before is said, and the step back is said too."""
+    toml = own_step / "task.toml"
+    whole = toml.read_text()
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        assert "reward 0.5" in reader.next_run()
+        _drop_second(own_step)
+        assert "reward 1" in reader.next_run()
+        assert "task.toml no longer has it" in reader.next(10.0)
+        toml.write_text(whole)
+        assert "reward 0.5" in reader.next_run()
+        back = reader.next(10.0)
+        _drop_second(own_step)
+        again = reader.next_run()
+        under = reader.next(10.0)
+    finally:
+        stop(proc)
+    assert back.strip().startswith("note: --step second: task.toml has it again"), back
+    assert "reward 1" in again, again
+    assert under.strip().startswith("note: --step second: task.toml no longer has it"), under

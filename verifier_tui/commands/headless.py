@@ -20,6 +20,7 @@ from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.session import Session
+from verifier_tui.engine.task.steps import step_back
 from verifier_tui.words.run import cut_words, notices
 from verifier_tui.words.text import one_line, plain_text
 
@@ -306,20 +307,25 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
     said = set(notices(session))  # above the first run
+    step_was = session.step  # None once task.toml dropped --step's step
 
     async def run(trigger: str, change: Change | None) -> None:
+        nonlocal said, step_was
         result = await session.arun(trigger=trigger)
         if args.json:
             terminal.out_json(report.result_json(session, result), indent=None)
         else:
             terminal.out(report.watch_line(result, trigger))
-            # What run notes, under the first run that has it: a run started ahead that differs from the
-            # cold one before it, as --preload kept the task's own module out, says why; and the session's
-            # notes as they stand after a reload (task.toml dropping --step's step: this run is tests/).
-            for note in notices(session, result):
-                if note not in said:
-                    said.add(note)
-                    terminal.out(f"      note: {one_line(note)}")
+            # What run notes that the run before did not, under this run: a run started ahead that differs
+            # from the cold one before it, as --preload kept the task's own module out, says why; and the
+            # session's notes as they stand after a reload (task.toml dropping --step's step: this run is
+            # tests/). A note that stays is said once; one gone and back is said again, or the run that
+            # scores otherwise a second time has no word why. The step back is said, as its going was.
+            current = notices(session, result)
+            back = [step_back(session.step)] if session.step is not None and step_was != session.step else []
+            for note in back + [note for note in current if note not in said]:
+                terminal.out(f"      note: {one_line(note)}")
+            said, step_was = set(current), session.step
             stuck = report.stuck_at(result)
             if stuck:
                 terminal.out(f"      {stuck}")

@@ -100,6 +100,14 @@ def steps_notices(
     ]
 
 
+def step_back(name: str) -> str:
+    """Said when task.toml has ``--step``'s step again after dropping it (changed while watching):
+    the runs are the step's again, and scored as it, where the note said they were not. Worded as
+    the note of its dropping is (the TUI's S chooses a step as --step does)."""
+    back = f" {name}: task.toml has it again, so this run is the step's (steps/{name}/tests over tests/)"
+    return Advice(STEP_NAMED, back)
+
+
 def no_such_step(task: Task, name: str) -> str:
     """``--step NAME`` naming no step of the task, in one line. Of a task
     Harbor would refuse to load, that first, then the steps as read: only a
