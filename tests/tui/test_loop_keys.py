@@ -555,3 +555,30 @@ async def test_k_under_step_says_the_case_records_no_step(tmp_path):
         await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
         status = widget_text(app, "#status")
     assert "records no step" in status and "--step second" in status, status
+
+
+async def test_k_takes_the_step_of_the_run_it_keeps_not_the_sessions(tmp_path):
+    """k kept the run shown with the session's step as it stood at the key, not the run's: a run of tests/
+    (task.toml had dropped --step's step), kept once the step was back, said 'the case records no step: test
+    checks it as this run did only with --step second', which is false of that run (tests/ is what test runs)."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    whole = (root / "task.toml").read_text()
+    app = make_app(root, watch=False, step="second")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        (root / "task.toml").write_text(whole.split('[[steps]]\nname = "second"')[0])
+        app.session.reload_task()
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        assert app.main.latest is not None and app.main.latest.verdict.rewards == {"reward": 1.0}
+        (root / "task.toml").write_text(whole)
+        app.session.reload_task()
+        assert app.session.step == "second"
+        await keep_as(app, pilot, "plain")
+        await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
+        status = widget_text(app, "#status")
+    assert "records no step" not in status, status

@@ -286,6 +286,7 @@ class RunResult:
     user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
     tests_dirs: tuple[Path, ...] = ()  # the user's folders the run's /tests mirrored (a step's own tests/ first)
+    step: str | None = None  # the step of a multi-step task this run was (--step), kept: a reload may drop it
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
     verdict_by: str = "runner"  # "test.sh": a trial replay that ran the task's test.sh, as the sandbox did

@@ -469,6 +469,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         user_files_written=written,
         stack=stack,
         tests_dirs=(*([spec.extra_tests] if spec.extra_tests else []), spec.task.tests_dir),
+        step=spec.step,
         limits=limits.to_json() if limits is not None else None,
         out_of_memory=out_of_memory,
     )

@@ -725,8 +725,8 @@ class MainScreen(SizedScreen):
             status.set_note(f"nothing has run yet to keep as a case: {self._until_a_run()}")
             return
         said, kept = await keep_run(
-            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note, session.step
-        )
+            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note, result.step
+        )  # the run's step: the session's may have changed since (S, or task.toml dropping or restoring it)
         if kept:
             try:
                 session.reload_task()  # the new case in the list, whether or not a watcher saw it
