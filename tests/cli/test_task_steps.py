@@ -575,11 +575,13 @@ def test_both_modes_under_step_says_the_step_in_its_header(env, own_step):
 def test_audit_of_a_multi_step_task_says_it_probes_tests_not_a_step(env, multi_step):
     """audit takes no --step: its probes run tests/ with the task's [verifier], which Harbor never runs as
     such on a multi-step task, and nothing said so (run, test and explain do). The note is said, naming
-    the command that runs one step, since audit has no --step."""
+    the command that runs one step, since audit has no --step. In audit's words: it said 'this run is tests/',
+    where audit runs no one run but its probes."""
     done = run_tool(env, "audit", multi_step)
     no_traceback(done)
     note = _steps_note([line for line in done.stdout.splitlines() if line.startswith("note:")])
-    _says_what_harbor_runs(note)
+    assert "first, second" in note and "steps/<name>/tests over tests/" in note, note
+    assert "this run is" not in note and "audit's probes run tests/ with the task's [verifier]" in note, note
     assert "verifier-tui test PATH --step NAME runs one step as Harbor would" in note, note
 
 

@@ -95,7 +95,7 @@ def _print(
     # takes no --step, so the note names the command that runs one step, as the pytest plugin's does.
     notes += [
         worded(n, lambda a: f"{OPTION_COMMANDS[a.kind]} {a.flag}" if a.kind in (OF_TEST, STEP_OPTION.kind) else a.flag)
-        for n in steps_notices(task.config, None)
+        for n in steps_notices(task.config, None, runs="audit's probes run")
     ]
     notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
     notes += unread

@@ -69,13 +69,19 @@ def plain_test_sh(task_dir: Path, step: str | None) -> str | None:
 
 
 def steps_notices(
-    config: TaskConfig, step: str | None, *, dropped: str | None = None, kept: str | None = None
+    config: TaskConfig,
+    step: str | None,
+    *,
+    dropped: str | None = None,
+    kept: str | None = None,
+    runs: str = "this run is",
 ) -> list[str]:
     """Said when the task has steps and no step was chosen: the run is the
     task's ``tests/`` with its ``[verifier]``, which Harbor never runs as
     such on a multi-step task. ``dropped``: the step ``--step`` named, which
     task.toml no longer has (changed while watching): said instead, once;
-    ``kept``: the verifier the user named under ``steps/``, which still runs."""
+    ``kept``: the verifier the user named under ``steps/``, which still runs;
+    ``runs``: what runs ``tests/`` (audit runs probes, not one run)."""
     names = ", ".join(s.name for s in config.steps)
     if dropped is not None:
         steps = f"steps: {names}" if names else "no [[steps]]"
@@ -91,7 +97,7 @@ def steps_notices(
     return [
         Advice(
             f"a multi-step task ([[steps]]: {names}): Harbor verifies each step with steps/<name>/tests over "
-            "tests/ (the step's files win) and the step's own [steps.verifier]; this run is tests/ with the "
+            f"tests/ (the step's files win) and the step's own [steps.verifier]; {runs} tests/ with the "
             "task's [verifier]; ",
             # an option of the command line; the TUI's S chooses the step on screen; the pytest plugin names the
             # command that takes it
