@@ -75,13 +75,10 @@ def plugin_words() -> dict[str, str]:
 
 
 def _plugin_words(action: Action) -> str:
-    from verifier_tui.engine.advice import OPTION_COMMANDS
+    from verifier_tui.engine.advice import with_its_command
 
     # An option of the command line's, given with its value: the plugin has none, so the command that does.
-    command = OPTION_COMMANDS.get(action.kind)
-    if command is not None:
-        return f"{command} {action.flag}"
-    return plugin_words().get(action.kind, action.flag)
+    return with_its_command(action) or plugin_words().get(action.kind, action.flag)
 
 
 def said(sentence: str) -> str:

@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, cast
 
 from verifier_tui.commands import report, stopping, terminal
-from verifier_tui.engine.advice import OF_TEST, OPTION_COMMANDS, STEP_OPTION, worded
+from verifier_tui.engine.advice import with_its_command, worded
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
@@ -94,7 +94,7 @@ def _print(
     # A multi-step task: the probes run tests/ with its [verifier], which Harbor never runs as such. audit
     # takes no --step, so the note names the command that runs one step, as the pytest plugin's does.
     notes += [
-        worded(n, lambda a: f"{OPTION_COMMANDS[a.kind]} {a.flag}" if a.kind in (OF_TEST, STEP_OPTION.kind) else a.flag)
+        worded(n, lambda a: with_its_command(a) or a.flag)
         for n in steps_notices(task.config, None, runs="audit's probes run")
     ]
     notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]

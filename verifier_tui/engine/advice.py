@@ -77,6 +77,14 @@ OPTION_COMMANDS = {
 }
 
 
+def with_its_command(action: Action) -> str | None:
+    """An option given with its value (:data:`OPTION_COMMANDS`), said with the command that takes it
+    (``verifier-tui test PATH --step NAME``), for a face that has no such option (the pytest plugin,
+    audit); None for an action of another kind."""
+    command = OPTION_COMMANDS.get(action.kind)
+    return f"{command} {action.flag}" if command is not None else None
+
+
 def of_run_trial(option: str) -> Action:
     """An option of ``verifier-tui run TRIAL``, said as the command line gives
     it (``--env W=VALUE gives the one it had``)."""
