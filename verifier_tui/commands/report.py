@@ -536,7 +536,9 @@ def cases_not_run(group: Any) -> list[str]:
 
 def without_the_step(task: WithoutStep) -> str:
     """A task found without the step ``--step`` names: not tested, and why."""
-    return f"task {one_line(task.folder.name)} ({here(task.folder)}): not tested: {one_line(task.why)}"
+    from verifier_tui.engine.suite import not_tested
+
+    return f"task {one_line(task.folder.name)} ({here(task.folder)}): {one_line(not_tested(task))}"
 
 
 def without_case(task: Path) -> str:
@@ -599,7 +601,7 @@ def junit_cases(
         for case in g.cases
     ]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
-    out += [JunitCase(w.folder.name, "(task)", "0", skipped=f"not tested: {w.why}") for w in without_step]
+    out += [JunitCase(w.folder.name, "(task)", "0", skipped=not_tested(w)) for w in without_step]
     # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).

@@ -129,9 +129,10 @@ def not_judged(why: str) -> str:
     return f"not judged: {why}"
 
 
-def not_tested(task: Path) -> str:
-    """A task found without a case to test, as every report that skips it says it."""
-    return f"not tested: {no_cases(task)}"
+def not_tested(task: Path | WithoutStep) -> str:
+    """A task found below a folder and not tested (without a case to test, or without
+    ``--step``'s step), as every report that skips it says it."""
+    return f"not tested: {task.why if isinstance(task, WithoutStep) else no_cases(task)}"
 
 
 #: Between a task's name and a case's in an item's name (pytest's own separator).
