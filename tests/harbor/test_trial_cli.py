@@ -1504,7 +1504,7 @@ def test_explain_a_trial_says_the_replays_environment_and_its_notes(task, runs, 
     assert "  environment  what the runner gets, as in Harbor's sandbox" in lines, done.stdout
     assert any(line.startswith("  interpreter ") and "(" in line for line in lines), done.stdout  # as explain TASK
     assert "    config.json verifier.env (the job's): LEVEL" in [line.split("=")[0] for line in lines]
-    assert any(line.startswith("    held back: ") and "give --env NAME to pass one" in line for line in lines)
+    assert any(line.startswith("    held back: ") and "; --env NAME passes one" in line for line in lines)
     assert not [line for line in lines if line.endswith(" ")], done.stdout
     data = as_json(tool(shell, "explain", folder, "--json", cwd=elsewhere))
     assert without in data["explain"]["notices"], data["explain"]["notices"]

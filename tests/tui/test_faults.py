@@ -47,7 +47,7 @@ async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypa
     block = said[said.index("environment  what the runner gets") :].splitlines()
     assert len(block) >= 6 and all(line in text.splitlines() for line in block[:-1]), (block, text)
     # ... but for the way to pass one more: the TUI takes no option once started
-    assert block[-1].endswith("; give --env NAME to pass one"), block
+    assert block[-1].endswith("; --env NAME passes one"), block
     assert text.splitlines()[text.splitlines().index(block[-2]) + 1].endswith(
         "; start verifier-tui again with --env NAME to pass one"
     ), text

@@ -54,7 +54,7 @@ STEP_NAMED = Action("the step option", "--step")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
 #: The user's variables the runner was not given: on the command line one more option, in the TUI a restart.
-PASS_ENV = Action("pass a variable", "give --env NAME to pass one")
+PASS_ENV = Action("pass a variable", "--env NAME passes one")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "--nemo-gym DIR naming a copy of nemo_gym/verifiers")
 #: The option that names the interpreter: another one (that has a module, or newer), or the one to check.
 PYTHON_OPTION = Action("the interpreter option", "--python EXE")
@@ -74,6 +74,7 @@ OPTION_COMMANDS = {
     # options of test too, which the TUI words as its key S
     STEP_OPTION.kind: "verifier-tui test PATH",
     STEP_TESTS.kind: "verifier-tui test PATH",
+    PASS_ENV.kind: "verifier-tui run TASK",  # an option of every command's
 }
 
 
