@@ -478,6 +478,26 @@ async def test_a_group_whose_message_holds_a_blank_line_printed_by_python_3_11_n
     assert opened and opened[0][1] == "+6", opened
 
 
+async def test_an_osc_sequence_left_open_does_not_take_the_report_out_with_it(tmp_path, monkeypatch):
+    """Escape sequences are taken out of a run's output before it is read: an OSC the verifier left
+    open (``\\x1b]0;title``, no BEL) ran on across lines, through the runner's report, up to a BEL printed as
+    the interpreter exited, and all of it was taken out: the panel said `raised an exception` with no
+    line and e opened nothing."""
+    verifier = r"""import atexit, sys
+
+atexit.register(lambda: sys.stderr.write('\x07done\n'))
+
+def verify(workspace):
+    sys.stderr.write('\x1b]0;a title with no end\n')
+    raise ValueError('boom')
+"""
+    root = make_task(tmp_path / "tasks" / "osc", verifier)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
+    assert "\x1b]0;a title" in result.stderr.text and "\x07done" in result.stderr.text, result.stderr.text
+    assert "raised ValueError at" in panel and "verifier.py:7" in panel, panel
+    assert opened and opened[0][1] == "+7", opened
+
+
 async def test_a_traceback_python_3_13_prints_in_colour_names_its_line(tmp_path, monkeypatch):
     """A task whose [verifier] env sets FORCE_COLOR (for pytest's colours in CI), under a runner that
     leaves the exception to Python 3.13's own printer: each frame line came with colour codes

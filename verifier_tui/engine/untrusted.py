@@ -45,10 +45,12 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
 _MISSING = (errno.ENOENT, errno.ENOTDIR)  # a file of a folder on the way is not there either
 TARGET_CHARS = 200
 """A link's target shown up to this many characters (Linux allows 4,095)."""
-ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 """ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes), which
 what a run prints may hold: taken out before it is shown, and before it is read (Python
-3.13 colours a traceback it prints itself under FORCE_COLOR). A string, compiled at first use."""
+3.13 colours a traceback it prints itself under FORCE_COLOR). An OSC ends at its line:
+one left open must not take the lines after it (the runner's report) out up to a BEL
+printed later before a forged one. A string, compiled at first use."""
 
 
 @record(frozen=True)
