@@ -522,13 +522,15 @@ def test_junit_writes_c1_controls_and_del_as_visible_escapes(env, tmp_path):
     assert "\\x9b" in case.get("name")
 
 
-def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_path):
-    """A verifier printing 3,000 numbered lines and raising: the JUnit case's output and failure were
+@pytest.mark.parametrize("lines", [3_000, 40_000])  # under the capture's 256 KiB, and over it (it cut first)
+def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_path, lines):
+    """A verifier printing numbered lines and raising: the JUnit case's output and failure were
     their last 4,000 characters, and test's stderr block its last 2,000, each starting in the middle of a
-    line with no word that anything came before, as if the run had printed only that."""
+    line with no word that anything came before, as if the run had printed only that. Then the line
+    said counted characters of the capture's text, the capture's own cut of megabytes one line of it."""
     task_dir = make_task(
         tmp_path / "t",
-        "import sys\n\ndef verify(workspace):\n    for n in range(3000):\n        print(f'out line {n}')\n"
+        f"import sys\n\ndef verify(workspace):\n    for n in range({lines}):\n        print(f'out line {{n}}')\n"
         "        print(f'err line {n}', file=sys.stderr)\n    raise ValueError('the end')\n",
     )
     with_case(task_dir, "only", '{"rewards": {"reward": 1.0}}')
@@ -538,11 +540,15 @@ def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_pa
     shown = [case.find("system-out").text, case.find("system-err").text, case.find("failure").text]
     shown.append(tested.stdout.split("only: stderr", 1)[1].split("\n", 1)[1])
     for text in shown:
-        cut = re.search(r"\[\.\.\. ([\d,]+) characters of output dropped here by verifier-tui \.\.\.\]\n", text)
+        cut = re.search(r"\[\.\.\. ([\d,]+) bytes of output dropped here by verifier-tui \.\.\.\]\n", text)
         assert cut is not None, text[:300]
         kept = text[cut.end() :]
-        assert kept.startswith(("out line", "err line")), kept[:100]
-    assert case.find("system-out").text.rstrip().endswith("out line 2999")
+        first = re.match(r"(out|err) line (\d+)\n", kept)
+        assert first is not None, kept[:100]
+        # the count is of what the run printed before the first line kept, the capture's own cut included
+        before = sum(len(f"{first.group(1)} line {n}\n") for n in range(int(first.group(2))))
+        assert cut.group(1) == f"{before:,}", (cut.group(), first.group())
+    assert case.find("system-out").text.rstrip().endswith(f"out line {lines - 1}")
     assert case.find("failure").text.rstrip().endswith("ValueError: the end")
     assert "ValueError: the end" in shown[-1]
 

@@ -773,7 +773,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         tuple(replayed.agreement.differences),
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
-        text_tail(replayed.local.stderr.text, JUNIT_OUTPUT_CHARS) if stderr and replayed.local is not None else "",
+        text_tail(replayed.local.stderr, JUNIT_OUTPUT_CHARS) if stderr and replayed.local is not None else "",
         # Said once for a trial, under its first step's row; and, each step's, reward files that do not bear
         # out what result.json recorded (rewritten, a link), which run TRIAL notes: its ✓ went unqualified
         (tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else ())

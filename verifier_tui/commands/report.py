@@ -441,7 +441,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             out.append(rule(f"{one_line(result.case or '-')}: stderr", 30))
-            out.append(text_tail(result.stderr.text, 2000).rstrip())
+            out.append(text_tail(result.stderr, 2000).rstrip())
     gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
@@ -622,7 +622,7 @@ def junit_cases(
                 else (
                     f"expected {expected_text(result)}, got {actual_text(result)}",
                     "".join(f"{one_line(said)}\n" for said in why_failed(group.session, result))
-                    + text_tail(result.stderr.text, JUNIT_OUTPUT_CHARS),
+                    + text_tail(result.stderr, JUNIT_OUTPUT_CHARS),
                 )
             )
             out.append(
@@ -631,8 +631,8 @@ def junit_cases(
                     result.case or "-",
                     f"{result.duration_s:.3f}",
                     failure,
-                    stdout=text_tail(result.stdout.text, JUNIT_OUTPUT_CHARS),
-                    stderr=text_tail(result.stderr.text, JUNIT_OUTPUT_CHARS),
+                    stdout=text_tail(result.stdout, JUNIT_OUTPUT_CHARS),
+                    stderr=text_tail(result.stderr, JUNIT_OUTPUT_CHARS),
                 )
             )
     return out

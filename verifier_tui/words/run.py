@@ -16,7 +16,7 @@ from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
-from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, dropped_marker, duration_text
+from verifier_tui.engine.model import MODE_NAMES, CapturedText, Outcome, RunResult, dropped_marker, duration_text
 from verifier_tui.engine.task.config import REFUSED_TO_RUN, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, path_from
@@ -420,17 +420,23 @@ def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tu
     return head, f"{len(rest):,} more characters"
 
 
-def text_tail(text: str, chars: int) -> str:
+def text_tail(captured: CapturedText, chars: int) -> str:
     """The end of a long output, where its traceback is, as a report keeps it:
     its last lines, at most ``chars`` characters from the start of a line,
-    after the line a capture puts where it dropped output (:func:`dropped_marker`)
-    saying how much came before; ``text`` when it is that short. The bare last
+    after the line a capture puts where it drops output (:func:`dropped_marker`)
+    saying how many bytes the run wrote before them, those the capture itself
+    dropped included; the whole text when it is that short. The bare last
     characters began mid-line, with no word that anything was left out."""
+    text = captured.text
     if len(text) <= chars:
         return text
     start = len(text) - chars
     start = text.find("\n", start - 1, len(text) - 1) + 1 or start  # the next line's start; none: mid-line
-    return f"{dropped_marker(start, 'characters')}\n{text[start:]}"
+    before = len(text[:start].encode("utf-8", "surrogatepass"))
+    cut = f"\n{dropped_marker(captured.dropped_bytes, 'bytes')}\n"
+    if captured.dropped_bytes and start > len(captured.head) + 1:  # the capture's own cut, left out too
+        before += captured.dropped_bytes - len(cut.encode())
+    return f"{dropped_marker(before, 'bytes')}\n{text[start:]}"
 
 
 def expectation_json(expected: Any) -> str:
