@@ -970,3 +970,25 @@ def test_a_mean_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_pa
     assert "Harbor's mean 5.000e+307" in compared.stdout, compared.stdout
     row = next(line for line in compared.stdout.splitlines() if line.startswith(demo.name)).split()
     assert row[1:6] == ["1/2", "5.000e+307", "1/1", "1.000", "-5.000e+307"], row
+
+
+def test_the_commands_the_job_lists_suggest_paste_back_as_typed(real, env, tmp_path):
+    """A job folder named by someone else (`x; touch owned`, `$(id)`): the hint under the jobs list
+    (`see one job: verifier-tui run jobs/x; touch owned`), the overview's `replay one:` and
+    compare's and test's pointers printed the path bare, so the command a user pasted ran another."""
+    import shlex
+
+    jobs = tmp_path / "jobs"
+    mixed_job(real, jobs / "x; touch $(id)")
+    said = run_tool(env, "run", jobs, cwd=tmp_path).stdout.splitlines()[-1]
+    assert said.startswith("see one job: "), said
+    assert shlex.split(said.split(": ", 1)[1]) == ["verifier-tui", "run", "jobs/x; touch $(id)"], said
+    overview = run_tool(env, "run", jobs / "x; touch $(id)", cwd=tmp_path).stdout
+    line = next(line for line in overview.splitlines() if line.startswith("replay one: "))
+    words = shlex.split(line.removeprefix("replay one: ").rsplit(" (", 1)[0])
+    assert words[:3] == ["verifier-tui", "run", "jobs/x; touch $(id)"], line
+    more = tmp_path / "more jobs; $(id)"
+    mixed_job(real, more / "one")
+    compared = run_tool(env, "compare", more, jobs / "x; touch $(id)", cwd=tmp_path)
+    hint = compared.stderr.split("jobs in it (", 1)[1].rsplit(" lists them)", 1)[0]
+    assert shlex.split(hint) == ["verifier-tui", "run", str(more)], compared.stderr

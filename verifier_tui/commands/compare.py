@@ -15,6 +15,7 @@ from verifier_tui.engine.harbor.compare import (
     job_line,
     read_compared,
 )
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.task.target import classify
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line
@@ -65,7 +66,8 @@ def _not_a_job(path: str, target: Target) -> str:
     if target.kind == "missing":
         return target.why or f"{path} does not exist"
     if target.kind == "jobs":
-        return f"{path} is a folder of jobs: compare two of the jobs in it (verifier-tui run {path} lists them)"
+        listed = f"verifier-tui run {shell_word(path)}"
+        return f"{path} is a folder of jobs: compare two of the jobs in it ({listed} lists them)"
     if target.kind == "trial":
         return f"{path} is one trial: compare takes two job folders (the folder holding each job's trials)"
     return f"{path} is not a Harbor job folder (one holding config.json, result.json and a folder per trial)"

@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import stopping, terminal
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.words.text import one_line
@@ -256,7 +257,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
     if not jobs:
         terminal.say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:
-        terminal.say(f"see one job: verifier-tui run {jobs[0].path}")
+        terminal.say(f"see one job: verifier-tui run {shell_word(str(jobs[0].path))}")
 
 
 def print_overview(folder: Path, as_json: bool) -> None:
@@ -279,7 +280,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     harbor = read_json(folder / LOCK, beneath=folder).get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]
-    choose = f"verifier-tui run {folder} --trial NAME"
+    choose = f"verifier-tui run {shell_word(str(folder))} --trial NAME"  # pasted back as one word
     problems = overview.notes  # a link, a stray folder: said as test JOB says them
     # Harbor still running the job, or stopped: as the TUI's overview says it (it went unsaid here)
     running = overview.still_running(job_not_ended(folder))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.task.steps import step_back
 from verifier_tui.words.run import cut_words, notices
@@ -265,7 +266,7 @@ def _harbor_test(args: argparse.Namespace) -> int | None:
         return _harbor(args, "test")
     harbor = next((path for path, target in zip(args.paths, args.targets, strict=True) if target.harbor), None)
     if harbor is not None:
-        terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {harbor})")
+        terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {shell_word(harbor)})")
         return 2
     if getattr(args, "task", None) is not None:
         terminal.error("--task: only for a Harbor trial or job folder")
