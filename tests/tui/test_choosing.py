@@ -647,3 +647,25 @@ async def test_a_verifier_named_with_v_then_shadowed_by_the_step_chosen_with_shi
         said = " ".join(widget_text(app, "#resolution-body").split())
         assert "under step second that is the step's own steps/second/tests/verifier.py" in said, said
         assert "--step" not in said, said
+
+
+async def test_shift_s_on_a_task_whose_steps_repeat_a_name_lists_each_step_once(tmp_path):
+    """Two [[steps]] named "first" (a task Harbor refuses): S listed the name twice as
+    one option id, and the list raised DuplicateID: the app ended in a traceback and
+    the session's history was lost. Steps whose names differ only in characters a
+    widget id cannot hold ("a.b", "a b") are two steps, each listed."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "a.b"\n\n'
+    toml += '[[steps]]\nname = "a b"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert [line.split("·")[0].split(":")[0].strip() for line in shown] == ["first", "a.b", "a b", "no step"], shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.is_running and app.screen is app.main

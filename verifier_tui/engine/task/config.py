@@ -811,6 +811,7 @@ def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
             check.refuse(
                 [*where, "name"], "repeats an earlier step's name (case and Unicode forms count)", name, show_value=True
             )
+            continue  # refused, and kept out of the steps as read: a name names one step (S lists each once)
         seen.add(key)
         steps.append(StepSettings(name=name, verifier=verifier, artifacts=artifacts))
     return tuple(steps)
