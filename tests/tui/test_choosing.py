@@ -669,3 +669,32 @@ async def test_shift_s_on_a_task_whose_steps_repeat_a_name_lists_each_step_once(
         await pilot.press("escape")
         await pilot.pause()
         assert app.is_running and app.screen is app.main
+
+
+async def test_a_case_run_under_a_step_is_marked_outdated_once_shift_s_chooses_another(tmp_path):
+    """kept1 ran under step first (0.1, as it expects), then no case, then S chose
+    "no step": the cases list still showed `✓ kept1 0.1` as current, though under
+    tests/ alone the case scores 1. A step chosen changes what every case's run reads
+    (the tests and the settings), as a save in tests/ does: its mark is `?` until it runs again."""
+    toml = '[[steps]]\nname = "first"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    own = root / "steps" / "first" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
+    app = make_app(root, watch=False, step="first", case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 0.1}
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        assert "✓ kept1 0.1" in screen_text(app)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("end", "enter")  # no step
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        cases = " ".join(screen_text(app).split())
+        assert "? kept1 was ✓ 0.1" in cases, cases

@@ -579,8 +579,14 @@ class MainScreen(SizedScreen):
     async def action_choose_step(self) -> None:
         options, current = step_options(self.session, self.fmt)
         key = await self.dialog(ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current))
-        if key is not None:
-            self._choose("step chosen", self.session.choose_step, None if key == NO_STEP else key)
+        if key is None:
+            return
+        step, through = None if key == NO_STEP else key, self.session.sequence
+        changed = step != self.session.step
+        if self._choose("step chosen", self.session.choose_step, step) and changed:
+            # Every case's run reads the step's tests and settings, as a save in tests/ changes them: the runs so
+            # far (the list's marks, the coverage view's, a batch's) are out of date, `?`, until each runs again.
+            self.post_message(CasesOutdated(through))
 
     def action_no_steps(self) -> None:
         self.query_one(StatusLine).set_note(
