@@ -581,7 +581,8 @@ async def test_shift_s_on_a_task_without_steps_says_it_has_none(example):
         await pilot.press("S")
         await pilot.pause()
         assert app.screen is app.main
-        assert "S: this task has no [[steps]]" in " ".join(widget_text(app, "#status").split())
+        said = " ".join(widget_text(app, "#status").split())
+        assert "S: hello-file has no [[steps]] in its task.toml (Harbor verifies it as one)" in said, said
 
 
 async def test_a_step_chosen_with_shift_s_then_dropped_from_task_toml_is_said_without_a_flag(tmp_path):
@@ -698,3 +699,19 @@ async def test_a_case_run_under_a_step_is_marked_outdated_once_shift_s_chooses_a
         await pilot.pause()
         cases = " ".join(screen_text(app).split())
         assert "? kept1 was ✓ 0.1" in cases, cases
+
+
+async def test_shift_s_on_a_task_harbor_refuses_says_the_refusal_as_step_does(tmp_path):
+    """task.toml with a [[steps]] table, then a line that is not TOML: S said "this task
+    has no [[steps]] in its task.toml (Harbor verifies it as one)", where Harbor verifies
+    it not at all and its steps cannot be read. S says the refusal, as --step does."""
+    toml = '[[steps]]\nname = "first"\n\n[oops\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#status").split())
+        assert "S: Harbor would refuse to run this task" in said and "its steps cannot be read" in said, said
+        assert "Harbor verifies it as one" not in said, said

@@ -119,15 +119,23 @@ def no_such_step(task: Task, name: str) -> str:
     Harbor would refuse to load, that first, then the steps as read: only a
     task.toml that is not TOML has steps that cannot be read."""
     config = task.config
-    if toml_unread(config):
-        return f"--step {name}: {refused_words(config.refused or '')}; its steps cannot be read"
-    if config.steps:
-        names = ", ".join(s.name for s in config.steps)
-        why = f"{task.name} has no step {name!r} (steps: {names})"
-    else:  # Harbor verifies it as one, unless it refuses it
-        as_one = "" if config.refused else " (Harbor verifies it as one)"
-        why = f"{task.name} has no [[steps]] in its task.toml{as_one}"
+    if not config.steps:
+        return f"--step {name}: {no_steps(task)}"
+    names = ", ".join(s.name for s in config.steps)
+    why = f"{task.name} has no step {name!r} (steps: {names})"
     return f"--step {name}: {refused_words(config.refused)}; {why}" if config.refused else f"--step {name}: {why}"
+
+
+def no_steps(task: Task) -> str:
+    """Why a task has no step to choose (``--step NAME``, the TUI's S), in one
+    line: a task Harbor refuses to load says so first (a task.toml that is not
+    TOML, whose steps cannot be read, is not verified "as one" either)."""
+    config = task.config
+    if toml_unread(config):
+        return f"{refused_words(config.refused or '')}; its steps cannot be read"
+    if config.refused:  # Harbor verifies it not at all
+        return f"{refused_words(config.refused)}; {task.name} has no [[steps]] in its task.toml"
+    return f"{task.name} has no [[steps]] in its task.toml (Harbor verifies it as one)"
 
 
 def step_config(config: TaskConfig, name: str) -> TaskConfig:

@@ -36,6 +36,7 @@ from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.task.kinds import no_runner_words
+from verifier_tui.engine.task.steps import no_steps
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     NO_STEP,
@@ -589,9 +590,8 @@ class MainScreen(SizedScreen):
             self.post_message(CasesOutdated(through))
 
     def action_no_steps(self) -> None:
-        self.query_one(StatusLine).set_note(
-            "S: this task has no [[steps]] in its task.toml (Harbor verifies it as one)"
-        )
+        # as --step says it: a task Harbor refuses (a task.toml that is not TOML) is not verified "as one"
+        self.query_one(StatusLine).set_note(f"S: {self.fmt.words(no_steps(self.session.task))}")
 
     @work(name="choose the workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
