@@ -9,7 +9,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
+from tests.tui.app_under_test import SIZE, make_app, report_change, screen_text, wait_for, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.picker import PickerScreen
@@ -715,3 +715,41 @@ async def test_shift_s_on_a_task_harbor_refuses_says_the_refusal_as_step_does(tm
         said = " ".join(widget_text(app, "#status").split())
         assert "S: Harbor would refuse to run this task" in said and "its steps cannot be read" in said, said
         assert "Harbor verifies it as one" not in said, said
+
+
+async def test_a_step_dropped_while_the_step_list_is_open_is_no_longer_offered(tmp_path):
+    """S open on first, second, third, then task.toml drops third (live reload reads it
+    again): the open list still offered third, and choosing it was refused."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[steps]]\nname = "third"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("end", "up")  # on third
+        (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+        report_change(app, [root / "task.toml"])
+        options = app.screen.query_one(OptionList)
+        await wait_for(lambda: options.option_count == 3, "the list without third")
+        shown = [str(options.get_option_at_index(i).prompt).split()[0] for i in range(options.option_count)]
+        assert shown == ["first", "second", "no"], shown
+
+
+async def test_a_step_dropped_as_it_is_chosen_is_refused_without_a_flag(tmp_path):
+    """third chosen in the open list as task.toml dropped it, the list not told yet: the
+    toast said "--step third: ms has no step 'third' ...", a flag this user never typed."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[steps]]\nname = "third"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("end", "up")  # on third
+        (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+        app.session.reload_task()  # read again, as live reload does before the screen hears of it
+        await pilot.press("enter")
+        await wait_for(lambda: app.notices, "the refusal")
+        said = " ".join(app.notices[-1].split())
+        assert "step third: ms has no step 'third' (steps: first, second)" in said and "--step" not in said, said

@@ -117,13 +117,16 @@ def step_back(name: str) -> str:
 def no_such_step(task: Task, name: str) -> str:
     """``--step NAME`` naming no step of the task, in one line. Of a task
     Harbor would refuse to load, that first, then the steps as read: only a
-    task.toml that is not TOML has steps that cannot be read."""
+    task.toml that is not TOML has steps that cannot be read. The step is the
+    STEP_NAMED action: the TUI's S chose it, a flag its user never typed."""
     config = task.config
     if not config.steps:
-        return f"--step {name}: {no_steps(task)}"
+        return Advice(STEP_NAMED, f" {name}: {no_steps(task)}")
     names = ", ".join(s.name for s in config.steps)
     why = f"{task.name} has no step {name!r} (steps: {names})"
-    return f"--step {name}: {refused_words(config.refused)}; {why}" if config.refused else f"--step {name}: {why}"
+    return Advice(
+        STEP_NAMED, f" {name}: {refused_words(config.refused)}; {why}" if config.refused else f" {name}: {why}"
+    )
 
 
 def no_steps(task: Task) -> str:

@@ -265,6 +265,7 @@ class MainScreen(SizedScreen):
         self.coverage_view: CoverageScreen | None = None
         """The coverage view while it is open: each run's coverage goes to it."""
         self._case_chooser: ChooseListScreen | None = None
+        self._step_chooser: ChooseListScreen | None = None
         """The case chooser (s) while it is open: it follows the cases as the list does."""
         self.stream = "stderr"
         """The stream the output panel shows (o shows the other)."""
@@ -322,6 +323,10 @@ class MainScreen(SizedScreen):
         self._refresh_header()
         self.query_one(ChoicesPanel).show(session, fmt, self.explain)
         self._refresh_cases()
+        if self._step_chooser is not None and self._step_chooser.is_mounted:
+            # Open while task.toml changed, it offers the steps as read now (as the case chooser its cases):
+            # a step dropped is no longer chosen, only to be refused.
+            self._step_chooser.offer(step_options(session, fmt)[0])
 
     def _refresh_header(self) -> None:
         """The header, its limits as the run on screen got them (a network its helper failed to give)."""
@@ -579,7 +584,11 @@ class MainScreen(SizedScreen):
     @work(name="choose a step", group="choose", exit_on_error=False)
     async def action_choose_step(self) -> None:
         options, current = step_options(self.session, self.fmt)
-        key = await self.dialog(ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current))
+        self._step_chooser = ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current)
+        try:
+            key = await self.dialog(self._step_chooser)
+        finally:
+            self._step_chooser = None
         if key is None:
             return
         step, through = None if key == NO_STEP else key, self.session.sequence
