@@ -524,8 +524,6 @@ async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_
     choose theirs: the run is the step's (its own tests over tests/), the header,
     the resolution panel and the reproduce command say so, a save in the step's
     own tests re-runs it, and "no step" gives tests/ with the task's [verifier] back."""
-    import json
-
     toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
     root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
     own = root / "steps" / "second" / "tests"
@@ -570,7 +568,6 @@ async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_
         await pilot.pause()
         header = " ".join(widget_text(app, "#header").split())
         assert "step none S" in header and "verifier ms/tests/verifier.py" in header, header
-        assert json.loads(json.dumps(back.verdict.rewards)) == {"reward": 1.0}
 
 
 async def test_shift_s_on_a_task_without_steps_says_it_has_none(example):
@@ -753,3 +750,20 @@ async def test_a_step_dropped_as_it_is_chosen_is_refused_without_a_flag(tmp_path
         await wait_for(lambda: app.notices, "the refusal")
         said = " ".join(app.notices[-1].split())
         assert "step third: ms has no step 'third' (steps: first, second)" in said and "--step" not in said, said
+
+
+async def test_shift_s_is_in_the_footer_from_110_columns(tmp_path):
+    """S joins the footer's choosers (`s v f p t S choose`) from 110 columns, where the
+    footer still ends with q quit; at 109 it is left out (the palette and the help have it)."""
+    toml = '[[steps]]\nname = "first"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        footer = " ".join(screen_text(app).splitlines()[-1].split())
+        assert "s v f p t S choose" in footer and "q quit ▏^p palette" in footer, footer
+        await pilot.resize_terminal(109, 40)
+        await pilot.pause()
+        footer = " ".join(screen_text(app).splitlines()[-1].split())
+        assert "s v f p t choose" in footer and " S " not in footer and "q quit ▏^p palette" in footer, footer
