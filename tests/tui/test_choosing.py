@@ -767,3 +767,29 @@ async def test_shift_s_is_in_the_footer_from_110_columns(tmp_path):
         await pilot.pause()
         footer = " ".join(screen_text(app).splitlines()[-1].split())
         assert "s v f p t choose" in footer and " S " not in footer and "q quit ▏^p palette" in footer, footer
+
+
+async def test_the_step_list_says_a_steps_tests_linked_out_of_the_task_are_not_laid_over(tmp_path):
+    """A step whose steps/second/tests is a link out of the task: S's list said
+    "tests/ alone (no tests of its own)", where the step has tests, unused: the row
+    names the link, and that it is not laid over tests/ (as the resolution panel does)."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    outside = tmp_path / "outside" / "tests"
+    outside.mkdir(parents=True)
+    (outside / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    (root / "steps" / "second").mkdir(parents=True)
+    (root / "steps" / "second" / "tests").symlink_to(outside)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        second = " ".join(str(options.get_option_at_index(1).prompt).split())
+        assert "no tests of its own" not in second, second
+        assert "/tests is tests/ alone: steps/second/tests is a link to" in second, second
+        assert "out of the task: it is not laid over tests/" in second, second
+        first = " ".join(str(options.get_option_at_index(0).prompt).split())
+        assert "/tests is tests/ alone (no tests of its own)" in first, first
