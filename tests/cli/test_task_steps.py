@@ -747,5 +747,6 @@ def test_watch_says_each_time_task_toml_drops_the_step_and_when_it_has_it_again(
     finally:
         stop(proc)
     assert back.strip().startswith("note: --step second: task.toml has it again"), back
+    assert back.rstrip().endswith("(steps/second/tests over tests/)"), back  # what /tests is for the step
     assert "reward 1" in again, again
     assert under.strip().startswith("note: --step second: task.toml no longer has it"), under

@@ -21,6 +21,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.helpers.commands import (
     TOOL,
@@ -551,6 +553,36 @@ def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_pa
     assert case.find("system-out").text.rstrip().endswith(f"out line {lines - 1}")
     assert case.find("failure").text.rstrip().endswith("ValueError: the end")
     assert "ValueError: the end" in shown[-1]
+
+
+@given(
+    head=st.text(alphabet="ab\n\ufffd", max_size=40),
+    tail=st.text(alphabet="cd\n\ufffd", max_size=40),
+    dropped=st.integers(0, 5000),
+    chars=st.integers(1, 200),
+)
+def test_the_count_before_a_kept_end_is_what_the_run_printed_before_it(head, tail, dropped, chars):
+    """Whatever the window: a kept end starting at the capture's own line said two cuts, the first
+    counting the line break the capture put before its own; a byte that was not UTF-8 counted three."""
+    from verifier_tui.engine.model import CapturedText
+    from verifier_tui.words.run import text_tail
+
+    def printed(text: str) -> int:  # each U+FFFD stands for one byte that was not UTF-8
+        return len(text.encode()) - 2 * text.count("\ufffd")
+
+    captured = CapturedText(head=head, tail=tail, dropped_bytes=dropped)
+    shown = text_tail(captured, chars)
+    if shown == captured.text:
+        return
+    said, kept = shown.split("\n", 1)
+    count = re.fullmatch(r"\[\.\.\. ([\d,]+) bytes of output dropped here by verifier-tui \.\.\.\]", said)
+    assert count is not None, said
+    before = int(count[1].replace(",", ""))
+    if dropped and len(kept) <= len(tail):  # the capture's cut left out with the rest
+        assert kept == tail[len(tail) - len(kept) :]
+        assert before + printed(kept) == printed(head) + dropped + printed(tail)
+    else:  # the capture's line is kept, saying its own cut
+        assert captured.text.endswith(kept) and before == printed(captured.text[: len(captured.text) - len(kept)])
 
 
 # ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from tests.cli.test_truthful import strict_json
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
@@ -987,6 +988,14 @@ def test_the_commands_the_job_lists_suggest_paste_back_as_typed(real, env, tmp_p
     line = next(line for line in overview.splitlines() if line.startswith("replay one: "))
     words = shlex.split(line.removeprefix("replay one: ").rsplit(" (", 1)[0])
     assert words[:3] == ["verifier-tui", "run", "jobs/x; touch $(id)"], line
+    # ... from elsewhere, the job under the home folder: no ~ inside the quotes, where a shell keeps it
+    said = run_tool(dict(env, HOME=str(tmp_path)), "run", jobs, cwd=Path("/")).stdout.splitlines()[-1]
+    assert shlex.split(said.split(": ", 1)[1])[2] == str(jobs / "x; touch $(id)"), said
+    # ... and a name that reads as an option, seen from its own folder
+    (jobs / "x; touch $(id)").rename(jobs / "-x")
+    said = run_tool(env, "run", ".", cwd=jobs).stdout.splitlines()[-1]
+    assert shlex.split(said.split(": ", 1)[1])[2] == "./-x", said
+    (jobs / "-x").rename(jobs / "x; touch $(id)")
     more = tmp_path / "more jobs; $(id)"
     mixed_job(real, more / "one")
     compared = run_tool(env, "compare", more, jobs / "x; touch $(id)", cwd=tmp_path)

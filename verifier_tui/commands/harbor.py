@@ -25,6 +25,7 @@ from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import refused_words
+from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -257,7 +258,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
     if not jobs:
         terminal.say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:
-        terminal.say(f"see one job: verifier-tui run {shell_word(str(jobs[0].path))}")
+        terminal.out(f"see one job: verifier-tui run {pasted(jobs[0].path)}")
 
 
 def print_overview(folder: Path, as_json: bool) -> None:
@@ -338,7 +339,8 @@ def print_overview(folder: Path, as_json: bool) -> None:
     for line in folder_notes(problems):
         terminal.say(line)
     if names:
-        terminal.say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
+        pick = f"verifier-tui run {pasted(folder)} --trial NAME"
+        terminal.out(f"replay one: {pick} ({some_names([one_line(n) for n in names])})")
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> None:

@@ -323,7 +323,11 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             # tests/). A note that stays is said once; one gone and back is said again, or the run that
             # scores otherwise a second time has no word why. The step back is said, as its going was.
             current = notices(session, result)
-            back = [step_back(session.step)] if session.step is not None and step_was != session.step else []
+            back = (
+                [step_back(session.task.root, session.step)]
+                if session.step is not None and step_was != session.step
+                else []
+            )
             for note in back + [note for note in current if note not in said]:
                 terminal.out(f"      note: {one_line(note)}")
             said, step_was = set(current), session.step

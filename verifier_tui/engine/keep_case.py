@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.filters import NOISE_DIRS
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -115,8 +116,8 @@ def save(result: RunResult, task: Task, name: str, step: str | None = None) -> d
         # and a case runs as the command that checks it says): its expected.json is the step's verdict,
         # which test checks only under the same --step; without it, test runs tests/ with [verifier].
         notes.append(
-            f"the case records no step: verifier-tui test checks it as this run did only with --step {step} "
-            "(without it, tests/ with the task's [verifier])"
+            "the case records no step: verifier-tui test checks it as this run did only with "
+            f"--step {shell_word(step)} (without it, tests/ with the task's [verifier])"
         )
     return {"folder": str(kept.folder), "files": list(kept.files), "notes": notes, "problem": None}
 

@@ -60,15 +60,16 @@ def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
     for keys that never come. Checked after the path, so that a path that
     cannot be debugged is still what is said first. ``chosen``: the options
     that pick what is opened (``--trial NAME``), kept in the suggested commands."""
-    import shlex
     import sys
+
+    from verifier_tui.engine.procfs import shell_word
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True
     # Said of each stream that is not one ("stdin and stdout is not one" read wrong).
     lacking = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not stream.isatty()]
     where = "neither stdin nor stdout is one" if len(lacking) == 2 else f"{lacking[0]} is not one"
-    quoted = shlex.join([path, *chosen])
+    quoted = " ".join(map(shell_word, [path, *chosen]))  # one line, a bidi control shown
     terminal.error(
         f"the TUI needs a terminal, and {where}: use `verifier-tui run {quoted}` "
         f"for one run, or `verifier-tui watch {quoted}` to run on every change"

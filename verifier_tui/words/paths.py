@@ -45,6 +45,20 @@ def here(path: Path | str, base: Path | None = None) -> str:
     return one_line(path_from(path, base))
 
 
+def pasted(path: Path | str) -> str:
+    """``path`` in a command to paste back: as it resolves from where the user
+    started (relative inside it, ``./-x`` never an option; else absolute, never
+    ``~``, which a shell does not expand inside quotes), as one shell word. A line
+    holding one is printed as it is, not shortened again."""
+    from verifier_tui.engine.procfs import shell_word
+
+    try:
+        base = Path.cwd()
+    except OSError:  # the folder the user started in was removed since
+        base = Path("/")
+    return shell_word(str(path) if base == Path("/") else path_from(path, base))
+
+
 def text_from(text: str, base: Path | str, home: str = "") -> str:
     """``text`` (verifier output, a sentence of the tool's) with the paths
     under ``base`` made relative to it, and ``home`` (when given) as ``~``."""

@@ -432,11 +432,20 @@ def text_tail(captured: CapturedText, chars: int) -> str:
         return text
     start = len(text) - chars
     start = text.find("\n", start - 1, len(text) - 1) + 1 or start  # the next line's start; none: mid-line
-    before = len(text[:start].encode("utf-8", "surrogatepass"))
-    cut = f"\n{dropped_marker(captured.dropped_bytes, 'bytes')}\n"
-    if captured.dropped_bytes and start > len(captured.head) + 1:  # the capture's own cut, left out too
-        before += captured.dropped_bytes - len(cut.encode())
+    head = len(captured.head)
+    if captured.dropped_bytes and start >= head:  # the capture's own cut, left out too, its line with it
+        tail = len(text) - len(captured.tail)
+        start = max(start, tail)
+        before = _printed(captured.head) + captured.dropped_bytes + _printed(text[tail:start])
+    else:
+        before = _printed(text[:start])
     return f"{dropped_marker(before, 'bytes')}\n{text[start:]}"
+
+
+def _printed(text: str) -> int:
+    """How many bytes the run printed for ``text``, as a capture decoded them:
+    each byte that was not UTF-8 is one U+FFFD here (three bytes in UTF-8)."""
+    return len(text.encode("utf-8", "surrogatepass")) - 2 * text.count("\ufffd")
 
 
 def expectation_json(expected: Any) -> str:

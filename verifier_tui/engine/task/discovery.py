@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import cache, untrusted
 from verifier_tui.engine.advice import CHOOSE_VERIFIER, STEP_TESTS, VERIFIER_OPTION, Action, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
 from verifier_tui.engine.task.config import USES_DEFAULTS, TaskConfig, config_from_toml, load_toml
@@ -310,7 +310,7 @@ def no_verifier_help(task: Task) -> str:
         return (
             "To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
             "the reward) and replace tests/test.sh with the runner's shim: "
-            f"verifier-tui vendor {shlex.quote(str(task.root))} "
+            f"verifier-tui vendor {shell_word(str(task.root))} "
             "does that (it keeps your script as tests/test.sh.old)."
         )
     return (

@@ -18,7 +18,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import refused_words, toml_unread
-from verifier_tui.engine.task.kinds import step_tests
+from verifier_tui.engine.task.kinds import step_tests, step_tests_unused
 
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
 
@@ -106,12 +106,17 @@ def steps_notices(
     ]
 
 
-def step_back(name: str) -> str:
+def step_back(task_dir: Path, name: str) -> str:
     """Said when task.toml has ``--step``'s step again after dropping it (changed while watching):
     the runs are the step's again, and scored as it, where the note said they were not. Worded as
-    the note of its dropping is (the TUI's S chooses a step as --step does)."""
-    back = f" {name}: task.toml has it again, so this run is the step's (steps/{name}/tests over tests/)"
-    return Advice(STEP_NAMED, back)
+    the note of its dropping is (the TUI's S chooses a step as --step does), with what /tests is
+    for the step as S's list says it."""
+    if step_tests(task_dir, name) is not None:
+        tests = f"steps/{name}/tests over tests/"
+    else:
+        unused = step_tests_unused(task_dir, name)
+        tests = f"tests/ alone: {unused}" if unused else "tests/ alone: the step has no tests of its own"
+    return Advice(STEP_NAMED, f" {name}: task.toml has it again, so this run is the step's ({tests})")
 
 
 def no_such_step(task: Task, name: str) -> str:

@@ -265,8 +265,9 @@ class MainScreen(SizedScreen):
         self.coverage_view: CoverageScreen | None = None
         """The coverage view while it is open: each run's coverage goes to it."""
         self._case_chooser: ChooseListScreen | None = None
-        self._step_chooser: ChooseListScreen | None = None
         """The case chooser (s) while it is open: it follows the cases as the list does."""
+        self._step_chooser: ChooseListScreen | None = None
+        """The step chooser (S) while it is open: it follows task.toml's steps as it is read again."""
         self.stream = "stderr"
         """The stream the output panel shows (o shows the other)."""
         self._response_edited = False
