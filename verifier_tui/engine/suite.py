@@ -507,17 +507,11 @@ def collect(
 NAMES_LISTED = 20
 
 
-def _listed(names: Sequence[str], separator: str = ", ") -> str:
-    """``names`` on one line, the first :data:`NAMES_LISTED` of them, then how many there are in all."""
-    more = f"{separator}... ({len(names)} in all)" if len(names) > NAMES_LISTED else ""
-    return separator.join(names[:NAMES_LISTED]) + more
-
-
 def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence[Path]) -> str:
     """Why no task found is tested with ``--step``'s step: none has it, or those that have it
     have no case to test (then "no task found has it" would be false, and hide that)."""
     step = without_step[0].step
-    lacking = _listed([w.why.removeprefix(f"--step {step}: ") for w in without_step], "; ")
+    lacking = some_names([w.why.removeprefix(f"--step {step}: ") for w in without_step], NAMES_LISTED, "; ")
     having = [task for task in without_cases if read_task_config(task).step(step) is not None]
     if not having:
         return f"--step {step}: no task found has it: {lacking}"
@@ -761,10 +755,11 @@ def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[Witho
         group.not_judged = [(n, w) for n, w in group.not_judged if picked(patterns, group, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
-        known = _listed([untrusted.harmless(name) for name in every]) if every else "none"  # a\nb as test shows it
+        shown = [untrusted.harmless(name) for name in every]  # a\nb as test shows it
+        known = some_names(shown, NAMES_LISTED) if every else "none"
         # A task passed over for lacking --step's step holds cases a pattern may name: said, or the
         # user looks for a case that is there.
-        passed_over = _listed([untrusted.harmless(w.folder.name) for w in without_step])
+        passed_over = some_names([untrusted.harmless(w.folder.name) for w in without_step], NAMES_LISTED)
         lacking = f"; not tested, without step {without_step[0].step}: {passed_over}" if without_step else ""
         raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known}{lacking})")
     # A task none of whose cases was asked for is not part of this run.

@@ -30,7 +30,7 @@ from verifier_tui.engine.record import field, record
 from verifier_tui.runner_source import EXTRAS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 #: At most this many entries of a folder are looked at to find the tasks it
 #: holds: enough for any dataset a person keeps, bounded for a home folder.
@@ -136,11 +136,11 @@ def tasks_in(folder: Path) -> TasksFound:
     return TasksFound(sorted(names), more)
 
 
-def some_names(names: list[str], shown: int = NAMES_SHOWN) -> str:
-    """``a, b, c`` or ``a, b, c, d, e and 12 more``."""
+def some_names(names: Sequence[str], shown: int = NAMES_SHOWN, separator: str = ", ") -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 12 more`` (``separator`` between two)."""
     if len(names) <= shown:
-        return ", ".join(names)
-    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+        return separator.join(names)
+    return f"{separator.join(names[:shown])} and {len(names) - shown} more"
 
 
 def not_a_task_message(path: Path, found: TasksFound | None = None, expected: str | None = None) -> str:
