@@ -504,14 +504,19 @@ async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_dow
         )
 
 
-async def test_at_100_columns_the_runner_s_steps_name_each_column_whole(task, runs, tmp_path):
-    """The runner's steps at 100 columns (the smallest the screen draws in): the
-    sandbox's column header read "sandbox (inferred from its outp…", cut."""
+def _two_trials(task, runs, tmp_path):
+    """A job of two trials of a task that reads /app/hello.txt, each with /app captured."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "j"
     for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
         sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
-    app = make_trial_app(job)
+    return job
+
+
+async def test_at_100_columns_the_runner_s_steps_name_each_column_whole(task, runs, tmp_path):
+    """The runner's steps at 100 columns (the smallest the screen draws in): the
+    sandbox's column header read "sandbox (inferred from its outp…", cut."""
+    app = make_trial_app(_two_trials(task, runs, tmp_path))
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
         await pilot.press("enter")
@@ -525,11 +530,7 @@ async def test_at_160_columns_the_footer_of_a_replayed_trial_shows_c_and_help_to
     """c (copy the replay's command) and ? were left out of the footer for it to fit 100
     columns, and out of it at 160 too, with half the line empty: a wide footer shows them,
     the palette and the help list each once, and the footer at 100 still ends with esc."""
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    job = runs / "jobs" / "j"
-    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
-        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
-    app = make_trial_app(job)
+    app = make_trial_app(_two_trials(task, runs, tmp_path))
     async with app.run_test(size=(160, 40)) as pilot:
         await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
         await pilot.press("enter")

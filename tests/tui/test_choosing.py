@@ -136,6 +136,17 @@ async def test_choose_verifier_from_another_file(tmp_path):
         assert result.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
 
 
+async def _typed_in_the_folder_box(app, pilot, typed: str) -> None:
+    """f, ``typed`` in the picker's box, and enter."""
+    await pilot.press("f")
+    assert isinstance(app.screen, PickerScreen) and app.screen.folders
+    box = app.screen.query_one("#path", Input)
+    box.value = typed
+    box.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
 async def test_an_emptied_folder_box_chooses_nothing(example):
     """The workspace box emptied (ctrl+u, backspace) and enter: the folder
     verifier-tui started in became /app, said as `workspace .`, and the verifier
@@ -144,13 +155,7 @@ async def test_an_emptied_folder_box_chooses_nothing(example):
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("f")
-        assert isinstance(app.screen, PickerScreen) and app.screen.folders
-        box = app.screen.query_one("#path", Input)
-        box.value = "  "
-        box.focus()
-        await pilot.press("enter")
-        await pilot.pause()
+        await _typed_in_the_folder_box(app, pilot, "  ")
         assert isinstance(app.screen, PickerScreen)  # stays open, says why
         said = str(app.screen.query_one("#picker-error").content)
         assert said.startswith("(empty) is not a folder"), said
@@ -163,17 +168,12 @@ async def test_choose_workspace_with_the_folder_picker(example):
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("f")
-        assert isinstance(app.screen, PickerScreen) and app.screen.folders
-        box = app.screen.query_one("#path", Input)
-        box.value = "no/such/folder"
-        box.focus()
-        await pilot.press("enter")
-        await pilot.pause()
+        await _typed_in_the_folder_box(app, pilot, "no/such/folder")
         assert isinstance(app.screen, PickerScreen) and app.screen.folders  # stays open, says why
         assert "is not a folder" in str(app.screen.query_one("#picker-error").content)
         # A folder the session refuses is said here too, with what was typed: it closed the
         # picker, and the keys typed next went to the main screen as its commands.
+        box = app.screen.query_one("#path", Input)
         box.value = "/"
         await pilot.press("enter")
         await pilot.pause()
