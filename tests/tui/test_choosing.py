@@ -714,18 +714,25 @@ async def test_shift_s_on_a_task_harbor_refuses_says_the_refusal_as_step_does(tm
         assert "Harbor verifies it as one" not in said, said
 
 
+_THREE_STEPS = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[steps]]\nname = "third"\n'
+
+
+async def _on_third_as_task_toml_drops_it(app, pilot, root) -> None:
+    """S's list open, on third, as task.toml is saved without it."""
+    await pilot.press("S")
+    await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+    await pilot.press("end", "up")  # on third
+    (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+
+
 async def test_a_step_dropped_while_the_step_list_is_open_is_no_longer_offered(tmp_path):
     """S open on first, second, third, then task.toml drops third (live reload reads it
     again): the open list still offered third, and choosing it was refused."""
-    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[steps]]\nname = "third"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=_THREE_STEPS)
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
-        await pilot.press("end", "up")  # on third
-        (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+        await _on_third_as_task_toml_drops_it(app, pilot, root)
         report_change(app, [root / "task.toml"])
         options = app.screen.query_one(OptionList)
         await wait_for(lambda: options.option_count == 3, "the list without third")
@@ -736,15 +743,11 @@ async def test_a_step_dropped_while_the_step_list_is_open_is_no_longer_offered(t
 async def test_a_step_dropped_as_it_is_chosen_is_refused_without_a_flag(tmp_path):
     """third chosen in the open list as task.toml dropped it, the list not told yet: the
     toast said "--step third: ms has no step 'third' ...", a flag this user never typed."""
-    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[steps]]\nname = "third"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=_THREE_STEPS)
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
-        await pilot.press("end", "up")  # on third
-        (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+        await _on_third_as_task_toml_drops_it(app, pilot, root)
         app.session.reload_task()  # read again, as live reload does before the screen hears of it
         await pilot.press("enter")
         await wait_for(lambda: app.notices, "the refusal")
