@@ -347,6 +347,17 @@ def test_watch_with_step_says_the_steps_verifier_the_user_named_is_kept_once_tas
     assert not [n for n in notes if "this run is tests/ with the task's [verifier]" in n], notes
 
 
+def _tests_alone_under_second(env, own_step) -> dict:
+    """``run --step second --json`` of the case hello, the step's own tests not laid over tests/:
+    tests/verifier.py ran, and scored 1.0 (the step's would score 0.5)."""
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    return data
+
+
 @pytest.mark.parametrize("linked", ["steps/second/tests", "steps", "steps/second"])
 def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(env, own_step, tmp_path, linked):
     """steps/second/tests a link to a folder outside the task: --step second ran the verifier.py there
@@ -357,11 +368,7 @@ def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(en
     outside = tmp_path / "outside"
     link.rename(outside)
     link.symlink_to(outside)
-    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
-    no_traceback(done)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    data = _tests_alone_under_second(env, own_step)
     said = [n for n in data["notices"] if "out of the task" in n]
     assert len(said) == 1 and said[0].startswith(f"{linked} is a link to {outside}, out of the task"), said
     assert "not laid over tests/" in said[0], said
@@ -512,11 +519,7 @@ def test_a_steps_tests_that_is_a_link_to_nothing_is_said(env, own_step, tmp_path
     own = own_step / "steps" / "second" / "tests"
     shutil.rmtree(own)
     own.symlink_to(tmp_path / "moved-away")
-    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
-    no_traceback(done)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
+    data = _tests_alone_under_second(env, own_step)
     said = [n for n in data["notices"] if "steps/second/tests" in n]
     assert len(said) == 1, data["notices"]
     assert said[0].startswith(f"steps/second/tests is a link to {tmp_path / 'moved-away'}, which does not exist")
