@@ -107,6 +107,26 @@ async def test_choose_among_several_verifiers(tmp_path):
         assert "tests/strict_verifier.py" in widget_text(app, "#header")
 
 
+async def test_the_history_compares_a_run_only_with_runs_of_the_same_verifier(tmp_path):
+    """verifier.py (1), then v: strict_verifier.py (0.5): the history marked run #2 ▼,
+    as if an edit had cost half the reward, where another verifier ran. The first run
+    of a verifier has no mark; back on verifier.py, the run is compared with #1."""
+    root = make_task(tmp_path / "tasks" / "two", "def verify(workspace):\n    return 1.0\n")
+    (root / "tests" / "strict_verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("v", "down", "enter")
+        await app.wait_for_runs(2)
+        await pilot.press("v", "up", "enter")
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        history = app.main.query_one("#history", OptionList)
+        rows = [" ".join(str(history.get_option_at_index(i).prompt).split()) for i in range(3)]
+        assert rows[1].startswith("#2") and not any(mark in rows[1] for mark in "▲▼≠="), rows
+        assert rows[0].startswith("#3") and "1 =" in rows[0], rows
+
+
 async def test_choose_verifier_from_another_file(tmp_path):
     root = make_task(tmp_path / "tasks" / "other", "def verify(workspace):\n    return 1.0\n")
     elsewhere = tmp_path / "elsewhere.py"
@@ -796,3 +816,43 @@ async def test_the_step_list_says_a_steps_tests_linked_out_of_the_task_are_not_l
         assert "out of the task: it is not laid over tests/" in second, second
         first = " ".join(str(options.get_option_at_index(0).prompt).split())
         assert "/tests is tests/ alone (no tests of its own)" in first, first
+
+
+async def test_the_history_says_each_runs_step_and_compares_a_case_only_within_its_step(tmp_path):
+    """A multi-step task, run with no step (1), then S: second (0.5), then back to no
+    step (1): the history said nothing of which run was which step, and marked run #2
+    ▼ and run #3 ▲ against each other, as if a step were an edit of the verifier. Each
+    row says its step; a mark compares a case's runs of the same step and verifier
+    (#3 with #1, both of no step)."""
+    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "second" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_runs(1)
+        for key, runs in (("up", 2), ("end", 3)):  # second, then no step
+            await pilot.press("S")
+            await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+            await pilot.press("end", *(["up"] if key == "up" else []), "enter")
+            await app.wait_for_runs(runs)
+        await pilot.press("r")
+        await app.wait_for_runs(4)
+        await pilot.pause()
+        history = app.main.query_one("#history", OptionList)
+        rows = [" ".join(str(history.get_option_at_index(i).prompt).split()) for i in range(4)]
+        assert "step second · after step chosen" in rows[2], rows
+        assert "no step · after step chosen" in rows[1] and "no step · after start" in rows[3], rows
+        assert not any(mark in rows[2] for mark in "▲▼≠="), rows  # the first of its step
+        assert "1 = no step" in rows[1] and "1 = no step" in rows[0], rows  # against #1, then #3
+
+
+async def test_the_history_of_a_task_without_steps_says_no_step(example):
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        row = str(app.main.query_one("#history", OptionList).get_option_at_index(0).prompt)
+        assert "step" not in row, row
+

@@ -163,6 +163,11 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
+def step_words(step: str | None) -> str:
+    """A run's step on a multi-step task, as S's list names the choice: ``step second``, or ``no step``."""
+    return f"step {one_line(step)}" if step is not None else "no step"
+
+
 def case_status(result: RunResult) -> tuple[str, str]:
     """(mark, word) for a case's last run: judged against expected.json when
     the case has one (passed / failed, however the run ended), else by how it

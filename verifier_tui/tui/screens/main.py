@@ -417,7 +417,9 @@ class MainScreen(SizedScreen):
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
             self.mutate_reactive(MainScreen.last_by_case)
-        self.query_one(HistoryList).add(result)
+        # A multi-step task's runs say their step, as the header does (`step none` too).
+        steps = result.step is not None or bool(self.session.task.config.steps)
+        self.query_one(HistoryList).add(result, steps)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt

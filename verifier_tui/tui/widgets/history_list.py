@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -29,7 +30,7 @@ from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward
+from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward, step_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -156,6 +157,11 @@ def reward_change(
     return (SAME, "$text-muted") if same else (CHANGED, "$warning")
 
 
+def _setup(result: RunResult) -> tuple[str | None, str | None, Path]:
+    """What makes two runs comparable by their rewards: the case, the step and the verifier."""
+    return result.case, result.step, result.verifier
+
+
 class HistoryList(OptionList):
     @dataclass
     class RunChosen(Message):
@@ -173,8 +179,11 @@ class HistoryList(OptionList):
         self.seen: dict[int, Seen] = {}
         """Each listed run's :func:`seen`, by sequence: read while it is still whole."""
 
-    def add(self, result: RunResult) -> None:
-        previous = next((r for r in reversed(self.results) if r.case == result.case), None)
+    def add(self, result: RunResult, steps: bool = False) -> None:
+        """``steps``: the task has steps (or the run was one), so the row says the run's step."""
+        # The run compared is the case's last of the same set-up: another step (S) or verifier (v) runs
+        # other tests, so its reward going up or down says nothing of an edit (the case list marks those `?`).
+        previous = next((r for r in reversed(self.results) if _setup(r) == _setup(result)), None)
         self.seen[result.sequence] = seen(result)
         self.results.append(result)
         for gone in self.results[:-MAX_RUNS]:
@@ -186,7 +195,7 @@ class HistoryList(OptionList):
             self.seen[result.sequence],
             self.seen.get(previous.sequence, (None, None)) if previous else (None, None),
         )
-        option = Option(self._prompt(result, previous, both))
+        option = Option(self._prompt(result, previous, both, steps))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
@@ -197,8 +206,10 @@ class HistoryList(OptionList):
         result: RunResult,
         previous: RunResult | None,
         seen_both: tuple[Seen, Seen],
+        steps: bool = False,
     ) -> Content:
-        """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run."""
+        """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run
+        (with ``steps``, after its step: ``step second · after r key``)."""
         symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous, seen_both)
         reward = short_reward(result)
@@ -209,7 +220,9 @@ class HistoryList(OptionList):
             (one_line(result.case or "no case"), ""),
             (f" {reward}" if reward else "", "bold"),
             (f" {mark}" if mark else "", mark_style),
-            (f"\n after {one_line(result.trigger)}", "$text-muted"),
+            # The step before the trigger: the narrow list cuts the line's end, and a step is short.
+            (f"\n {step_words(result.step)} ·" if steps else "\n", "$text-muted"),
+            (f" after {one_line(result.trigger)}", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
