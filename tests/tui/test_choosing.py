@@ -856,3 +856,37 @@ async def test_the_history_of_a_task_without_steps_says_no_step(example):
         row = str(app.main.query_one("#history", OptionList).get_option_at_index(0).prompt)
         assert "step" not in row, row
 
+
+async def test_a_case_mark_of_another_step_says_its_step(tmp_path):
+    """kept2 ran under step first (0.1), then kept1, then S chose no step: the list said
+    `? kept2 was • 0.1`, with nothing to say that 0.1 was step first's, not tests/'s. A
+    mark made under another step than the one chosen says that step; one of the step
+    chosen says none (the header says it)."""
+    toml = '[[steps]]\nname = "first"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    for name in ("kept1", "kept2"):
+        (root / "cases" / name / "workspace").mkdir(parents=True)
+    own = root / "steps" / "first" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
+    app = make_app(root, watch=False, step="first", case="kept2")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s", "home", "enter")  # kept1, under first
+        assert (await app.wait_for_runs(2)).case == "kept1"
+        await pilot.pause()
+        cases = cases_text(app)
+        assert "kept1 0.1" in cases and "kept2 0.1" in cases and "step" not in cases, cases
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("end", "enter")  # no step: kept1 runs again
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        cases = cases_text(app)
+        assert "kept2 was • 0.1 step first" in cases, cases  # under it
+        assert "kept1 1 |" in cases, cases
+
+
+def cases_text(app) -> str:
+    """The cases list's rows, one after another."""
+    return " | ".join(" ".join(str(o.prompt).split()) for o in app.main.query_one("#cases", OptionList).options)

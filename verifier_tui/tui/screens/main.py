@@ -341,6 +341,7 @@ class MainScreen(SizedScreen):
             self.last_by_case,
             self.running_case,
             self.outdated_through,
+            session.step,
         )
         if self._case_chooser is not None and self._case_chooser.is_mounted:
             # Open over the list, it offers what the list shows: a case folder renamed on disk is offered

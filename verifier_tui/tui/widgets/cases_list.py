@@ -15,7 +15,7 @@ from verifier_tui.engine.task.cases import Case
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward
+from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward, step_words
 from verifier_tui.words.text import one_line
 
 NO_CASES = "__none__"
@@ -38,9 +38,11 @@ class CasesList(OptionList):
         last: dict[str, RunResult],
         running: str | None,
         outdated_through: int = 0,
+        step: str | None = None,
     ) -> None:
         """``outdated_through``: a run of this sequence number or lower read
-        the task's shared files before they changed (its mark is out of date)."""
+        the task's shared files before they changed (its mark is out of date).
+        ``step``: the step chosen now (S); a mark made under another says its own."""
         ids = [c.name for c in cases] or [NO_CASES]
         same = [o.id for o in self.options] == ids
         if not cases:
@@ -48,7 +50,8 @@ class CasesList(OptionList):
                 self.set_options([Option(Content("(no cases)"), id=NO_CASES, disabled=True)])
             return
         prompts = [
-            self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through) for c in cases
+            self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through, step)
+            for c in cases
         ]
         at = next((i for i, c in enumerate(cases) if c.name == current), None)
         if same:
@@ -64,7 +67,9 @@ class CasesList(OptionList):
         self._current = current
 
     @staticmethod
-    def _prompt(case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int) -> Content:
+    def _prompt(
+        case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int, step: str | None
+    ) -> Content:
         marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
         # An expected.json there but unusable is a broken test, not a case without one (test fails on it).
@@ -81,6 +86,9 @@ class CasesList(OptionList):
             " ",
             (one_line(case.name), name_style),
             (f"  {reward}" if reward else "", "$text-muted"),
+            # Made under another step (S chose this one since): whose verdict it was, as the history says it,
+            # on a line of its own under the name (the list is too narrow to keep it at the end of the line).
+            (f"\n    {step_words(result.step)}" if result.step != step else "", "$text-muted"),
             broken,
         )
 
