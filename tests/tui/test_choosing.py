@@ -890,3 +890,26 @@ async def test_a_case_mark_of_another_step_says_its_step(tmp_path):
 def cases_text(app) -> str:
     """The cases list's rows, one after another."""
     return " | ".join(" ".join(str(o.prompt).split()) for o in app.main.query_one("#cases", OptionList).options)
+
+
+async def test_a_run_of_another_step_picked_in_the_history_says_its_step(tmp_path):
+    """Run #1 with no step (1), then S: first (0.1); run #1 picked in the history: the
+    header said `step first` over its verdict of 1, and nothing on screen said that 1
+    was tests/'s. The banner over a picked run says its step, as its row does."""
+    toml = '[[steps]]\nname = "first"\n'
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    own = root / "steps" / "first" / "tests"
+    own.mkdir(parents=True)
+    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("S")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await pilot.press("home", "enter")
+        await app.wait_for_runs(2)
+        app.main.query_one("#history", OptionList).focus()
+        await pilot.press("down", "enter")  # run #1
+        await pilot.pause()
+        banner = " ".join(widget_text(app, "#reward-body").split())
+        assert "run #1 from the history · no case · no step · esc: back to the latest" in banner, banner

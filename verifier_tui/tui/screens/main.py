@@ -82,7 +82,7 @@ from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
-from verifier_tui.words.run import LEGEND, both_modes_lines, command_words, mode_text
+from verifier_tui.words.run import LEGEND, both_modes_lines, command_words, mode_text, step_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -418,9 +418,11 @@ class MainScreen(SizedScreen):
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
             self.mutate_reactive(MainScreen.last_by_case)
-        # A multi-step task's runs say their step, as the header does (`step none` too).
-        steps = result.step is not None or bool(self.session.task.config.steps)
-        self.query_one(HistoryList).add(result, steps)
+        self.query_one(HistoryList).add(result, self._says_step(result))
+
+    def _says_step(self, result: RunResult) -> bool:
+        """Whether what shows ``result`` says its step: a multi-step task's runs do, as the header does."""
+        return result.step is not None or bool(self.session.task.config.steps)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -487,7 +489,9 @@ class MainScreen(SizedScreen):
             return
         self.viewing = result
         case = one_line(result.case) if result.case else "no case"  # as the history names it, on its line
-        banner = f" run #{result.sequence} from the history · {case} · esc: back to the latest "
+        # Its step too: the header says the step chosen now, which may not be this run's.
+        step = f" · {step_words(result.step)}" if self._says_step(result) else ""
+        banner = f" run #{result.sequence} from the history · {case}{step} · esc: back to the latest "
         if message.full:
             self._show_result(result, banner)
             return
