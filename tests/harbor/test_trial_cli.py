@@ -1626,3 +1626,18 @@ def test_a_value_given_with_env_to_fill_a_trials_template_is_named_not_printed(t
                 assert f"the replay takes W from --env {source}" in said, (command, given, said)
     done = tool(shell, "explain", folder, cwd=elsewhere)  # no --env: the trial's own default is shown
     assert f"{head} that ran the job and recorded nowhere; the replay takes W='none' from the template's" in done.stdout
+
+
+def test_a_task_path_holding_the_home_folder_further_in_is_said_whole(task, runs, tmp_path, env, elsewhere):
+    """A config.json whose task.path holds the home folder's path past its
+    start (``/srv/home/dev/t``, ``../../home/dev/t``): the home folder is
+    ``~`` only where a path starts with it; it read ``/srv~/t``."""
+    _demo, trial = captured_trial(task, runs, tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    claimed = f"/srv{home}/t"
+    config = json.loads((trial.path / "config.json").read_text())
+    (trial.path / "config.json").write_text(json.dumps({**config, "task": {**config["task"], "path": claimed}}))
+    done = tool({**env, "HOME": str(home)}, "run", trial.path, cwd=elsewhere)
+    assert f"Looked in: {claimed} (" in done.stdout, done.stdout
+    assert "/srv~" not in done.stdout

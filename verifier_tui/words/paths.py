@@ -7,6 +7,7 @@ shell takes back, nor a task's text output)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from verifier_tui.words.text import one_line
@@ -64,12 +65,20 @@ def text_from(text: str, base: Path | str, home: str = "") -> str:
     under ``base`` made relative to it, and ``home`` (when given) as ``~``."""
     base = str(base)
     if base not in ("/", "") and base + os.sep in text:
-        text = text.replace(base + os.sep, "")
+        text = _at_path_start(base + os.sep).sub("", text)
     return tilde(text, home)
 
 
 def tilde(text: str, home: str) -> str:
     """``text`` with the paths under ``home`` written from ``~``."""
     if home not in ("/", "~", "") and home + os.sep in text:
-        text = text.replace(home + os.sep, "~" + os.sep)
+        text = _at_path_start(home + os.sep).sub("~" + os.sep, text)
     return text
+
+
+def _at_path_start(folder: str) -> re.Pattern[str]:
+    """``folder`` where a path starts with it, not further in: a path a trial's
+    config.json names (``/srv/home/dev/t``, ``../../home/dev/t``) holds the home
+    folder past its start, and read ``/srv~/t`` with it replaced there. A path
+    starts the text or follows a space, a quote, a bracket or a separator."""
+    return re.compile(r"(?<![^\s\"'`(\[{<=:,;])" + re.escape(folder))
