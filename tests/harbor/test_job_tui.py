@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of, until
-from tests.helpers.harbor import PASSED, make_job
+from tests.helpers.harbor import PASSED, harbor_exception, make_job
 from tests.tui.app_under_test import footer_promises, screen_text
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens import job_overview
@@ -675,3 +675,24 @@ async def test_a_running_job_s_footer_shows_read_again_and_esc_at_80_columns(rea
             f"the footer shows {promised}",
             lambda app: screen_text(app).splitlines()[-1],
         )
+
+
+async def test_a_huge_exception_type_leaves_the_overviews_filter_line_in_view(real, tmp_path):
+    """Harbor's exception_type is a class name; a result.json naming one of
+    100,000 characters filled the header's count line with ten lines at 100x30,
+    the line saying which filter x set pushed out of view (and that line held
+    all 100,000 characters)."""
+    job = copy_job_files(real, tmp_path / "jobs" / "huge")
+    copy_trial(real, job, "hello-file__aaaaaaa")
+    copy_trial(
+        real, job, "hello-file__bbbbbbb", edit=lambda r: r.update(exception_info=harbor_exception("X" * 100_000, "m"))
+    )
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:  # 100x30
+        await read_all(app)
+        await pilot.press("x")
+        await pilot.pause()
+        assert trial_names(app) == ["hello-file__bbbbbbb"]
+        shown = screen_text(app)
+        assert "showing ended XXX" in shown and "sorted by name" in shown, shown
+        assert "X" * 200 not in text_of(app, "#job-header")

@@ -71,15 +71,15 @@ def unbroken(text: str) -> str:
     return plain_text(text.translate(_ON_ONE_LINE))
 
 
-def one_line(text: str) -> str:
-    """``text`` :func:`unbroken`, and at most ONE_LINE_MOST
+def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
+    """``text`` :func:`unbroken`, and at most ``most`` (ONE_LINE_MOST)
     characters of it (its start and its end, with a count of the rest): a
     name read from a file (a task's, a case's, a trial's, an exception's
     message) in a table cell or a header can never start a row of its own,
     nor make a line of 100 KB."""
     line = unbroken(text)
-    if len(line) <= ONE_LINE_MOST:
+    if len(line) <= most:
         return line
     # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
-    head, tail = ONE_LINE_MOST * 3 // 4, ONE_LINE_MOST // 4
+    head, tail = most * 3 // 4, most // 4
     return f"{line[:head]} … {len(line) - head - tail:,} characters left out … {line[-tail:]}"

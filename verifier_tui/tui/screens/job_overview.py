@@ -82,6 +82,17 @@ def _seconds(value: float | None) -> str:
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
 
 
+OUTCOME_MOST = 60
+"""How many characters of an outcome the header shows. Harbor's exception
+type is a class name (``RewardFileNotFoundError``: tens of characters); one of
+100,000 a result.json named filled ten lines of a 30-line screen, and the
+line saying which filter x set went out of view."""
+
+
+def _outcome(outcome: str) -> str:
+    return one_line(outcome, OUTCOME_MOST)
+
+
 class TasksScreen(FolderScreen):
     """A screen over a table of tasks (``#job-tasks``): the job's overview and
     two jobs compared. ``t`` keeps only the highlighted task (again: every
@@ -418,7 +429,7 @@ class JobOverviewScreen(TasksScreen):
                 style = (
                     "$success" if outcome == PASSED else "$warning" if outcome in (BELOW_ONE, NO_REWARD) else "$error"
                 )
-                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (one_line(outcome), style)]
+                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (_outcome(outcome), style)]
             lines.append("\n")
         for index, line in enumerate(overview.reward_lines()):
             lines += [("reward " if index == 0 else "       ", "$text-muted"), one_line(line), "\n"]
@@ -448,7 +459,7 @@ class JobOverviewScreen(TasksScreen):
         if self.failures_only:
             shown.append("failures only")
         if self.outcome:
-            shown.append(f"ended {self.outcome}")
+            shown.append(f"ended {_outcome(self.outcome)}")
         if self.task_filter:
             shown.append(f"task {self.task_filter}")
         what = "showing " + (", ".join(shown) if shown else "every trial")
