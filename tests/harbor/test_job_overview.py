@@ -1001,3 +1001,18 @@ def test_the_commands_the_job_lists_suggest_paste_back_as_typed(real, env, tmp_p
     compared = run_tool(env, "compare", more, jobs / "x; touch $(id)", cwd=tmp_path)
     hint = compared.stderr.split("jobs in it (", 1)[1].rsplit(" lists them)", 1)[0]
     assert shlex.split(hint) == ["verifier-tui", "run", str(more)], compared.stderr
+
+
+def test_a_task_name_of_another_kind_is_read_as_absent_as_the_trial_reads_it(real, env, tmp_path):
+    """result.json's task_name is a string; a number or a list there listed the
+    trial under a task named ``12345`` or ``[1, {'a': None}]`` in the job's
+    overview, while the trial itself (read as absent) said task hello-file."""
+    job = copy_job_files(real, tmp_path / "jobs" / "odd")
+    copy_trial(real, job, "hello-file__aaaaaaa", edit=lambda r: r.update(task_name=12345))
+    copy_trial(real, job, "hello-file__bbbbbbb", edit=lambda r: r.update(task_name=[1, {"a": None}]))
+    assert {row.task for row in read_overview(job).rows} == {"hello-file"}
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert "12345" not in done.stdout and "[1, " not in done.stdout, done.stdout
+    for trial in ("hello-file__aaaaaaa", "hello-file__bbbbbbb"):
+        assert "· task hello-file ·" in run_tool(env, "run", job / trial, cwd=tmp_path).stdout

@@ -241,8 +241,11 @@ def read_trial_row(folder: Path) -> TrialRow:
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
         config_problem = loaded.problem if not loaded.ok else None
     task = untrusted.table(config, "task")
-    recorded = data.get("task_name")
-    task_name = recorded or task.get("name") or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
+    # Names of another kind than Harbor writes (a number, a list) are read as
+    # absent, as the trial's own reading does (folders.Trial.task_name): the
+    # trial is never listed under a task ``12345`` its screen does not name.
+    recorded, named = (value if isinstance(value, str) else None for value in (data.get("task_name"), task.get("name")))
+    task_name = recorded or named or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
     unnamed = not task_name
     if unnamed:
         # No file names the task (result.json cut short or missing, config.json
