@@ -409,3 +409,54 @@ def test_a_task_alone_that_cannot_be_tested_yet_is_watched_until_a_save_fixes_it
     finally:
         code, stderr = interrupt(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_a_task_passed_over_for_no_case_is_tested_once_it_gains_one(env, tmp_path):
+    """``test FOLDER --watch``: a task found without a case was said "not tested"
+    in every round, and the case saved into it later never ran: only the tasks
+    with a case when the command began were watched."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    task = make_task(folder / "later")
+    proc, reader = start(env, folder, "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        assert [t["task"] for t in first["without_cases"]] == ["later"], first
+        made = tmp_path / "cases"  # made aside and moved in whole, as one save
+        (made / "one" / "workspace").mkdir(parents=True)
+        (made / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+        made.rename(task / "cases")
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert second["without_cases"] == [], second
+    assert [t["name"] for t in second["tasks"]] == ["hello-file", "later"], second
+    assert second["failed"] == 0 and second["passed"] == first["passed"] + 1, second["tasks"]
+
+
+def test_a_task_passed_over_for_lacking_the_step_is_tested_once_it_gains_it(env, tmp_path):
+    """``test FOLDER --step S --watch``: a task without step S was passed over
+    at the start and never looked at again, though task.toml gained S while watched."""
+    folder = tmp_path / "tasks"
+    steps = '[[steps]]\nname = "first"\n'
+    cases = {"one": {"a.txt": "a"}}
+    for name, toml in (("has", steps), ("lacks", '[[steps]]\nname = "zero"\n')):
+        make_task(folder / name, toml=f'version = "1.0"\n{toml}', cases=cases)
+        (folder / name / "cases" / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    lacking = folder / "lacks" / "task.toml"
+    proc, reader = start(env, folder, "--step", "first", "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        lacking.write_text(lacking.read_text() + '[[steps]]\nname = "second"\n')
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        assert [t["name"] for t in second["tasks"]] == ["has"], second
+        lacking.write_text(f'version = "1.0"\n{steps}[[steps]]\nname = "second"\n')
+        third = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert [t["name"] for t in first["tasks"]] == ["has"], first
+    assert [t["task"] for t in third.get("without_step", [])] == [], third
+    assert [t["name"] for t in third["tasks"]] == ["has", "lacks"], third
+    assert third["passed"] == 2 and third["failed"] == 0, third["cases"]

@@ -24,11 +24,15 @@ from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
+    import asyncio
     from pathlib import Path
 
     from verifier_tui.engine.changes import Change
     from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.session import Session
     from verifier_tui.engine.suite import Collection, TaskCases
+    from verifier_tui.engine.watch.live import LiveRuns
+    from verifier_tui.engine.watch.scheduler import RunScheduler
 
 #: Clears a terminal and puts the cursor top left (what pytest-watcher does before a run).
 CLEAR = "\x1b[2J\x1b[H"
@@ -50,20 +54,26 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
 
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
-    from verifier_tui.engine.watch.live import LiveRuns
     from verifier_tui.engine.watch.scheduler import RunScheduler
 
     groups = [group for group in collection.groups if group.session is not None]
     patterns = tuple(args.case_patterns or ())
+    # The tasks passed over (no case yet, or not --step's step) are watched too, each by a session of its
+    # own: a save that gives one a case or the step makes it a task of the next round, as a fresh test would.
+    passed_over = {folder: _watched(folder, args) for folder in _passed_over(collection)}
     on_terminal = not args.json and sys.stdout.isatty()
     done = 0
 
     async def one_round(change: Change | None) -> None:
         nonlocal done
-        trigger = _trigger(change, groups)
+        trigger = _trigger(change, [(g.folder, g.name) for g in groups] + [(f, f.name) for f in passed_over])
         if on_terminal:
             terminal.out(f"running every case ({trigger})…")
             terminal.flush()
+        for group, session, watcher in _found_again(collection, passed_over, args):
+            groups.append(group)
+            watchers.watch(session)
+            watchers.stop(watcher)  # the task's own session watches it now
         for group in groups:
             group.read_cases(patterns)  # cases added, removed or redefined since the last round
         runnable = [group for group in groups if group.error is None and group.cases]
@@ -77,8 +87,7 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
                 terminal.flush()
             raise
         finally:
-            for live in lives:  # what the round wrote of the user's files (the copy sandbox) is known now
-                live.run_ended()
+            watchers.run_ended()
         ran = [(group, results.get(id(group), [])) for group in collection.groups]
         done += 1
         wall = time.perf_counter() - started
@@ -88,48 +97,139 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
         terminal.error(f"round failed: {exc}")
 
     rounds = RunScheduler(one_round, supersede=True, on_error=failed)
-
-    async def ask(trigger: str, change: Change | None) -> None:
-        rounds.request(change)
-
-    lives = [
-        LiveRuns(group.session, ask, force_polling=args.poll, on_task_error=terminal.error, on_note=terminal.error)
-        for group in groups
-    ]
-    for live in lives:
-        live.every_case = True
-        # a change during a round is held to its end, when the round's own writes are known
-        live.busy = lambda: rounds.busy
-    watching: list[asyncio.Future[Any]] = [asyncio.ensure_future(live.watch()) for live in lives]
-
-    def stop() -> None:  # nobody reads on (| head -1): stop, as Ctrl+C would
-        for live in lives:
-            live.stop_watching()
-
-    reader = asyncio.ensure_future(terminal.until_reader_gone(stop))
+    watchers = _Watchers(rounds, args.poll)
+    for session in [group.session for group in groups] + [s for s in passed_over.values() if s is not None]:
+        watchers.watch(session)
+    reader = asyncio.ensure_future(terminal.until_reader_gone(watchers.stop))
     try:
         # The first round once every watcher is in place: a save after its table is seen.
-        ready: asyncio.Future[Any] = asyncio.gather(*(live.watch_ready.wait() for live in lives))
-        await asyncio.wait([ready, *watching], return_when=asyncio.FIRST_COMPLETED)
-        if ready.done():
+        if await watchers.ready():
             rounds.request(None)
-        else:
-            ready.cancel()
-        await asyncio.gather(*watching)  # ends when every watcher stopped, or raises the first one's failure
+        await watchers.until_stopped()
     finally:
         reader.cancel()
-        for task in watching:
-            task.cancel()
-        await asyncio.gather(*watching, return_exceptions=True)
+        await watchers.cancel()
         await rounds.close()
-        for live in lives:
+        await watchers.close({id(group.session) for group in groups})
+
+
+class _Watchers:
+    """The watchers of ``test --watch``: one per task tested, and one per task passed over until
+    it is tested; each change asks the one scheduler of rounds for a round."""
+
+    def __init__(self, rounds: RunScheduler, poll: bool) -> None:
+        self.rounds = rounds
+        self.poll = poll
+        self.lives: list[LiveRuns] = []
+        self.watching: list[asyncio.Future[Any]] = []
+
+    def watch(self, session: Session) -> None:
+        import asyncio
+
+        from verifier_tui.engine.watch.live import LiveRuns
+
+        async def ask(_trigger: str, change: Change | None) -> None:
+            self.rounds.request(change)
+
+        live = LiveRuns(session, ask, force_polling=self.poll, on_task_error=terminal.error, on_note=terminal.error)
+        live.every_case = True
+        # a change during a round is held to its end, when the round's own writes are known
+        live.busy = lambda: self.rounds.busy
+        self.lives.append(live)
+        self.watching.append(asyncio.ensure_future(live.watch()))
+
+    def stop(self, session: Session | None = None) -> None:
+        """Stop watching for ``session``, or (None) for every session: nobody reads on (| head -1),
+        stop as Ctrl+C would."""
+        for live in self.lives:
+            if session is None or live.session is session:
+                live.stop_watching()
+
+    def run_ended(self) -> None:
+        for live in self.lives:  # what the round wrote of the user's files (the copy sandbox) is known now
+            live.run_ended()
+
+    async def ready(self) -> bool:
+        """True once every watcher is in place; False when one ended first."""
+        import asyncio
+
+        ready: asyncio.Future[Any] = asyncio.gather(*(live.watch_ready.wait() for live in self.lives))
+        await asyncio.wait([ready, *self.watching], return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
+            return False
+        return True
+
+    async def until_stopped(self) -> None:
+        """Ends when every watcher stopped, or raises the first one's failure (a task found again adds one)."""
+        import asyncio
+
+        while True:
+            watching = len(self.watching)
+            await asyncio.gather(*self.watching)
+            if len(self.watching) == watching:
+                return
+
+    async def cancel(self) -> None:
+        import asyncio
+
+        for task in self.watching:
+            task.cancel()
+        await asyncio.gather(*self.watching, return_exceptions=True)
+
+    async def close(self, tested: set[int]) -> None:
+        """Each watcher closed, and the sessions of the tasks passed over (not in ``tested``: the collection's)."""
+        for live in self.lives:
             await live.close()
+            if id(live.session) not in tested:
+                live.session.close()
 
 
-def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
+def _passed_over(collection: Collection) -> list[Path]:
+    return [*collection.without_cases, *(lacking.folder for lacking in collection.without_step)]
+
+
+def _watched(folder: Path, args: argparse.Namespace) -> Session | None:
+    """A session that watches a task passed over (without --step: what it lacks may be the step);
+    None when it cannot be read even so: a fresh start of the command is then what finds it."""
+    from verifier_tui.engine.record import replace
+    from verifier_tui.engine.session import SelectionError, Session
+    from verifier_tui.engine.task.discovery import DiscoveryError
+
+    try:
+        return Session(folder, replace(args.options, step=None))
+    except (DiscoveryError, SelectionError):
+        return None
+
+
+def _found_again(
+    collection: Collection, passed_over: dict[Path, Session | None], args: argparse.Namespace
+) -> list[tuple[TaskCases, Session, Session | None]]:
+    """The tasks passed over that are to be tested now (:func:`~verifier_tui.engine.suite.found_again`),
+    each with its session and the one that watched it, taken into the collection; those still passed over are said
+    as this round finds them (one read but not runnable, a verifier gone, as a task of the table)."""
+    from verifier_tui.engine.suite import WithoutStep, found_again
+
+    found: list[tuple[TaskCases, Session, Session | None]] = []
+    collection.without_cases, collection.without_step = [], []
+    collection.groups = [group for group in collection.groups if group.folder not in passed_over]
+    for folder in list(passed_over):
+        now = found_again(folder, args.options)
+        if now is None:
+            collection.without_cases.append(folder)
+        elif isinstance(now, WithoutStep):
+            collection.without_step.append(now)
+        else:
+            collection.groups.append(now)
+            if now.session is not None:  # (none: it cannot be run, and is watched on)
+                found.append((now, now.session, passed_over.pop(folder)))
+    return found
+
+
+def _trigger(change: Change | None, owners: list[tuple[Path, str]]) -> str:
     """What a round ran for: "start", or the change as ``watch`` says it,
-    each file by its path in its task (with the task's name when there are
-    several), on one line."""
+    each file by its path in its task (``owners``: each watched task's folder and name; with the
+    task's name when there are several), on one line."""
     if change is None:
         return "start"
     from verifier_tui.engine.record import replace
@@ -137,11 +237,11 @@ def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
     def owned(path: Path, name: str) -> str:
         """The path in its task (every case counts here: the watcher's own
         name, ``workspace/x``, is of the session's case alone)."""
-        owner = next((group for group in groups if path.is_relative_to(group.folder)), None)
+        owner = next(((folder, task) for folder, task in owners if path.is_relative_to(folder)), None)
         if owner is None:
             return name
-        inside = path.relative_to(owner.folder).as_posix()
-        return f"{owner.name}: {inside}" if len(groups) > 1 else inside
+        inside = path.relative_to(owner[0]).as_posix()
+        return f"{owner[1]}: {inside}" if len(owners) > 1 else inside
 
     change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
     return one_line(change.describe())

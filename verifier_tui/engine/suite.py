@@ -623,6 +623,13 @@ def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], li
     return sorted(found), others
 
 
+def found_again(folder: Path, options: Options) -> TaskCases | WithoutStep | None:
+    """A task :func:`collect` passed over (no case, or not ``--step``'s step) as it would find it now
+    (``test --watch`` asks each round, as the task is saved): its group once it has a case with an
+    expected.json and the step, a :class:`WithoutStep` while it lacks the step, None while it has no case."""
+    return _task_group(folder, options, named=False) if _has_expected(folder / "cases") else None
+
+
 def _has_expected(cases: Path) -> bool:
     """Whether a task found below a folder is tested: it has a case with an
     expected.json, or a ``cases/`` that cannot be listed, whose group then says
