@@ -752,6 +752,29 @@ def test_watch_reruns_on_a_change_and_stops_cleanly(env, example):
     assert stderr.strip() == ""
 
 
+def test_watch_lines_keep_their_columns_when_the_reward_words_are_long(env, example):
+    """The reward column is 24 characters: "Harbor would refuse to run this task"
+    (36) pushed the time and the match with expected.json right, so one run's
+    line no longer lined up with the next's. The column holds; what did not fit
+    is said whole on the line below."""
+    task_dir = example("hello-file")
+    toml = task_dir / "task.toml"
+    good = toml.read_text()
+    toml.write_text(good.replace('version = "1.0"', "version = 1"))
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        first = reader.next_run()
+        whole = reader.next(HANG_GUARD_S)
+        toml.write_text(good)
+        second = reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "reward 1" in second, second
+    assert first.index("differs from expected") == second.index("matches expected"), (first, second)
+    assert whole.strip().startswith("Harbor would refuse to run this task: version = 1 is not a string"), whole
+
+
 def test_watch_names_the_file_an_atomic_save_wrote_and_a_file_deleted(env, example):
     """Editors and ``sed -i`` save by renaming a temporary file over the target: the line
     names the target alone, as the user saved one file; a file the user removed is said."""

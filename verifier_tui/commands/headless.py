@@ -316,7 +316,8 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
         if args.json:
             terminal.out_json(report.result_json(session, result), indent=None)
         else:
-            terminal.out(report.watch_line(result, trigger))
+            for line in report.watch_lines(result, trigger):
+                terminal.out(line)
             # What run notes that the run before did not, under this run: a run started ahead that differs
             # from the cold one before it, as --preload kept the task's own module out, says why; and the
             # session's notes as they stand after a reload (task.toml dropping --step's step: this run is

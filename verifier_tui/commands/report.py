@@ -806,10 +806,16 @@ def write_junit(
     return None
 
 
-def watch_line(result: RunResult, trigger: str) -> str:
+#: The width of ``watch``'s reward column (``reward 0.25``, ``RewardFileNotFoundError``).
+WATCH_REWARD_WIDTH = 24
+
+
+def watch_lines(result: RunResult, trigger: str) -> list[str]:
     """``#3   12:00:01  tests/verifier.py changed  verifier raised  412 ms  differs from expected``:
     when it ended, how, its reward when it wrote one, its time, and whether
-    it matched the case's expected.json when there is one."""
+    it matched the case's expected.json when there is one. Reward words longer
+    than their column (a refusal, a contract error's cause) are cut there, so
+    each run's line lines up with the last, and said whole on a line below."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     if result.contract_cause is not None:
@@ -818,10 +824,14 @@ def watch_line(result: RunResult, trigger: str) -> str:
         reward = REFUSED_TO_RUN
     line = (
         f"#{result.sequence:<3} {stamp}  {cut_words(one_line(trigger), 28):<28}  "
-        f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"
+        f"{result.outcome.value:<15}  {cut_words(reward, WATCH_REWARD_WIDTH):<{WATCH_REWARD_WIDTH}}  "
+        f"{duration_text(result.duration_s):>7}"
     )
     expected = expected_words(result)
-    return f"{line}  {expected}" if expected else line
+    # (a refusal below says why, as run's verdict does: the note above the runs is said once)
+    whole = refused_words(result.task_refused) if result.task_refused is not None else reward
+    cut = [f"      {one_line(whole)}"] if len(" ".join(reward.split())) > WATCH_REWARD_WIDTH else []
+    return [f"{line}  {expected}" if expected else line, *cut]
 
 
 def interpreter_problem(session: Session) -> str | None:
