@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -773,6 +774,24 @@ def test_watch_lines_keep_their_columns_when_the_reward_words_are_long(env, exam
     assert "reward 1" in second, second
     assert first.index("differs from expected") == second.index("matches expected"), (first, second)
     assert whole.strip().startswith("Harbor would refuse to run this task: version = 1 is not a string"), whole
+
+
+def test_a_long_trigger_keeps_what_happened_to_the_file(env, example):
+    """``rm -rf cases/correct`` while watched: the trigger column, 28 characters,
+    kept the start of ``cases/correct/expected.json deleted +2 more`` and showed
+    ``cases/correct/expected.json…``, as if the file had been saved. What
+    happened to it is kept, the path cut in its middle."""
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        reader.next_run()
+        shutil.rmtree(task_dir / "cases" / "correct")
+        second = reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    trigger = second[15:43]
+    assert "expected.json" not in trigger and "cted.json deleted" in trigger, second
 
 
 def test_watch_names_the_file_an_atomic_save_wrote_and_a_file_deleted(env, example):

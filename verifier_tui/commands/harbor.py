@@ -866,13 +866,13 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     """A replay's line, then what judged it and how the runner alone ended (each a line of its own)."""
     from verifier_tui.engine.harbor.walkthrough import judged_parting
-    from verifier_tui.words.run import cut_words
+    from verifier_tui.words.run import trigger_words
     from verifier_tui.words.trial import agreement_words, replay_words
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
-    lines = [f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"]
+    lines = [f"#{sequence:<3} {stamp}  {trigger_words(trigger, 28):<28}  {word:<9}  replay {detail}"]
     agreement = replayed.agreement
     if agreement.same is False or agreement.story:  # the sentence names the run that judged
         lines.append(f"      {sentence}")

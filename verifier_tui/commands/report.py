@@ -60,6 +60,7 @@ from verifier_tui.words.run import (
     stuck_line,
     text_head,
     text_tail,
+    trigger_words,
     verdict_line,
 )
 from verifier_tui.words.text import one_line
@@ -823,7 +824,7 @@ def watch_lines(result: RunResult, trigger: str) -> list[str]:
     if result.task_refused is not None:  # no verdict at all, whatever the reward folder holds (as run says)
         reward = REFUSED_TO_RUN
     line = (
-        f"#{result.sequence:<3} {stamp}  {cut_words(one_line(trigger), 28):<28}  "
+        f"#{result.sequence:<3} {stamp}  {trigger_words(one_line(trigger), 28):<28}  "
         f"{result.outcome.value:<15}  {cut_words(reward, WATCH_REWARD_WIDTH):<{WATCH_REWARD_WIDTH}}  "
         f"{duration_text(result.duration_s):>7}"
     )

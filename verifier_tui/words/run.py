@@ -9,6 +9,7 @@ durations for snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme sty
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,30 @@ def cut_words(text: str, width: int, ellipsis: str = "…") -> str:
     room = width - len(ellipsis)
     cut = text[: room + 1].rfind(" ")
     return (text[:cut] if cut > 0 else text[:room]).rstrip(" ,;:·") + ellipsis
+
+
+#: The end of a change's description (``Change.describe``): what happened to the file, and how many more.
+_TRIGGER_END = re.compile(r"( re-created| deleted)?( \+\d+ more)?$")
+
+
+def trigger_words(trigger: str, width: int) -> str:
+    """What a run was for, in at most ``width`` characters. What happened to the file stays
+    (``cases/cor…ected.json deleted…``, not ``cases/correct/expected.json…``, read as a save): the
+    ``+N more`` goes first (an ``…`` where it was), then the path is cut in its middle, so its first
+    folder and its file's end both stay."""
+    text = " ".join(trigger.split())
+    if len(text) <= width:
+        return text
+    end = _TRIGGER_END.search(text)
+    verb = (end.group(1) if end is not None else None) or ""
+    more = "…" if end is not None and end.group(2) else ""  # where "+N more" was
+    name = text[: end.start()] if end is not None else text
+    if len(name) + len(verb) + len(more) <= width:
+        return f"{name}{verb}{more}"
+    room = width - len(verb) - len(more) - 1
+    if room < 4:  # no room for a name: the start as before
+        return cut_words(text, width)
+    return f"{name[: room // 2]}…{name[len(name) - (room - room // 2) :]}{verb}{more}"
 
 
 def format_number(value: Any) -> str:
