@@ -157,6 +157,9 @@ class _Watchers:
         await asyncio.wait([ready, *self.watching], return_when=asyncio.FIRST_COMPLETED)
         if not ready.done():
             ready.cancel()
+            # its cancellation retrieved: asyncio printed a traceback of one never retrieved, above the
+            # one line that says why the watch could not go on
+            await asyncio.gather(ready, return_exceptions=True)
             return False
         return True
 
