@@ -142,10 +142,12 @@ def test_watch_line_says_what_verify_returned_first(env, wrong_return):
     proc, reader = start_watch(env, wrong_return, "--python", PY)
     try:
         line = reader.next_run(HANG_GUARD_S)
+        whole = reader.next()  # the words too long for their column, whole on the line below
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
-    assert before(line, "verify returned", "RewardFileNotFoundError")
+    assert "contract error   verify returned " in line, line
+    assert before(whole, "verify returned", "RewardFileNotFoundError"), whole
 
 
 def test_a_case_killed_past_memory_mb_says_so_under_the_table_once(env, tmp_path):

@@ -63,12 +63,14 @@ def test_watch_lines_say_how_each_run_went_against_expected_json(env, example):
         third = reader.next_run()
         assert "verifier raised" in third and third.endswith("differs from expected")
         assert "reward raised" not in third and "raised  reward" not in third
-        # A trigger too long for its column is cut between words, and says so.
+        # A trigger too long for its column keeps its start and its end (what happened, the file's
+        # name), cut in its middle, and says so.
         name = "notes about the greeting written in full.txt"
         (workspace / name).write_text("x")
         fourth = reader.next_run()
-        shown = re.search(r"(\S+ about[^…]*)…", fourth).group(1)  # e.g. "workspace/notes about the"
-        assert f"{shown} " in f"workspace/{name}" and len(shown) < len(f"workspace/{name}")
+        head, tail = re.search(r"  (\S+)…(.+?\.txt)", fourth).groups()  # e.g. "workspace/not", "en in full.txt"
+        shown = f"workspace/{name}"
+        assert shown.startswith(head) and shown.endswith(tail) and len(head + tail) < len(shown), fourth
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
