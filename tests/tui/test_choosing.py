@@ -538,17 +538,29 @@ async def test_a_path_typed_in_one_burst_with_the_keys_that_open_the_picker_is_t
         assert isinstance(app.screen, PickerScreen)
 
 
+def _stepped_task(tmp_path, steps: tuple[str, ...], own: str, reward: float):
+    """A task whose task.toml lists ``steps``, tests/verifier.py scoring 1.0 and the step
+    ``own``'s own steps/OWN/tests/verifier.py scoring ``reward``; the task and that folder."""
+    toml = "\n".join(f'[[steps]]\nname = "{name}"\n' for name in steps)
+    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    folder = root / "steps" / own / "tests"
+    folder.mkdir(parents=True)
+    (folder / "verifier.py").write_text(f"def verify(workspace):\n    return {reward}\n")
+    return root, folder
+
+
+async def _open_step_chooser(app, pilot) -> None:
+    await pilot.press("S")
+    await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+
+
 async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_watcher_follow(tmp_path):
     """A multi-step task could be run only as the step given on the command line
     (--step NAME): nothing on screen chose another. S chooses it as s, v, f, p, t
     choose theirs: the run is the step's (its own tests over tests/), the header,
     the resolution panel and the reproduce command say so, a save in the step's
     own tests re-runs it, and "no step" gives tests/ with the task's [verifier] back."""
-    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
-    own = root / "steps" / "second" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    root, own = _stepped_task(tmp_path, ("first", "second"), "second", 0.5)
     app = make_app(root)
     async with app.run_test(size=(160, 45)) as pilot:
         first = await app.wait_for_runs(1)
@@ -557,8 +569,7 @@ async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_
         await pilot.pause()
         assert "step none S" in " ".join(widget_text(app, "#header").split())
         assert any(hit == "Choose step  (S)" for hit in (c.title for c in app.get_system_commands(app.main)))
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.pause()
         options = app.screen.query_one(OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
@@ -580,8 +591,7 @@ async def test_shift_s_chooses_a_step_of_a_multi_step_task_and_the_runs_and_the_
         (own / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")  # the watcher follows
         saved = await app.wait_for_runs(3)
         assert saved.verdict.rewards == {"reward": 0.25}, saved.trigger
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("end", "enter")  # no step
         back = await app.wait_for_runs(4)
         assert back.verdict.rewards == {"reward": 1.0}
@@ -611,8 +621,7 @@ async def test_a_step_chosen_with_shift_s_then_dropped_from_task_toml_is_said_wi
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("up", "enter")
         await app.wait_for_runs(2)
         (root / "task.toml").write_text('[[steps]]\nname = "first"\n')
@@ -637,8 +646,7 @@ async def test_a_task_whose_only_verifier_is_a_step_s_says_s_chooses_the_step(tm
         await pilot.pause()
         said = " ".join(widget_text(app, "#resolution-body").split())
         assert "--step" not in said and "S chooses the step" in said, said
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("home", "enter")
         result = await app.wait_for_runs(2)  # the first: nothing to run
         assert result is not None and result.verdict.rewards == {"reward": 1.0}
@@ -647,17 +655,12 @@ async def test_a_task_whose_only_verifier_is_a_step_s_says_s_chooses_the_step(tm
 async def test_a_verifier_named_with_v_then_shadowed_by_the_step_chosen_with_shift_s_is_said_without_a_flag(tmp_path):
     """tests/verifier.py chosen with v, then S chooses a step that ships its own verifier.py:
     the note said "under --step second that is the step's own ...", a flag this user never typed."""
-    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    root, own = _stepped_task(tmp_path, ("first", "second"), "second", 0.5)
     (root / "tests" / "other.py").write_text("def verify(workspace):\n    return 0.0\n")
-    own = root / "steps" / "second" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
     app = make_app(root, watch=False, verifier="ms/tests/verifier.py")  # as v picks it: by its path
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("up", "enter")
         result = await app.wait_for_runs(2)
         assert result.verdict.rewards == {"reward": 0.5}
@@ -678,8 +681,7 @@ async def test_shift_s_on_a_task_whose_steps_repeat_a_name_lists_each_step_once(
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.pause()
         options = app.screen.query_one(OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
@@ -694,13 +696,9 @@ async def test_a_case_run_under_a_step_is_marked_outdated_once_shift_s_chooses_a
     "no step": the cases list still showed `✓ kept1 0.1` as current, though under
     tests/ alone the case scores 1. A step chosen changes what every case's run reads
     (the tests and the settings), as a save in tests/ does: its mark is `?` until it runs again."""
-    toml = '[[steps]]\nname = "first"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
     (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
     (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
-    own = root / "steps" / "first" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
     app = make_app(root, watch=False, step="first", case="kept1")
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
@@ -709,8 +707,7 @@ async def test_a_case_run_under_a_step_is_marked_outdated_once_shift_s_chooses_a
         await app.wait_for_runs(2)
         await pilot.pause()
         assert "✓ kept1 0.1" in screen_text(app)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("end", "enter")  # no step
         await app.wait_for_runs(3)
         await pilot.pause()
@@ -739,8 +736,7 @@ _THREE_STEPS = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n\n[[ste
 
 async def _on_third_as_task_toml_drops_it(app, pilot, root) -> None:
     """S's list open, on third, as task.toml is saved without it."""
-    await pilot.press("S")
-    await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+    await _open_step_chooser(app, pilot)
     await pilot.press("end", "up")  # on third
     (root / "task.toml").write_text('[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
 
@@ -806,8 +802,7 @@ async def test_the_step_list_says_a_steps_tests_linked_out_of_the_task_are_not_l
     app = make_app(root, watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.pause()
         options = app.screen.query_one(OptionList)
         second = " ".join(str(options.get_option_at_index(1).prompt).split())
@@ -824,17 +819,12 @@ async def test_the_history_says_each_runs_step_and_compares_a_case_only_within_i
     ▼ and run #3 ▲ against each other, as if a step were an edit of the verifier. Each
     row says its step; a mark compares a case's runs of the same step and verifier
     (#3 with #1, both of no step)."""
-    toml = '[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
-    own = root / "steps" / "second" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    root, own = _stepped_task(tmp_path, ("first", "second"), "second", 0.5)
     app = make_app(root, watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_runs(1)
         for key, runs in (("up", 2), ("end", 3)):  # second, then no step
-            await pilot.press("S")
-            await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+            await _open_step_chooser(app, pilot)
             await pilot.press("end", *(["up"] if key == "up" else []), "enter")
             await app.wait_for_runs(runs)
         await pilot.press("r")
@@ -862,13 +852,9 @@ async def test_a_case_mark_of_another_step_says_its_step(tmp_path):
     `? kept2 was • 0.1`, with nothing to say that 0.1 was step first's, not tests/'s. A
     mark made under another step than the one chosen says that step; one of the step
     chosen says none (the header says it)."""
-    toml = '[[steps]]\nname = "first"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
     for name in ("kept1", "kept2"):
         (root / "cases" / name / "workspace").mkdir(parents=True)
-    own = root / "steps" / "first" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
     app = make_app(root, watch=False, step="first", case="kept2")
     async with app.run_test(size=(100, 40)) as pilot:
         await app.wait_for_runs(1)
@@ -877,8 +863,7 @@ async def test_a_case_mark_of_another_step_says_its_step(tmp_path):
         await pilot.pause()
         cases = cases_text(app)
         assert "kept1 0.1" in cases and "kept2 0.1" in cases and "step" not in cases, cases
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("end", "enter")  # no step: kept1 runs again
         await app.wait_for_runs(3)
         await pilot.pause()
@@ -896,16 +881,11 @@ async def test_a_run_of_another_step_picked_in_the_history_says_its_step(tmp_pat
     """Run #1 with no step (1), then S: first (0.1); run #1 picked in the history: the
     header said `step first` over its verdict of 1, and nothing on screen said that 1
     was tests/'s. The banner over a picked run says its step, as its row does."""
-    toml = '[[steps]]\nname = "first"\n'
-    root = make_task(tmp_path / "tasks" / "ms", "def verify(workspace):\n    return 1.0\n", toml=toml)
-    own = root / "steps" / "first" / "tests"
-    own.mkdir(parents=True)
-    (own / "verifier.py").write_text("def verify(workspace):\n    return 0.1\n")
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
     app = make_app(root, watch=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("S")
-        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the step chooser")
+        await _open_step_chooser(app, pilot)
         await pilot.press("home", "enter")
         await app.wait_for_runs(2)
         app.main.query_one("#history", OptionList).focus()

@@ -453,6 +453,16 @@ _RUNNER_THAT_LETS_IT_RAISE = (
 )
 
 
+async def _printed_by_python_itself(root, monkeypatch, version: str):
+    """The first run of ``root`` under its own runner, which leaves the exception to Python
+    ``version``'s own printer: the run, the reward panel's words and e's editor commands."""
+    (root / "tests" / ".ng").mkdir()
+    (root / "tests" / ".ng" / "run_verifier.py").write_text(_RUNNER_THAT_LETS_IT_RAISE)
+    python = python_or_skip(version)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch, runner="task", python=python)
+    return result, panel, opened
+
+
 async def test_a_group_whose_message_holds_a_blank_line_printed_by_python_3_11_names_its_last_report(
     tmp_path, monkeypatch
 ):
@@ -468,10 +478,7 @@ async def test_a_group_whose_message_holds_a_blank_line_printed_by_python_3_11_n
         "            check()\n        except Exception as error:\n            failed.append(error)\n"
         "    raise ExceptionGroup('checks failed', failed)\n",
     )
-    (root / "tests" / ".ng").mkdir()
-    (root / "tests" / ".ng" / "run_verifier.py").write_text(_RUNNER_THAT_LETS_IT_RAISE)
-    python = python_or_skip("3.11")
-    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch, runner="task", python=python)
+    result, panel, opened = await _printed_by_python_itself(root, monkeypatch, "3.11")
     assert "    | ValueError: first line\n\nafter a blank line\n" in result.stderr.text, result.stderr.text
     assert "raised KeyError at" in panel and "verifier.py:6" in panel, panel
     assert failing_of(result).location == (root / "tests" / "verifier.py", 6)
@@ -508,10 +515,7 @@ async def test_a_traceback_python_3_13_prints_in_colour_names_its_line(tmp_path,
         "def check():\n    raise ValueError('no answer')\n\n\ndef verify(workspace):\n    check()\n    return 1.0\n",
         toml='[verifier]\nenv = { FORCE_COLOR = "1" }\n',
     )
-    (root / "tests" / ".ng").mkdir()
-    (root / "tests" / ".ng" / "run_verifier.py").write_text(_RUNNER_THAT_LETS_IT_RAISE)
-    python = python_or_skip("3.13")
-    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch, runner="task", python=python)
+    result, panel, opened = await _printed_by_python_itself(root, monkeypatch, "3.13")
     assert "\x1b[35m" in result.stderr.text, result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:2" in panel, panel
     assert opened and opened[0][1] == "+2", opened
