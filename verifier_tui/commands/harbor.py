@@ -560,15 +560,7 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
     """``explain TRIAL``'s replay side: its notes (the variables it runs
     without, as ``run TRIAL`` says them), the interpreter, how verify is imported and called,
     and the runner's environment as ``explain TASK`` says it; the exit status."""
-    from verifier_tui.words.resolution import (
-        binding_lines,
-        environment_lines,
-        interpreter_lines,
-        nemo_gym_lines,
-        plain,
-        problem_line,
-        sys_path_lines,
-    )
+    from verifier_tui.words.resolution import problem_line, text_sections
     from verifier_tui.words.trial import agreement_words
 
     if explain is None:
@@ -585,19 +577,19 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
         terminal.say(f"  note: {one_line(note)}")
     if explain.error is not None:
         return 2
-    printed_lines = interpreter_lines(explain, str) + sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
-    for printed in printed_lines + binding_lines(explain, "harbor", str):
-        terminal.say(f"  {plain(printed)}")
+    *calls, environment = text_sections(explain, "harbor", str)
+    for section in calls:
+        for printed in section:
+            terminal.say(f"  {printed}")
     for problem in explain.problems:
         terminal.say(f"  {problem_line(explain, problem)}")
     error = explain.import_error
     if error is not None:
         terminal.say(f"  importing the verifier raised {error.said}")
-    environment = environment_lines(explain.environment, one_line)
     if environment:
         terminal.say("")
     for line in environment:
-        terminal.say(f"  {plain(line)}")
+        terminal.say(f"  {line}")
     return 0
 
 

@@ -25,15 +25,7 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_TO_RUN, USES_DEFAULTS, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, home_folder, text_from, tilde
-from verifier_tui.words.resolution import (
-    binding_lines,
-    environment_lines,
-    interpreter_lines,
-    nemo_gym_lines,
-    plain,
-    problem_line,
-    sys_path_lines,
-)
+from verifier_tui.words.resolution import problem_line, text_sections
 from verifier_tui.words.run import (
     JSON_HAS_THEM,
     LISTED,
@@ -215,15 +207,16 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     for notice in notices(session) + list(data.notices):
         out.append(f"note: {one_line(notice)}")
     shown = partial(_shown_path, home=home_folder())
-    out += [plain(line) for line in interpreter_lines(data, shown)]
+    interpreter, sys_path, nemo_gym, bindings, environment = text_sections(data, session.mode, shown)
+    out += interpreter
     out.append("")
-    out += [plain(line) for line in sys_path_lines(data, shown)]
+    out += sys_path
     for shadow in shadow_lines(data, here):
         out.append(f"  ⚠ {shadow}")
     out.append("")
-    out += [plain(line) for line in nemo_gym_lines(data, shown)]
+    out += nemo_gym
     out.append("")
-    out += [plain(line) for line in binding_lines(data, session.mode, str)]
+    out += bindings
     error = data.import_error
     if error is not None:
         out.append(f"importing the verifier raised {one_line(error.said)}")  # its message on this line alone
@@ -235,7 +228,6 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     elif error is None:
         out.append("")
         out.append("no contract problems: verify would be called")
-    environment = [plain(line) for line in environment_lines(data.environment, one_line)]
     return out + ([""] if environment else []) + environment
 
 

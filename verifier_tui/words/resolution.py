@@ -207,3 +207,17 @@ def environment_lines(
         count = f"{len(held)} more variable{'' if len(held) == 1 else 's'}"
         lines.append([(Advice(f"  held back: {count} of your environment{among}; ", PASS_ENV), QUIET)])
     return lines
+
+
+def text_sections(explain: Explanation, mode: str, show_path: Callable[[str], str]) -> list[list[str]]:
+    """What the text faces (``explain TASK``, ``explain TRIAL``'s replay) print, section by
+    section, as text: the interpreter, sys.path, where nemo_gym resolves, ``verify``'s
+    bindings in ``mode``, and the runner's environment (each lays them out its own way)."""
+    sections = (
+        interpreter_lines(explain, show_path),
+        sys_path_lines(explain, show_path),
+        nemo_gym_lines(explain, show_path),
+        binding_lines(explain, mode, str),
+        environment_lines(explain.environment, one_line),
+    )
+    return [[plain(line) for line in lines] for lines in sections]
