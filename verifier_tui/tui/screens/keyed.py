@@ -54,6 +54,14 @@ class KeyedScreen(Screen[None]):
             else:
                 self._dialogs[worker] = None
 
+    def open_dialog(self, flow: str) -> Screen[Any] | None:
+        """The dialog the flow named ``flow`` (its worker's name) has up, mounted; None while
+        it has none (not pushed yet, or closed): a chooser left open follows what it lists."""
+        for worker, dialog in self._dialogs.items():
+            if worker.name == flow and dialog is not None and dialog.is_mounted:
+                return dialog
+        return None
+
     def opening(self) -> bool:
         """Whether a dialog of this screen is on its way: a flow that opens one
         started (the key that opens it was read) and its dialog is not up yet,

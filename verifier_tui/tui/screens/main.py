@@ -103,6 +103,9 @@ CHOOSE = Binding.Group("choose")
 MODE = Binding.Group("mode")
 #: a (run all cases once) and A (every case on each save) share "a A all".
 ALL = Binding.Group("all")
+#: The flows (their workers' names) whose chooser, open, follows what it lists (:meth:`open_dialog`):
+#: the case chooser (s) follows the cases as the list does, the step chooser (S) task.toml's steps.
+CHOOSE_CASE, CHOOSE_STEP = "choose a case", "choose a step"
 #: k, g, R and ? are left out of the footer, which must fit 100 columns (they are in the palette and
 #: the help, R in the header too), but for a screen this wide, where the footer holds them all.
 WIDE = 140
@@ -264,10 +267,6 @@ class MainScreen(SizedScreen):
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
         self.coverage_view: CoverageScreen | None = None
         """The coverage view while it is open: each run's coverage goes to it."""
-        self._case_chooser: ChooseListScreen | None = None
-        """The case chooser (s) while it is open: it follows the cases as the list does."""
-        self._step_chooser: ChooseListScreen | None = None
-        """The step chooser (S) while it is open: it follows task.toml's steps as it is read again."""
         self.stream = "stderr"
         """The stream the output panel shows (o shows the other)."""
         self._response_edited = False
@@ -324,10 +323,11 @@ class MainScreen(SizedScreen):
         self._refresh_header()
         self.query_one(ChoicesPanel).show(session, fmt, self.explain)
         self._refresh_cases()
-        if self._step_chooser is not None and self._step_chooser.is_mounted:
+        step_chooser = self.open_dialog(CHOOSE_STEP)
+        if isinstance(step_chooser, ChooseListScreen):
             # Open while task.toml changed, it offers the steps as read now (as the case chooser its cases):
             # a step dropped is no longer chosen, only to be refused.
-            self._step_chooser.offer(step_options(session, fmt)[0])
+            step_chooser.offer(step_options(session, fmt)[0])
 
     def _refresh_header(self) -> None:
         """The header, its limits as the run on screen got them (a network its helper failed to give)."""
@@ -343,10 +343,11 @@ class MainScreen(SizedScreen):
             self.outdated_through,
             session.step,
         )
-        if self._case_chooser is not None and self._case_chooser.is_mounted:
+        case_chooser = self.open_dialog(CHOOSE_CASE)
+        if isinstance(case_chooser, ChooseListScreen):
             # Open over the list, it offers what the list shows: a case folder renamed on disk is offered
             # under its new name, not under the old one that names no case.
-            self._case_chooser.offer(case_options(session, self.last_by_case)[0])
+            case_chooser.offer(case_options(session, self.last_by_case)[0])
 
     watch_running_case = watch_last_by_case = watch_outdated_through = _refresh_cases
 
@@ -564,14 +565,10 @@ class MainScreen(SizedScreen):
         if self._choose("case chosen", select, name):
             self._last_response = None
 
-    @work(name="choose a case", group="choose", exit_on_error=False)
+    @work(name=CHOOSE_CASE, group="choose", exit_on_error=False)
     async def action_choose_case(self) -> None:
         options, current = case_options(self.session, self.last_by_case)
-        self._case_chooser = ChooseListScreen("Choose a case", options, current)
-        try:
-            key = await self.dialog(self._case_chooser)
-        finally:
-            self._case_chooser = None
+        key = await self.dialog(ChooseListScreen("Choose a case", options, current))
         if key is not None:
             self._select_case(None if key == NO_CASE else key)
 
@@ -589,14 +586,10 @@ class MainScreen(SizedScreen):
         elif key is not None:
             self._choose("verifier chosen", session.choose_verifier, Path(key))
 
-    @work(name="choose a step", group="choose", exit_on_error=False)
+    @work(name=CHOOSE_STEP, group="choose", exit_on_error=False)
     async def action_choose_step(self) -> None:
         options, current = step_options(self.session, self.fmt)
-        self._step_chooser = ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current)
-        try:
-            key = await self.dialog(self._step_chooser)
-        finally:
-            self._step_chooser = None
+        key = await self.dialog(ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current))
         if key is None:
             return
         step, through = None if key == NO_STEP else key, self.session.sequence
