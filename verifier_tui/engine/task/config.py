@@ -40,12 +40,13 @@ import math
 import re
 import sys
 import unicodedata
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -894,6 +895,7 @@ _INT_TEXT = r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?"
 _TRUE = {"1", "on", "t", "true", "y", "yes"}
 _FALSE = {"0", "off", "f", "false", "n", "no"}
 _I64 = 2**63
+_N = TypeVar("_N", int, float)
 
 
 def _float_text(text: str) -> float | None:
@@ -916,14 +918,19 @@ def _int_text(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _from_text(value: Any, read: Callable[[str], _N | None], refusal: str) -> _N:
+    """What is left to a number field once its numbers are taken: a string, read as
+    pydantic-core reads the field's text (``read``); anything else, or text it cannot read, refused."""
+    number = read(value) if isinstance(value, str) else None
+    if number is None:
+        raise _Refused(refusal)
+    return number
+
+
 def _float(value: Any) -> float:
     if isinstance(value, (bool, int, float)):  # bool too: true is 1.0 in lax mode
         return float(value)
-    if isinstance(value, str):
-        number = _float_text(value)
-        if number is not None:
-            return number
-    raise _Refused("is not a number")
+    return _from_text(value, _float_text, "is not a number")
 
 
 def _int(value: Any) -> int:
@@ -931,11 +938,7 @@ def _int(value: Any) -> int:
         return int(value)
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and -_I64 < value < _I64:
         return int(value)
-    if isinstance(value, str):
-        number = _int_text(value)
-        if number is not None:
-            return number
-    raise _Refused("is not a whole number")
+    return _from_text(value, _int_text, "is not a whole number")
 
 
 def _cpus(value: Any) -> int | float:
