@@ -469,6 +469,17 @@ REACHED_FROM_VERIFY = {
         "import json.decoder\nassert json.SHADOW\n\ndef verify(workspace):\n    return {'reward': 1.0}\n",
         {"reward": 1.0},
     ),
+    # a lazy module in sys.modules (six.moves', a LazyLoader's) whose every attribute, __file__ and
+    # __name__ too, imports what is not installed: reading it raised ImportError in the runner's search
+    "lazy": (
+        {},
+        "import sys, types\n\nclass Lazy(types.ModuleType):\n    def __getattr__(self, name):\n"
+        "        import not_installed_backend\n\nclass Stub:\n    def __getattr__(self, name):\n"
+        "        import not_installed_backend\n\n"
+        "sys.modules['optional_backend'] = Lazy('optional_backend')\nsys.modules['other_backend'] = Stub()\n\n"
+        "def verify(workspace):\n    sys.modules['json'] = Stub()\n    return {'reward': 1.0}\n",
+        {"reward": 1.0},
+    ),
 }
 
 
