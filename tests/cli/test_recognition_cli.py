@@ -409,6 +409,33 @@ def test_a_verifier_the_shim_would_not_run_is_said_in_run_explain_and_test(env, 
     assert any(n.startswith(said) for n in data["notices"]), data["notices"]
 
 
+def test_a_verifier_py_that_imports_its_verify_from_a_helper_is_the_one_run(env, tmp_path):
+    # tests/verifier.py may only configure a helper and re-export its verify
+    # (`from grader import verify`): the shim runs verifier.py, whose verify is
+    # grader's as verifier.py set it up. Reading no `def verify` in it, the tool
+    # ran tests/grader.py instead (0.0 where Harbor scores 1.0) and said the
+    # sandbox would not run "the file you chose", which nobody had chosen.
+    task_dir = make_task(
+        tmp_path / "t",
+        "import grader\n\ngrader.EXPECTED = 'hello'\n\nfrom grader import verify  # noqa\n",
+        files={
+            "grader.py": "EXPECTED = 'goodbye'\n\n\ndef verify(workspace):\n"
+            "    return 1.0 if (workspace / 'answer.txt').read_text().strip() == EXPECTED else 0.0\n"
+        },
+        cases={"c": {"answer.txt": "hello\n"}},
+    )
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    for command in ("run", "explain", "test"):
+        done = run_tool(env, command, task_dir, "--python", PY)
+        no_traceback(done)
+        assert "tests/verifier.py" in done.stdout.splitlines()[0], (command, done.stdout)
+        assert "would not run" not in done.stdout and "you chose" not in done.stdout, (command, done.stdout)
+        assert done.returncode == 0, (command, done.stdout)
+    # the helper is still there to choose, and choosing it is then said
+    done = run_tool(env, "run", task_dir, "--verifier", "grader.py", "--python", PY)
+    assert "the sandbox would not run tests/grader.py: the shim (tests/test.sh) runs tests/verifier.py" in done.stdout
+
+
 def test_a_shim_that_names_another_verifier_is_taken_at_its_word(env, tmp_path):
     # A publisher's shim may pass --verifier /tests/grader.py: the sandbox
     # runs that file, so choosing it here is no mistake to warn of; the file
@@ -425,6 +452,13 @@ def test_a_shim_that_names_another_verifier_is_taken_at_its_word(env, tmp_path):
     assert "the sandbox would not run" not in done.stdout, done.stdout
     done = run_tool(env, "run", task_dir, "--verifier", "verifier.py", "--python", PY)
     assert "the sandbox would not run tests/verifier.py: the shim (tests/test.sh) runs tests/grader.py" in done.stdout
+    # Given no --verifier, the file run is the one the shim runs: it was tests/verifier.py, 0.0 where the
+    # sandbox scores 1.0, said to be "the file you chose".
+    for command in ("run", "explain"):
+        done = run_tool(env, command, task_dir, "--python", PY)
+        no_traceback(done)
+        assert "tests/grader.py" in done.stdout.splitlines()[0], (command, done.stdout)
+        assert "would not run" not in done.stdout and "you chose" not in done.stdout, (command, done.stdout)
 
 
 def test_test_says_a_plain_test_sh_task_is_judged_by_its_own_script(env, tmp_path):

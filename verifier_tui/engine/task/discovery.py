@@ -247,11 +247,14 @@ def resolve(path: Path | str | Target) -> Task:
         plain = script is not None and SHIM_MARKER.encode() not in script
         named = shim_names(script.decode(errors="replace")) if script and not plain else None
         shims_file = tests_dir / named if named else shims_file
-    if not verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
+    if shims_file not in verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
         # The shim runs tests/verifier.py whatever it holds: with no top-level
-        # verify in sight (renamed, or imported from a helper) the runner
-        # decides, and says what is wrong as it would in the sandbox.
-        verifiers.append(shims_file)
+        # verify in sight (renamed, or imported from a helper: `from grader
+        # import verify`, after setting grader up) the runner decides, and says
+        # what is wrong as it would in the sandbox. It comes first even when a
+        # helper does define verify: running the helper instead is not what
+        # Harbor runs, and may score otherwise.
+        verifiers.insert(0, shims_file)
     rows = task_rows(root)
     unread: list[str] = []
     cases = find_cases(root, tests_dir, rows, unread)
@@ -389,7 +392,8 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
         return task.initial_verifier
     if len(task.verifiers) == 1:
         return task.verifiers[0]
-    preferred = task.tests_dir / "verifier.py"
+    # The file the shim runs (its --verifier names it; tests/verifier.py in ours), as Harbor does.
+    preferred = task.shim_runs or task.tests_dir / "verifier.py"
     if preferred in task.verifiers:
         return preferred
     names = ", ".join(_display(task, v) for v in task.verifiers)
