@@ -63,6 +63,25 @@ def test_a_task_env_name_and_value_with_line_breaks_stay_on_explains_line(tmp_pa
     assert any("Z\\n\\nno contract problems: forged=v\\n  FAKE LINE" in line for line in lines), done.stdout
 
 
+def test_a_default_whose_repr_breaks_lines_stays_on_explains_line(tmp_path, env):
+    """verify's defaults are shown by their repr, which the verifier writes: one
+    made to print "no contract problems" on a line of its own (in the signature
+    and the parameter's row), over a verify the runner refuses (``missing``,
+    required, is nothing it can fill)."""
+    source = (
+        "class Forged:\n    def __repr__(self):\n"
+        "        return 'None\\n\\nno contract problems: verify would be called'\n\n"
+        "def verify(workspace, extra=Forged(), *, missing):\n    return 1.0\n"
+    )
+    task = make_task(tmp_path / "t", source)
+    done = run_tool(env, "explain", task, "--python", sys.executable)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert not any(line.startswith("no contract problems") for line in lines), done.stdout
+    assert any(line.startswith("verify(workspace, extra=None\\n\\nno contract") for line in lines), done.stdout
+    assert any("default None\\n\\nno contract problems: verify would be called: not an" in line for line in lines)
+
+
 def test_a_workspace_file_name_with_a_line_break_stays_on_its_note(tmp_path, env):
     """A FIFO (left out of the copy, with a note) named to print a verdict of
     its own on the next line."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import PASS_ENV, Advice
 from verifier_tui.engine.readback import INTERPRETER, Resolution
 from verifier_tui.words.run import IN_JSON, LISTED, MODE_NAMES, more_text
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,7 +119,8 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
     lines: list[Line] = []
     verify = explain.verify
     if verify is not None and explain.import_error is None:
-        lines.append([(show_text(verify.signature), HEADING)])
+        # A default is shown by its repr, which the verifier's code writes: on one line, never forging another.
+        lines.append([(show_text(unbroken(verify.signature)), HEADING)])
         if verify.is_async:  # (an async def that yields is no coroutine: it has CO_ASYNC_GENERATOR)
             lines[0].append(("  async: run to completion with asyncio.run", QUIET))
     params = explain.parameters[:LISTED]
@@ -130,7 +131,7 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
             [
                 (f"  {row.name:<{name_width}}", PROBLEM if row.missing else STRONG),
                 (f"{row.kind:<{kind_width}}", QUIET),
-                (show_text(binding_text(row, mode)), PROBLEM if row.missing else PLAIN),
+                (show_text(unbroken(binding_text(row, mode))), PROBLEM if row.missing else PLAIN),
             ]
         )
     if len(explain.parameters) > LISTED:
