@@ -125,6 +125,36 @@ def test_reward_files_planted_before_the_run_are_cleared_or_flagged(env, tmp_pat
     assert all(p["planted_verdict"] is None for p in ours["probes"])
 
 
+#: Pays an answer given in the files, or in the agent's final response (environment-server mode).
+READS_THE_RESPONSE = """\
+    import json
+
+    def verify(workspace, response=None):
+        answer = workspace / "answer.txt"
+        if response is not None and "42" in json.dumps(response):
+            return 1.0
+        return 1.0 if answer.exists() and answer.read_text() == "42" else 0.0
+"""
+
+
+def test_the_empty_workspace_probe_hands_over_no_case_s_response(env, tmp_path):
+    """An agent that did nothing said nothing either: the probes of no case
+    ran with the first case's response, so their verdict hung on which case's
+    name sorts first (here a-chat's, which says 42, so the empty workspace was
+    said to be paid)."""
+    cases = {"a-chat": {"notes.md": "x"}, "right": {"answer.txt": "42"}, "wrong": {"answer.txt": "41"}}
+    task = make_task(tmp_path / "t", READS_THE_RESPONSE, cases=cases)
+    write(task / "cases" / "a-chat" / "response.json", '{"output": [{"type": "message", "content": "42"}]}')
+    for case, reward in (("a-chat", 1.0), ("right", 1.0), ("wrong", 0.0)):
+        write(task / "cases" / case / "expected.json", '{"rewards": {"reward": %s}}' % reward)
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    by_name = {p["probe"]: p for p in data["probes"]}
+    for probe in ("an empty workspace", PLANTED_PROBE):
+        assert by_name[probe]["reward"] == 0 and by_name[probe]["flagged"] is False, by_name[probe]
+    # a case's own probes keep what its agent said: its files emptied, a-chat still answered 42
+    assert by_name["a-chat: every file emptied"]["flagged"] is True
+
+
 def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
     task = make_task(tmp_path / "t", cases={"c": {}})
     done = run_tool(env, "audit", task, "--python", PY)

@@ -298,8 +298,15 @@ async def arun(
     room = asyncio.Semaphore(max(1, jobs))  # workspaces made at once: a copy lasts as long as its run
     where = session.scratch_folder()  # the tool's own, swept at the next start if this one is killed
 
+    # The probes of no case (an empty workspace, planted rewards) take the bar case's task data, the task
+    # they are judged as, and no response: an agent that did nothing said nothing, and Harbor, which
+    # publishes the task, never passes one. The session's own inputs were its first case's, response too,
+    # so their verdict hung on which case's name sorts first.
+    bar_case = next((case for case in cases if judged is not None and case.name == judged.case), None)
+    caseless = replace(session.spec_for_case(bar_case) if bar_case is not None else session.spec(), response=None)
+
     async def one(index: int, probe: Probe) -> Finding:
-        spec = session.spec_for_case(probe.case) if probe.case is not None else session.spec()
+        spec = session.spec_for_case(probe.case) if probe.case is not None else caseless
         async with room:
             target = where / f"audit-{index}"
             try:
