@@ -146,7 +146,12 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     work: pytest imported the agent's ``conftest.py`` there at start-up, here,
     outside any sandbox, before any other hook could skip or refuse it. Such a
     path is left out of that search alone (pytest_configure narrows by it or
-    refuses it)."""
+    refuses it).
+
+    The same for a path in a task given (``tasks/hello-file::correct``,
+    ``tasks/hello-file``, which narrow the run to the task or its case):
+    pytest reads the ``conftest.py`` of its ``test*`` folders too, so the
+    task's ``tests/conftest.py``, written for the sandbox, was imported here."""
     known = early_config.known_args_namespace
     given = getattr(known, "verifier_cases", None)
     if not given or not known.file_or_dir:
@@ -154,10 +159,27 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     from verifier_tui.engine.task.target import find_harbor_folder
 
     base = early_config.invocation_params.dir
+    known.file_or_dir = [arg for arg in known.file_or_dir if not _in_a_given_task(base, given, str(arg))]
     with contextlib.suppress(OSError):
         if not any(find_harbor_folder(base / Path(one)) for one in given if one):
             return
     known.file_or_dir = [arg for arg in known.file_or_dir if not _in_a_trial(base / str(arg).split("::")[0])]
+
+
+def _in_a_given_task(base: Path, given: list[str], arg: str) -> bool:
+    """Whether the path ``arg`` names (a test id's folder, ``a::b`` of
+    ``a::b::correct`` when that is the folder) is or lies in a task that is,
+    holds or lies in a path given to ``--verifier-cases``: the plugin's alone."""
+    from verifier_tui.engine.task.kinds import looks_like_task
+
+    parts = arg.split("::")
+    paths = [Path(os.path.abspath(base / "::".join(parts[:cut]))) for cut in range(len(parts), 0, -1)]
+    with contextlib.suppress(OSError):
+        where = next((path for path in paths if path.exists()), None)
+        for folder in [] if where is None else [where, *where.parents]:
+            if looks_like_task(folder):
+                return any(_is_or_holds(base / one, folder) or _is_or_holds(folder, base / one) for one in given if one)
+    return False
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -421,6 +421,30 @@ def test_no_trial_of_a_job_is_pytests_to_collect(pytester, tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        ["tasks", "tasks/hello-file::correct"],
+        ["tasks", "tasks/hello-file"],
+        ["tasks/hello-file", "tasks/hello-file/cases/correct"],
+        ["tasks", "tasks/hello-file/tests"],
+    ],
+    ids=["case-id", "task-folder", "case-folder", "tests-folder"],
+)
+def test_a_task_given_to_narrow_the_run_has_no_conftest_of_its_own_imported(pytester, tasks, tmp_path, args):
+    """``pytest --verifier-cases tasks tasks/hello-file::correct``, as the docs have it: pytest reads a
+    ``conftest.py`` near each path given at start-up, in its ``test*`` folders too, so the task's
+    ``tests/conftest.py`` (written for the sandbox, with its ``test_*.py``) was imported here, outside any
+    sandbox, before the plugin could leave the task's folder to itself. Nothing of the task's runs."""
+    marker = tmp_path / "PWNED"
+    (tasks / "hello-file" / "tests" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    given, *narrowed = args
+    done = run(pytester, "--verifier-cases", given, *narrowed, "-v")
+    assert not marker.exists(), done.stdout.str()
+    assert done.ret == 0, done.stdout.str()
+    done.stdout.fnmatch_lines(["tasks/hello-file::correct PASSED*"])
+
+
+@pytest.mark.parametrize(
     "given",
     ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
     ids=["folder-in-another-job", "file-in-the-job", "trial-of-another-job"],
