@@ -257,6 +257,30 @@ rm "$disk/filler"
     assert "runner/" not in said and "Errno" not in said
 
 
+@pytest.mark.parametrize("into", ["a new folder", "an empty folder"])
+def test_new_cut_short_takes_back_only_what_it_wrote(tmp_path, monkeypatch, into):
+    """``new`` fails part way (here its runner cannot be read, as on a full disk or
+    at Ctrl+C) after the user put files of their own in the folder it writes: the
+    clean-up takes back the files and folders ``new`` made, and nothing of theirs
+    (it used to empty the whole folder, or remove the folder it had made)."""
+    from verifier_tui.engine.task import authoring
+
+    folder = tmp_path / "tasks" / "demo"
+    if into == "an empty folder":
+        folder.mkdir(parents=True)
+
+    def meanwhile() -> Path:
+        write(folder / "notes.md", "mine\n")
+        write(folder / "tests" / "helper.py", "X = 1\n")
+        return tmp_path / "gone" / "test.sh"  # unreadable: new fails here
+
+    monkeypatch.setattr(authoring, "shim_path", meanwhile)
+    with pytest.raises(OSError):
+        authoring.new_task(folder)
+    assert tree(folder) == {"notes.md": b"mine\n", "tests/helper.py": b"X = 1\n"}
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.md", "tests"]
+
+
 def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_path, env):
     import shutil
 

@@ -14,7 +14,6 @@ import contextlib
 import os
 import re
 import secrets
-import shutil
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -170,23 +169,30 @@ def new_task(folder: Path, name: str | None = None) -> None:
             ) from None
         if holds:
             raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
-    made = _first_missing(folder)
+    made: list[Path] = []  # every file and folder this call created, in order
     try:
+        _make_folders(folder, made)
         for rel, text in _FILES.items():
             target = folder / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if text is None:  # a folder, empty
-                target.mkdir(exist_ok=True)
-            else:
-                _write(target, (text.format(name=name) if rel == "task.toml" else text).encode())
+            _make_folders(target if text is None else target.parent, made)
+            if text is not None:
+                _write(target, (text.format(name=name) if rel == "task.toml" else text).encode(), made=made)
         os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
         for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
+            _make_folders((folder / rel).parent, made)
             _place(folder / rel, source)
+            made.append(folder / rel)
     except BaseException:
         # A full disk, Ctrl+C: a half task would be "not empty" to the next
-        # `new` there, and `test` would find no case in it. The folder was
-        # absent or empty: all it holds now is this call's.
-        _remove_what_new_wrote(folder, made)
+        # `new` there, and `test` would find no case in it. Only what this call
+        # made is taken back, last first: a file the user put in the folder
+        # meanwhile stays, and so does each folder holding one.
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()  # refused while it holds a file of the user's
+                else:
+                    path.unlink()
         raise
 
 
@@ -323,38 +329,33 @@ def _place(target: Path, source: Path, keep: Path | None = None) -> None:
         raise
 
 
-def _write(path: Path, data: bytes, named: Path | None = None) -> None:
+def _write(path: Path, data: bytes, named: Path | None = None, made: list[Path] | None = None) -> None:
     """A new file (never through a link, never over a file), its errors
     naming it, or the file it is to become (``named``): a full disk's
-    ``write`` names no file, and ``shutil.copyfile`` names its source."""
+    ``write`` names no file, and ``shutil.copyfile`` names its source.
+    Once created, it is noted in ``made``, even if writing it then fails."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        if made is not None:
+            made.append(path)
         with os.fdopen(fd, "wb") as out:
             out.write(data)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(named or path)) from None
 
 
-def _first_missing(folder: Path) -> Path | None:
-    """The outermost of ``folder`` and its parents that does not exist yet (what
-    ``new`` creates), or None when ``folder`` exists."""
-    missing = None
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    """``mkdir -p folder``, each folder it creates noted in ``made``: one that
+    appeared meanwhile (the user's) is not."""
+    missing = []
     for path in (folder, *folder.parents):
         if os.path.lexists(path):
             break
-        missing = path
-    return missing
-
-
-def _remove_what_new_wrote(folder: Path, made: Path | None) -> None:
-    if made is not None:
-        shutil.rmtree(made, ignore_errors=True)
-        return
-    for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            child.unlink(missing_ok=True)
+        missing.append(path)
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            path.mkdir()
+            made.append(path)
 
 
 def _free_name(target: Path) -> Path:
