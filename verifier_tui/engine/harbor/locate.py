@@ -244,7 +244,7 @@ def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
         return out
     ran_in = run_folder(trial)
     if ran_in is not None:
-        out.append((ran_in / path, "task.path from the folder Harbor ran in, by result.json's trial_uri"))
+        out.append((ran_in / path, "task.path from the folder Harbor ran in (result.json's trial_uri)"))
     moved = moved_run_folder(trial)
     if moved is not None:
         out.append((moved / path, "task.path in config.json; the trial folder moved since Harbor ran it"))
