@@ -715,6 +715,41 @@ async def test_a_case_run_under_a_step_is_marked_outdated_once_shift_s_chooses_a
         assert "? kept1 was ✓ 0.1" in cases, cases
 
 
+async def test_a_case_mark_is_current_again_once_shift_s_or_v_chooses_back_what_it_ran_under(tmp_path):
+    """kept1 ran under step first (0.1, as it expects), then no case; S left the step and came
+    back to it: the list still said `? kept1 was ✓ 0.1`, though that run was made under the step
+    chosen again and nothing it read had changed. A mark is out of date when its run was made
+    under another step or verifier than the ones chosen, or read files that changed since:
+    the same goes for a verifier chosen with v and chosen back."""
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
+    (own / "other.py").write_text("def verify(workspace):\n    return 0.0\n")
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    app = make_app(root, watch=False, step="first", case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        for step_key, runs in (("end", 3), ("home", 4)):  # no step, then first again
+            await _open_step_chooser(app, pilot)
+            await pilot.press(step_key, "enter")
+            await app.wait_for_runs(runs)
+        await pilot.pause()
+        assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
+        await pilot.press("v")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
+        await pilot.press("down", "enter")  # steps/first/tests/other.py
+        assert (await app.wait_for_runs(5)).verifier.name == "other.py"
+        await pilot.pause()
+        assert "? kept1 was ✓ 0.1" in cases_text(app), cases_text(app)  # not that verifier's verdict
+        await pilot.press("v")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
+        await pilot.press("up", "enter")
+        assert (await app.wait_for_runs(6)).verifier.name == "verifier.py"
+        await pilot.pause()
+        assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
+
+
 async def test_shift_s_on_a_task_harbor_refuses_says_the_refusal_as_step_does(tmp_path):
     """task.toml with a [[steps]] table, then a line that is not TOML: S said "this task
     has no [[steps]] in its task.toml (Harbor verifies it as one)", where Harbor verifies

@@ -298,6 +298,12 @@ class RunResult:
         return "server" if self.response is not None else "harbor"
 
     @property
+    def setup(self) -> tuple[str | None, Path]:
+        """What decided the tests this run ran: its step and its verifier (another of
+        either runs other tests: its verdict says nothing of how the case goes under these)."""
+        return self.step, self.verifier
+
+    @property
     def stuck_at(self) -> StackFrame | None:
         """Where a run that timed out was stuck, in the verifier's own files
         (None: it did not time out, or no frame of them was on the stack)."""

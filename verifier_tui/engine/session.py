@@ -575,6 +575,11 @@ class Session:
             return f"the row {self.task_id!r} of {self.task_data.name}"
         return f"{self.task_data.name} as task_data"
 
+    @property
+    def setup(self) -> tuple[str | None, Path | None]:
+        """The step and the verifier chosen now, as :attr:`RunResult.setup` records a run's."""
+        return self.step, self.verifier
+
     def ran_case_inputs(self, result: RunResult) -> bool:
         """Whether ``result`` ran its case with the case's own inputs (as
         choosing the case, or running all cases, gives them): only such a run

@@ -155,7 +155,7 @@ def short_reward(result: RunResult) -> str:
 PASSED, FAILED = "✓", "✗"  # judged against the case's expected.json
 WRITTEN, NO_REWARD, TIMED_OUT = "•", "!", "⏱"  # a case without expected.json
 NOT_RUN, RUNNING = "·", "▶"
-OUTDATED = "?"  # the case's last run read the task's files as they were before a change
+OUTDATED = "?"  # the case's last run read the task's files as they were before a change (or ran other tests: S, v)
 OUTDATED_BY = "the tests, the verifier or task.toml changed"  # what makes a run out of date
 UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
 

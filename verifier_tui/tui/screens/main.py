@@ -341,7 +341,7 @@ class MainScreen(SizedScreen):
             self.last_by_case,
             self.running_case,
             self.outdated_through,
-            session.step,
+            session.setup,
         )
         case_chooser = self.open_dialog(CHOOSE_CASE)
         if isinstance(case_chooser, ChooseListScreen):
@@ -592,12 +592,9 @@ class MainScreen(SizedScreen):
         key = await self.dialog(ChooseListScreen("Choose a step (run as Harbor verifies it)", options, current))
         if key is None:
             return
-        step, through = None if key == NO_STEP else key, self.session.sequence
-        changed = step != self.session.step
-        if self._choose("step chosen", self.session.choose_step, step) and changed:
-            # Every case's run reads the step's tests and settings, as a save in tests/ changes them: the runs so
-            # far (the list's marks, the coverage view's, a batch's) are out of date, `?`, until each runs again.
-            self.post_message(CasesOutdated(through))
+        # The cases list marks a run of another step `?` by the step the run recorded (RunResult.setup): a
+        # run of the step chosen back is current again.
+        self._choose("step chosen", self.session.choose_step, None if key == NO_STEP else key)
 
     def action_no_steps(self) -> None:
         # as --step says it: a task Harbor refuses (a task.toml that is not TOML) is not verified "as one"

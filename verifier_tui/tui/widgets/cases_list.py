@@ -4,6 +4,7 @@ the one running. Enter (or a click) chooses a case and runs it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual.content import Content
 from textual.message import Message
@@ -38,11 +39,12 @@ class CasesList(OptionList):
         last: dict[str, RunResult],
         running: str | None,
         outdated_through: int = 0,
-        step: str | None = None,
+        setup: tuple[str | None, Path | None] = (None, None),
     ) -> None:
         """``outdated_through``: a run of this sequence number or lower read
         the task's shared files before they changed (its mark is out of date).
-        ``step``: the step chosen now (S); a mark made under another says its own."""
+        ``setup``: the step (S) and the verifier (v) chosen now (:attr:`Session.setup`): a mark
+        made under others is out of date too, and one of another step says its own."""
         ids = [c.name for c in cases] or [NO_CASES]
         same = [o.id for o in self.options] == ids
         if not cases:
@@ -50,7 +52,7 @@ class CasesList(OptionList):
                 self.set_options([Option(Content("(no cases)"), id=NO_CASES, disabled=True)])
             return
         prompts = [
-            self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through, step)
+            self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through, setup)
             for c in cases
         ]
         at = next((i for i, c in enumerate(cases) if c.name == current), None)
@@ -68,7 +70,12 @@ class CasesList(OptionList):
 
     @staticmethod
     def _prompt(
-        case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int, step: str | None
+        case: Case,
+        current: bool,
+        result: RunResult | None,
+        running: bool,
+        outdated_through: int,
+        setup: tuple[str | None, Path | None],
     ) -> Content:
         marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
@@ -78,7 +85,10 @@ class CasesList(OptionList):
             return content(marker, (NOT_RUN, "$text-muted"), " ", (one_line(case.name), name_style), broken)
         symbol, _word, style = status_of(result)
         reward = short_reward(result)
-        if result.sequence <= outdated_through:  # its verdict was the files' before the change: not shown as current
+        # Out of date: its verdict was the files' before a change, or another step's or verifier's (which ran
+        # other tests). Judged by what the run itself recorded, so S or v choosing back what it ran under
+        # makes it current again, as nothing it read has changed since.
+        if result.sequence <= outdated_through or result.setup != setup:
             symbol, style, reward = OUTDATED, "bold $warning", f"was {symbol} {reward}".rstrip()
         return content(
             marker,
@@ -88,7 +98,7 @@ class CasesList(OptionList):
             (f"  {reward}" if reward else "", "$text-muted"),
             # Made under another step (S chose this one since): whose verdict it was, as the history says it,
             # on a line of its own under the name (the list is too narrow to keep it at the end of the line).
-            (f"\n    {step_words(result.step)}" if result.step != step else "", "$text-muted"),
+            (f"\n    {step_words(result.step)}" if result.step != setup[0] else "", "$text-muted"),
             broken,
         )
 

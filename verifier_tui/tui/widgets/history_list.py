@@ -157,9 +157,9 @@ def reward_change(
     return (SAME, "$text-muted") if same else (CHANGED, "$warning")
 
 
-def _setup(result: RunResult) -> tuple[str | None, str | None, Path]:
+def _setup(result: RunResult) -> tuple[str | None, tuple[str | None, Path]]:
     """What makes two runs comparable by their rewards: the case, the step and the verifier."""
-    return result.case, result.step, result.verifier
+    return result.case, result.setup
 
 
 class HistoryList(OptionList):
