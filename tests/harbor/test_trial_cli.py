@@ -25,6 +25,7 @@ from tests.helpers.harbor import (
     harbor_exception,
     harbor_masked_failure_log,
     make_job,
+    make_trial,
     sandbox_run,
     sandbox_trial,
     timed_out_trial,
@@ -1643,3 +1644,23 @@ def test_a_task_path_holding_the_home_folder_further_in_is_said_whole(task, runs
     done = tool({**env, "HOME": str(home)}, "run", trial.path, cwd=elsewhere)
     assert f"Looked in: {claimed} (" in done.stdout, done.stdout
     assert "/srv~" not in done.stdout
+
+
+def test_a_huge_exception_type_takes_one_line_s_worth_with_a_count_of_the_rest(task, runs, env, elsewhere):
+    """Harbor's exception_type is a class name; a result.json naming one of 100,000 characters
+    filled the root cause line and the facts' "the agent failed first" line with about 1,000
+    characters each. It is bounded as the job overview bounds it: its start and end, with a
+    count of what was left out between."""
+    trial = make_trial(
+        runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), exception=harbor_exception("X" * 100_000, "the message")
+    )
+    out = tool(env, "run", trial, cwd=elsewhere).stdout.splitlines()
+    cut = f"{'X' * 45} … 99,940 characters left out … {'X' * 15}"
+    cause = next(line for line in out if line.startswith("root cause"))
+    assert cause == f"root cause  {cut} (before the environment started): the message", cause
+    assert f"  the agent failed first: {cut}: the message" in out, out
+    assert not [line for line in out if "X" * 100 in line], out
+    make_trial(trial.parent / "demo__bbbbbbb", task=task(), rewards={"reward": 1.0})
+    out = tool(env, "run", trial.parent, cwd=elsewhere).stdout.splitlines()  # the job's overview, its tables too
+    assert f"ended   1 passed, 1 {cut}" in out, out
+    assert not [line for line in out if "X" * 100 in line], out

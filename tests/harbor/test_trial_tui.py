@@ -880,3 +880,23 @@ async def test_c_on_a_step_task_toml_no_longer_lists_says_the_command_lacks_its_
         note = app.screen.note or ""
     assert "steps/second/tests" in note and "Not the same run" in note, note
     assert "without steps/second/tests laid over tests/" in note and "tests/ alone" not in note, note
+
+
+async def test_a_huge_exception_type_takes_one_line_s_worth_of_the_root_cause_and_the_facts(task, runs):
+    """A result.json naming an exception type of 100,000 characters (Harbor's are class
+    names): the root cause at the top of the trial's screen took seven lines of 160 columns
+    with 1,000 of them, the facts another seven. Each says its start and end, with a count
+    of what was left out, as the job overview and the command line do."""
+    trial = make_trial(
+        runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), exception=harbor_exception("X" * 100_000, "the message")
+    )
+    app = make_trial_app(trial)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        cut = f"{'X' * 45} … 99,940 characters left out … {'X' * 15}"
+        cause = " ".join(text_of(app, "#root-cause").split())
+        assert f"✗ root cause {cut} (before the environment started): the message" in cause, cause
+        facts = " ".join(text_of(app, "#sandbox-side .side-body").split())
+        assert f"the agent failed first: {cut}: the message" in facts, facts
+        assert "X" * 100 not in screen_text(app)

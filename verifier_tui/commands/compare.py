@@ -18,7 +18,7 @@ from verifier_tui.engine.harbor.compare import (
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.task.target import classify
 from verifier_tui.words.run import side_of, unlisted_job
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         out.append("")
         out.append(f"trials whose outcome flipped, A → B ({len(flips)}; paired in the order they started):")
         for name, pair in flips[:FLIPS_LISTED]:
-            out.append(f"  {one_line(name)}: {one_line(flip_words(pair))}")
+            out.append(f"  {one_line(name)}: {one_line(flip_words(pair, one_name))}")
         if len(flips) > FLIPS_LISTED:
             out.append(f"  ... and {len(flips) - FLIPS_LISTED} more (--json lists them all)")
     else:

@@ -26,7 +26,7 @@ from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.words.paths import pasted
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 
 if TYPE_CHECKING:
     import argparse
@@ -273,7 +273,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     )
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.words.text import one_line
+    from verifier_tui.words.text import one_line, one_name
     from verifier_tui.words.trial import folder_notes
 
     overview = read_overview(folder)
@@ -294,8 +294,9 @@ def print_overview(folder: Path, as_json: bool) -> None:
         f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
         f"{one_line(', '.join(overview.agents())) or '-'}" + (f" · Harbor {version}" if version else "")
     )
-    terminal.say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
-    for index, line in enumerate(overview.reward_lines()):
+    counts = ", ".join(f"{n} {one_name(outcome)}" for outcome, n in overview.counts())
+    terminal.say("ended   " + (counts or "no trial folders"))
+    for index, line in enumerate(overview.reward_lines(one_name)):
         terminal.say(("reward  " if index == 0 else "        ") + one_line(line))
     tokens = overview.token_words()
     if tokens:
@@ -328,7 +329,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
             (
                 row.name,
                 row.task,
-                f"{row.mark} {row.outcome_words}",
+                f"{row.mark} {one_name(row.outcome_words)}",
                 row.reward_text,
                 "-" if row.duration_s is None else f"{row.duration_s:.1f} s",
             )
@@ -445,7 +446,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     print_phases(opened, replayed, word)
     terminal.say("")
     terminal.say("facts:")
-    for fact in walk.facts.sentences():
+    for fact in walk.facts.sentences(one_name):
         terminal.say(f"  {fact}")
     for note in [*trial_notes(walk), *(replayed.local.notices if replayed.local else [])]:
         terminal.say(f"  note: {one_line(word(note))}")

@@ -71,6 +71,19 @@ def unbroken(text: str) -> str:
     return plain_text(text.translate(_ON_ONE_LINE))
 
 
+#: The most of a name read from a file shown where one name goes: an exception type
+#: (Harbor's is a class name, ``RewardFileNotFoundError``: tens of characters). One of
+#: 100,000 a result.json named filled ten lines of a screen (:func:`one_name`).
+NAME_MOST = 60
+
+
+def one_name(text: str) -> str:
+    """``text``, a name read from a file (an exception type), on one line and in a
+    name's room (:data:`NAME_MOST`), said the same on every face: its start and end
+    with a count of the rest (:func:`one_line`)."""
+    return one_line(text, NAME_MOST)
+
+
 def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     """``text`` :func:`unbroken`, and at most ``most`` (ONE_LINE_MOST)
     characters of it (its start and its end, with a count of the rest): a

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import GIVE_TASK
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.words.run import IN_JSON, duration_text, more_text
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,7 +38,7 @@ def verdict_words(verdict: HarborVerdict | None) -> str:
     """What Harbor scored (or would): the rewards, or the exception's name."""
     if verdict is None:
         return "no verdict"
-    return verdict.label()
+    return verdict.label() if verdict.rewards is not None else one_name(verdict.label())  # an exception type
 
 
 def replay_words(replayed: Replayed) -> str:
@@ -111,7 +111,7 @@ def agreement_mark(agreement: Agreement) -> str:
 def cause_lines(cause: RootCause) -> list[str]:
     """The root cause first (the command line's words): the headline, what
     to try, and the verifier's part when the cause came before it."""
-    out = [f"root cause  {cause.headline()}"]
+    out = [f"root cause  {cause.headline(one_name)}"]
     if cause.then:
         out.append(f"            {cause.then}")
     if cause.advice:
@@ -125,7 +125,7 @@ def cause_label(walk: TrialWalkthrough) -> str:
     cause, verdict = walk.cause, verdict_words(walk.sandbox.verdict)
     if cause.phase is None or cause.phase == "verifier":
         return verdict
-    return f"{cause.what} → {verdict}"
+    return f"{one_name(cause.what or '')} → {verdict}"
 
 
 #: A replay's trigger once the trial folder went (``mv TRIAL x``, ``rm -r TRIAL``): its captured /app,

@@ -272,12 +272,12 @@ def compare(a: Compared, b: Compared) -> Comparison:
     return Comparison(a, b, tuple(tasks))
 
 
-def flip_words(pair: tuple[TrialRow, TrialRow]) -> str:
-    """``a__x1 ✓ passed → b__y1 · reward below 1 (0.0)``."""
+def flip_words(pair: tuple[TrialRow, TrialRow], name: Callable[[str], str] = str) -> str:
+    """``a__x1 ✓ passed → b__y1 · reward below 1 (0.0)``; how each ended as ``name`` gives it (a face's)."""
 
     def side(row: TrialRow) -> str:
         reward = f" ({row.reward_text})" if row.rewards and row.outcome != PASSED else ""
-        return f"{row.name} {row.mark} {row.outcome_words}{reward}"
+        return f"{row.name} {row.mark} {name(row.outcome_words)}{reward}"
 
     return f"{side(pair[0])} → {side(pair[1])}"
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import StepView, Trial
@@ -43,6 +44,9 @@ from verifier_tui.engine.verdict import (
     VALIDATION_ERROR,
     VERIFIER_TIMEOUT,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 VERDICT_ERRORS = (REWARD_FILE_NOT_FOUND, REWARD_FILE_EMPTY, OUTPUT_PARSE_ERROR, VALIDATION_ERROR)
 """What Harbor raises reading the reward files (``harbor/verifier/verifier.py``)."""
@@ -89,7 +93,8 @@ class TrialFacts:
     timed_out: bool
     agent_exit_code: int | None = None  # agent/exit-code.txt: the oracle's solve.sh failed (no exception recorded)
 
-    def sentences(self) -> list[str]:
+    def sentences(self, name: Callable[[str], str] = str) -> list[str]:
+        """The facts in words; an exception type as ``name`` gives it (as :meth:`RootCause.headline`)."""
         out = []
         if self.verifier_mode is not None:
             how = (
@@ -111,11 +116,11 @@ class TrialFacts:
             )
         if self.agent_failure is not None:
             failure = self.agent_failure  # Harbor records str(e): empty for an exception without a message
-            out.append(f"the agent failed first: {exception_words(failure.type, failure.message)}")
+            out.append(f"the agent failed first: {exception_words(name(failure.type), failure.message)}")
         if self.verifier_exception is not None and self.verifier_exception_source == "trial.log":
             out.append(
                 f"the verifier then failed too, recorded only in trial.log: "
-                f"{exception_words(self.verifier_exception.type, self.verifier_exception.message)}"
+                f"{exception_words(name(self.verifier_exception.type), self.verifier_exception.message)}"
             )
         if self.timed_out:
             out.append("the verifier timed out: Harbor stopped waiting and read no reward file")

@@ -728,8 +728,9 @@ class JobOverview:
         errors = self.mean_errors()
         return {key: as_recorded(means, errors.get(key, {})) for key, means in self.means().items()}
 
-    def reward_lines(self) -> list[str]:
-        """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words."""
+    def reward_lines(self, name: Callable[[str], str] = str) -> list[str]:
+        """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words
+        (how each trial left out ended as ``name`` gives it: a face's, in a name's room)."""
         lines = []
         errors = self.mean_errors()
         for key, means in self.means().items():
@@ -754,7 +755,9 @@ class JobOverview:
             for row in self.rows:
                 if not row.reward_valid:
                     why[row.outcome_words] = why.get(row.outcome_words, 0) + 1
-            reasons = ", ".join(f"{n} {outcome}" for outcome, n in sorted(why.items(), key=lambda i: (-i[1], i[0])))
+            reasons = ", ".join(
+                f"{n} {name(outcome)}" for outcome, n in sorted(why.items(), key=lambda i: (-i[1], i[0]))
+            )
             lines.append(
                 f"Harbor's mean leaves out {self.left_out} trial{'s' * (self.left_out != 1)} with no "
                 f"valid reward ({reasons}){counted_as_zero}"

@@ -23,6 +23,7 @@ from verifier_tui.engine.record import as_json, record, replace
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from verifier_tui.engine.harbor.facts import TrialFacts
@@ -90,15 +91,16 @@ class RootCause:
     def failed(self) -> bool:
         return self.phase is not None
 
-    def headline(self) -> str:
-        """One line: the cause, its phase, its message."""
+    def headline(self, name: Callable[[str], str] = str) -> str:
+        """One line: the cause, its phase, its message; the cause's exception type as ``name``
+        gives it (a face's: in a name's room, as result.json may name one of any length)."""
         if self.phase is None:
             return self.message
         where = {CANCELLED: "Harbor was stopped", BEFORE: "before the environment started"}.get(
             self.phase, f"in the {self.phase}"
         )
         message = f": {self.message}" if self.message else ""
-        return f"{self.what} ({where}){message}"
+        return f"{name(self.what or '')} ({where}){message}"
 
     def with_replay(self, local: RunResult | None, task_root: Path | None) -> RootCause:
         """This cause with what the replay knows and the sandbox's output

@@ -25,7 +25,7 @@ from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
 
 #: Where a job's notes past the first few are (:func:`folder_notes`).
@@ -140,8 +140,8 @@ class CompareScreen(TasksScreen):
             for a, b in task.flips:
                 flips.add_row(
                     cell(a.name),
-                    cell(f"{a.mark} {a.outcome_words}"),
-                    cell(f"{b.mark} {b.outcome_words}"),
+                    cell(f"{a.mark} {one_name(a.outcome_words)}"),
+                    cell(f"{b.mark} {one_name(b.outcome_words)}"),
                     cell(b.name),
                     cell(task.task),
                 )

@@ -42,7 +42,7 @@ from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.run import unlisted_job
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
 
 #: Reading yields to the screen after this long: keys and frames wait at most
@@ -82,15 +82,10 @@ def _seconds(value: float | None) -> str:
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
 
 
-OUTCOME_MOST = 60
-"""How many characters of an outcome the header shows. Harbor's exception
-type is a class name (``RewardFileNotFoundError``: tens of characters); one of
-100,000 a result.json named filled ten lines of a 30-line screen, and the
-line saying which filter x set went out of view."""
-
-
 def _outcome(outcome: str) -> str:
-    return one_line(outcome, OUTCOME_MOST)
+    """An outcome as the header shows it: an exception type of 100,000 characters in a name's room
+    (it filled ten lines of a 30-line screen, and the line saying which filter x set went out of view)."""
+    return one_name(outcome)
 
 
 class TasksScreen(FolderScreen):
@@ -431,7 +426,7 @@ class JobOverviewScreen(TasksScreen):
                 )
                 lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (_outcome(outcome), style)]
             lines.append("\n")
-        for index, line in enumerate(overview.reward_lines()):
+        for index, line in enumerate(overview.reward_lines(one_name)):
             lines += [("reward " if index == 0 else "       ", "$text-muted"), one_line(line), "\n"]
         tokens = overview.token_words()
         if tokens:
@@ -484,7 +479,7 @@ class JobOverviewScreen(TasksScreen):
         )
         return (
             cell(row.name),
-            cell(f"{row.mark} {row.outcome_words}"),
+            cell(f"{row.mark} {one_name(row.outcome_words)}"),
             cell(row.reward_text),
             cell(row.task),
             cell(row.agent or "-"),

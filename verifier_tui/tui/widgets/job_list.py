@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 
 from verifier_tui.engine.harbor.walkthrough import JobEntry
 from verifier_tui.tui.display import content
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 
 
 class JobList(OptionList):
@@ -46,7 +46,7 @@ class JobList(OptionList):
         )
         extra = ""
         if entry.exception_type and entry.exception_type != verdict.error:
-            extra = f"  (Harbor recorded {entry.exception_type})"
+            extra = f"  (Harbor recorded {one_name(entry.exception_type)})"
         indent = "  " if entry.step is not None else ""
         name = one_line(f"step {entry.step}" if entry.step is not None else entry.trial)
         return content(

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from verifier_tui.tui.display import content
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.root_cause import RootCause
@@ -29,10 +29,10 @@ class RootCausePanel(Static):
     def show(self, cause: RootCause, fmt: TrialDisplay) -> None:
         if not cause.failed:
             mark = ("✓ root cause  ", "bold $success") if cause.finished else ("· root cause  ", "bold $warning")
-            self.update(content(mark, fmt.text(one_line(cause.headline()))))
+            self.update(content(mark, fmt.text(one_line(cause.headline(one_name)))))
             return
         # a trial's own words (an exception's type and message) can hold line breaks: each part is one line
-        parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(one_line(cause.headline())), "bold")]
+        parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(one_line(cause.headline(one_name))), "bold")]
         if cause.then:
             parts += ["\n", ("  " + fmt.text(one_line(cause.then)), "$text-muted")]
         if cause.advice:

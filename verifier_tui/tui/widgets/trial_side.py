@@ -14,7 +14,7 @@ from textual.widgets import Static
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import not_a_file, stuck_line
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import verdict_words, workspace_words
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class SidePanel(VerticalScroll):
         parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
         parts.append(fmt.text(side.mapped_output).rstrip("\n") or (side.output_words, MUTED))
         parts.append(("\n\nfacts\n", HEAD))
-        for fact in walk.facts.sentences():
+        for fact in walk.facts.sentences(one_name):
             parts.append(f"  {fmt.text(one_line(fact))}\n")
         for note in [*walk.notes, *walk.trial.absent]:
             parts.append((f"  note: {one_line(fmt.text(note))}\n", "$warning"))
