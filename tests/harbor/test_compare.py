@@ -508,3 +508,29 @@ def test_each_tasks_and_each_jobs_mean_is_worked_out_once_per_reading(runs, task
     assert "k000 1.000, k001 1.000" in capsys.readouterr().out
     for name, counted in averaged.items():
         assert len(counted) == 3 and set(counted.values()) == {1}, (name, counted)
+
+
+def test_a_nan_reward_is_not_said_below_1(env, runs, task, tmp_path):
+    """A trial whose result.json records the reward NaN (another writer's: Harbor writes null):
+    compare said `beta__a1 · reward below 1 (nan) → beta__b1 ✓ passed` and run JOB counted it
+    `1 reward below 1`, where NaN is below nothing; the mean beside it said `no number (NaN)`.
+    It ended with a reward that is no number, as a string reward does; the mean is still
+    Harbor's, NaN."""
+    beta = task("beta")
+    a = make_job(
+        runs / "jobs" / "nan",
+        {
+            "beta__a1": dict(task=beta, rewards={"reward": 0.5}),
+            "alpha__a1": dict(task=task("alpha"), rewards={"reward": 1}),
+        },
+    )
+    result = json.loads((a / "beta__a1" / "result.json").read_text())
+    result["verifier_result"]["rewards"] = {"reward": float("nan")}  # json.dumps writes NaN
+    (a / "beta__a1" / "result.json").write_text(json.dumps(result))
+    b = make_job(runs / "jobs" / "one", {"beta__b1": dict(task=beta, rewards={"reward": 1.0})})
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert "  beta: beta__a1 ✗ reward not a number (nan) → beta__b1 ✓ passed" in lines, lines
+    assert ["beta", "0/1", "no", "number", "(NaN)", "1/1", "1.000", "-", "1"] in [line.split() for line in lines]
+    overview = run_tool(env, "run", a, cwd=tmp_path)
+    no_traceback(overview)
+    assert "ended   1 passed, 1 reward not a number" in overview.stdout.splitlines(), overview.stdout

@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 
 PASSED = "passed"
 BELOW_ONE = "reward below 1"
-#: A reward value that is no number ("1.0", {"x": 1}): Harbor's verifier refuses one
-#: (VerifierOutputParseError), so only another writer put it in result.json.
+#: A reward value that is no number ("1.0", {"x": 1}, NaN): Harbor's verifier refuses one
+#: (VerifierOutputParseError) and writes NaN as null, so only another writer put it in result.json.
 NOT_A_NUMBER = "reward not a number"
 NO_REWARD = "no reward"  # finished, nothing raised, and no reward recorded (a verifier disabled for the job)
 AGENT_FAILED = "agent failed"
@@ -285,7 +285,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = AGENT_FAILED
     elif not rewards:
         outcome = NO_REWARD
-    elif not all(isinstance(v, (int, float)) for v in rewards.values()):
+    elif not all(isinstance(v, (int, float)) and v == v for v in rewards.values()):
+        # NaN too (another writer's: Harbor's result.json writes null): it is below nothing, as `nan >= 1` is not
         outcome = NOT_A_NUMBER
     elif all(v >= 1 for v in rewards.values()):
         outcome = PASSED
