@@ -534,3 +534,27 @@ def test_a_nan_reward_is_not_said_below_1(env, runs, task, tmp_path):
     overview = run_tool(env, "run", a, cwd=tmp_path)
     no_traceback(overview)
     assert "ended   1 passed, 1 reward not a number" in overview.stdout.splitlines(), overview.stdout
+
+
+def test_a_task_named_with_thousands_of_characters_takes_a_names_room(env, runs, task, tmp_path):
+    """A result.json naming its task with 5,000 characters: compare's table padded every row
+    to 1,100 columns, and its flips and "only B passes" lines held 1,000 of them; run JOB's
+    tables too. The name takes a name's room (60 characters, a count of the rest between)."""
+    jobs = []
+    for letter, reward in (("a", 0.5), ("b", 1.0)):
+        job = make_job(
+            runs / "jobs" / f"long-{letter}",
+            {
+                f"beta__{letter}1": dict(task=task("beta"), rewards={"reward": reward}),
+                f"alpha__{letter}1": dict(task=task("alpha"), rewards={"reward": 1.0}),
+            },
+        )
+        result = json.loads((job / f"beta__{letter}1" / "result.json").read_text())
+        (job / f"beta__{letter}1" / "result.json").write_text(json.dumps(result | {"task_name": "T" * 5000}))
+        jobs.append(job)
+    lines = compare_lines(env, jobs, tmp_path)
+    overview = run_tool(env, "run", jobs[0], cwd=tmp_path)
+    no_traceback(overview)
+    for line in [*lines, *overview.stdout.splitlines()]:
+        assert len(line) < 150, line
+    assert "only B passes: TTTTTTTTTTTTTTTTTTTTT … 4,971 characters left out … TTTTTTTT" in lines, lines

@@ -696,3 +696,34 @@ async def test_a_huge_exception_type_leaves_the_overviews_filter_line_in_view(re
         shown = screen_text(app)
         assert "showing ended XXX" in shown and "sorted by name" in shown, shown
         assert "X" * 200 not in text_of(app, "#job-header")
+
+
+async def test_a_task_named_with_thousands_of_characters_leaves_every_tasks_figures_in_view(task, runs):
+    """A trial's result.json naming its task with 5,000 characters (Harbor's are a dataset's
+    short names): the tasks table's name column took 1,000 of them, and every task's trials,
+    passes and mean went off the screen, as did the trials table's; t on it wrote all 5,000
+    in the filter line. A task's name takes a name's room, start and end with a count between."""
+    job = make_job(
+        runs / "jobs" / "long",
+        {
+            "alpha__a1": dict(task=task("alpha"), rewards={"reward": 0.25}),
+            "beta__a1": dict(task=task("beta"), **PASSED),
+        },
+    )
+    result = json.loads((job / "beta__a1" / "result.json").read_text())
+    (job / "beta__a1" / "result.json").write_text(json.dumps(result | {"task_name": "T" * 5000}))
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:  # 100x30
+        await read_all(app)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "0.250" in shown and "1.000" in shown, shown  # each task's mean
+        assert "T" * 100 not in shown and "4,971 characters left out" in shown, shown
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        tasks.focus()
+        names = [str(tasks.get_row_at(i)[0]) for i in range(tasks.row_count)]
+        tasks.move_cursor(row=next(i for i, name in enumerate(names) if name != "alpha"))
+        await pilot.press("t")
+        await pilot.pause()
+        header = text_of(app, "#job-header")
+        assert "showing task TTT" in header and "T" * 100 not in header, header

@@ -1655,7 +1655,7 @@ def test_a_huge_exception_type_takes_one_line_s_worth_with_a_count_of_the_rest(t
         runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), exception=harbor_exception("X" * 100_000, "the message")
     )
     out = tool(env, "run", trial, cwd=elsewhere).stdout.splitlines()
-    cut = f"{'X' * 45} … 99,940 characters left out … {'X' * 15}"
+    cut = f"{'X' * 20} … 99,973 characters left out … {'X' * 7}"
     cause = next(line for line in out if line.startswith("root cause"))
     assert cause == f"root cause  {cut} (before the environment started): the message", cause
     assert f"  the agent failed first: {cut}: the message" in out, out

@@ -894,7 +894,7 @@ async def test_a_huge_exception_type_takes_one_line_s_worth_of_the_root_cause_an
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
-        cut = f"{'X' * 45} … 99,940 characters left out … {'X' * 15}"
+        cut = f"{'X' * 20} … 99,973 characters left out … {'X' * 7}"
         cause = " ".join(text_of(app, "#root-cause").split())
         assert f"✗ root cause {cut} (before the environment started): the message" in cause, cause
         facts = " ".join(text_of(app, "#sandbox-side .side-body").split())

@@ -78,20 +78,20 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     out = [one_line(job_line(letter, job)) for letter, job in (("A", a), ("B", b))]
     out.append("")
     rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
-    rows += [(task.task, *task.cells()) for task in comparison.tasks]
+    rows += [(one_name(task.task), *task.cells()) for task in comparison.tasks]
     out += table_lines(rows)
     if comparison.keys_note:
         out.append(f"note: {comparison.keys_note}")
     out.append("")
     for letter, side in (("A", "a"), ("B", "b")):
         only = comparison.only(side)
-        out.append(f"only {letter} passes: " + (one_line(", ".join(only)) if only else "no task"))
+        out.append(f"only {letter} passes: " + (one_line(", ".join(one_name(name) for name in only)) or "no task"))
     flips = [(row.task, pair) for row in comparison.tasks for pair in row.flips]
     if flips:
         out.append("")
         out.append(f"trials whose outcome flipped, A → B ({len(flips)}; paired in the order they started):")
         for name, pair in flips[:FLIPS_LISTED]:
-            out.append(f"  {one_line(name)}: {one_line(flip_words(pair, one_name))}")
+            out.append(f"  {one_name(name)}: {one_line(flip_words(pair, one_name))}")
         if len(flips) > FLIPS_LISTED:
             out.append(f"  ... and {len(flips) - FLIPS_LISTED} more (--json lists them all)")
     else:

@@ -309,7 +309,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     for task in tasks[:TRIALS_LISTED]:
         rows.append(
             (
-                task.task,
+                one_name(task.task),
                 str(task.trials),
                 str(task.passed),
                 mean_words(task),
@@ -328,7 +328,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
         rows.append(
             (
                 row.name,
-                row.task,
+                one_name(row.task),
                 f"{row.mark} {one_name(row.outcome_words)}",
                 row.reward_text,
                 "-" if row.duration_s is None else f"{row.duration_s:.1f} s",

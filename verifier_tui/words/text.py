@@ -72,27 +72,29 @@ def unbroken(text: str) -> str:
 
 
 #: The most of a name read from a file shown where one name goes: an exception type
-#: (Harbor's is a class name, ``RewardFileNotFoundError``: tens of characters). One of
-#: 100,000 a result.json named filled ten lines of a screen (:func:`one_name`).
+#: (Harbor's is a class name, ``RewardFileNotFoundError``: tens of characters), a task's
+#: name in a table (a dataset's short name). One of 100,000 a result.json named filled ten
+#: lines of a screen; a task's of 5,000 pushed every figure of the table off it (:func:`one_name`).
 NAME_MOST = 60
 
 
 def one_name(text: str) -> str:
-    """``text``, a name read from a file (an exception type), on one line and in a
+    """``text``, a name read from a file (an exception type, a task's), on one line and in a
     name's room (:data:`NAME_MOST`), said the same on every face: its start and end
     with a count of the rest (:func:`one_line`)."""
     return one_line(text, NAME_MOST)
 
 
 def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
-    """``text`` :func:`unbroken`, and at most ``most`` (ONE_LINE_MOST)
-    characters of it (its start and its end, with a count of the rest): a
-    name read from a file (a task's, a case's, a trial's, an exception's
-    message) in a table cell or a header can never start a row of its own,
-    nor make a line of 100 KB."""
+    """``text`` :func:`unbroken`, in at most ``most`` (ONE_LINE_MOST)
+    characters (its start and its end, with a count of the rest between, the
+    count within them: a column ``most`` wide holds it): a name read from a
+    file (a task's, a case's, a trial's, an exception's message) in a table
+    cell or a header can never start a row of its own, nor make a line of 100 KB."""
     line = unbroken(text)
     if len(line) <= most:
         return line
+    kept = max(most - len(f" … {len(line):,} characters left out … "), 2)
     # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
-    head, tail = most * 3 // 4, most // 4
+    head, tail = kept * 3 // 4, kept - kept * 3 // 4
     return f"{line[:head]} … {len(line) - head - tail:,} characters left out … {line[-tail:]}"

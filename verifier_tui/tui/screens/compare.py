@@ -131,7 +131,7 @@ class CompareScreen(TasksScreen):
         if self.sort == "difference":
             rows.sort(key=lambda t: -t.largest_difference)
         for task in rows:
-            tasks.add_row(cell(task.task), *task.cells(), key=task.task)
+            tasks.add_row(cell(one_name(task.task)), *task.cells(), key=task.task)
         if kept in tasks.rows:
             tasks.move_cursor(row=tasks.get_row_index(kept))
         for task in rows:
@@ -143,7 +143,7 @@ class CompareScreen(TasksScreen):
                     cell(f"{a.mark} {one_name(a.outcome_words)}"),
                     cell(f"{b.mark} {one_name(b.outcome_words)}"),
                     cell(b.name),
-                    cell(task.task),
+                    cell(one_name(task.task)),
                 )
                 self.shown_flips.append(a.path)
 
@@ -165,7 +165,8 @@ class CompareScreen(TasksScreen):
         if comparison is not None:
             for letter, side in (("A", "a"), ("B", "b")):
                 only = comparison.only(side)
-                lines += [(f"only {letter} passes: ", "$text-muted"), one_line(", ".join(only) or "no task"), "\n"]
+                names = ", ".join(one_name(name) for name in only)
+                lines += [(f"only {letter} passes: ", "$text-muted"), one_line(names or "no task"), "\n"]
             flips = comparison.flips
             lines.append(
                 (f"{flips} trial{'s' * (flips != 1)} flipped\n" if flips else "no trial's outcome flipped\n", "bold")
@@ -181,7 +182,7 @@ class CompareScreen(TasksScreen):
         if self.differences_only:
             shown.append("tasks that differ")
         if self.task_filter:
-            shown.append(f"task {self.task_filter}")
+            shown.append(f"task {one_name(self.task_filter)}")
         what = "showing " + (", ".join(shown) if shown else "every task")
         lines.append(
             self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")

@@ -456,7 +456,7 @@ class JobOverviewScreen(TasksScreen):
         if self.outcome:
             shown.append(f"ended {_outcome(self.outcome)}")
         if self.task_filter:
-            shown.append(f"task {self.task_filter}")
+            shown.append(f"task {one_name(self.task_filter)}")
         what = "showing " + (", ".join(shown) if shown else "every trial")
         return f"{what} · sorted by {self.sort}"
 
@@ -469,7 +469,7 @@ class JobOverviewScreen(TasksScreen):
                 for key, value in zip(("trials", "passed", "mean", "errors"), cells, strict=True):
                     table.update_cell(name, key, value)
             else:
-                table.add_row(cell(name), *cells, key=name)
+                table.add_row(cell(one_name(name)), *cells, key=name)
 
     def _cells(self, row: TrialRow) -> tuple[Text | str, ...]:
         tokens = (
@@ -481,7 +481,7 @@ class JobOverviewScreen(TasksScreen):
             cell(row.name),
             cell(f"{row.mark} {one_name(row.outcome_words)}"),
             cell(row.reward_text),
-            cell(row.task),
+            cell(one_name(row.task)),
             cell(row.agent or "-"),
             cell(row.model or "-"),
             _seconds(row.duration_s),
