@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.helpers.commands import documented_fields, no_traceback, run_tool
-from tests.helpers.harbor import HARBOR_REAL, harbor_exception, make_job
+from tests.helpers.harbor import HARBOR_REAL, PASSED, harbor_exception, make_job
 
 TIMEOUT = harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 5.0 seconds")
 
@@ -558,3 +558,27 @@ def test_a_task_named_with_thousands_of_characters_takes_a_names_room(env, runs,
     for line in [*lines, *overview.stdout.splitlines()]:
         assert len(line) < 150, line
     assert "only B passes: TTTTTTTTTTTTTTTTTTTTT … 4,971 characters left out … TTTTTTTT" in lines, lines
+
+
+def test_an_agent_named_with_thousands_of_characters_takes_a_names_room(env, runs, task, tmp_path):
+    """A result.json naming its agent with 5,000 characters: compare's job line held 1,000
+    of them, and Harbor's mean, after the agents, was cut from it; run JOB's header and reward
+    line (its evals group is named after the agent) likewise. Each agent, and each group,
+    takes a name's room."""
+    jobs = []
+    for letter in "ab":
+        trials = {f"alpha__{letter}{n}": dict(task=task("alpha"), **PASSED) for n in (1, 2)}
+        job = make_job(runs / "jobs" / f"agent-{letter}", trials)
+        result = json.loads((job / f"alpha__{letter}1" / "result.json").read_text())
+        (job / f"alpha__{letter}1" / "result.json").write_text(
+            json.dumps(result | {"agent_info": {"name": "A" * 5000, "model_info": {"name": "gpt"}}})
+        )
+        jobs.append(job)
+    lines = compare_lines(env, jobs, tmp_path)
+    cut = f"{'A' * 21} … 4,977 characters left out … AA (gpt)"  # the agent and its model, as agents() names them
+    assert lines[0].startswith(f"A  job agent-a · 2 trials · {cut}, oracle · Harbor's mean "), lines[0]
+    assert lines[0].endswith("__adhoc 1.000; oracle__adhoc 1.000") and len(lines[0]) <= 200, lines[0]
+    overview = run_tool(env, "run", jobs[0], cwd=tmp_path)
+    no_traceback(overview)
+    for line in overview.stdout.splitlines():
+        assert len(line) < 150, line

@@ -75,7 +75,7 @@ def _not_a_job(path: str, target: Target) -> str:
 
 def comparison_lines(comparison: Comparison) -> list[str]:
     a, b = comparison.a, comparison.b
-    out = [one_line(job_line(letter, job)) for letter, job in (("A", a), ("B", b))]
+    out = [one_line(job_line(letter, job, one_name)) for letter, job in (("A", a), ("B", b))]
     out.append("")
     rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
     rows += [(one_name(task.task), *task.cells()) for task in comparison.tasks]

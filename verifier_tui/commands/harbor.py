@@ -246,7 +246,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
             (
                 job.name,
                 job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
-                ", ".join(job.agents) or "-",
+                ", ".join(one_name(agent) for agent in job.agents) or "-",
                 "-" if job.n_total is None else str(job.n_total),
                 job.mean_words,
                 job.ended_words,
@@ -292,7 +292,8 @@ def print_overview(folder: Path, as_json: bool) -> None:
         return
     terminal.say(
         f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
-        f"{one_line(', '.join(overview.agents())) or '-'}" + (f" · Harbor {version}" if version else "")
+        f"{one_line(', '.join(one_name(agent) for agent in overview.agents())) or '-'}"
+        + (f" · Harbor {version}" if version else "")
     )
     counts = ", ".join(f"{n} {one_name(outcome)}" for outcome, n in overview.counts())
     terminal.say("ended   " + (counts or "no trial folders"))

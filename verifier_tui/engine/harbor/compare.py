@@ -286,11 +286,11 @@ def passed_text(row: TaskRow | None) -> str:
     return "-" if row is None else f"{row.passed}/{row.trials}"
 
 
-def job_line(letter: str, job: Compared) -> str:
+def job_line(letter: str, job: Compared, name: Callable[[str], str] = str) -> str:
     """``A  job model-a · 4 trials · oracle · Harbor's mean 0.750`` (names as Harbor's files have them;
     ``Harbor's mean nop__adhoc 0.000; oracle__adhoc 1.000`` for a job of several agents)."""
     overview = job.overview
-    agents = ", ".join(overview.agents()) or "-"
+    agents = ", ".join(name(agent) for agent in overview.agents()) or "-"  # each as ``name`` gives it (a face's)
     groups = overview.means()
     errors = overview.mean_errors()
     # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): with
@@ -301,6 +301,6 @@ def job_line(letter: str, job: Compared) -> str:
         return reward_pairs(values, lambda k, v: ("" if k == "mean" else f"{k} ") + mean_number(v, said.get(k)))
 
     named = len(groups) > 1
-    means = "; ".join((f"{group} " if named else "") + pairs(group, values) for group, values in groups.items())
+    means = "; ".join((f"{name(group)} " if named else "") + pairs(group, values) for group, values in groups.items())
     trials = overview.total
     return f"{letter}  job {job.name} · {trials} trial{'s' * (trials != 1)} · {agents} · Harbor's mean {means or '-'}"

@@ -731,13 +731,13 @@ class JobOverview:
 
     def reward_lines(self, name: Callable[[str], str] = str) -> list[str]:
         """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words
-        (how each trial left out ended as ``name`` gives it: a face's, in a name's room)."""
+        (each group's name, and how each trial left out ended, as ``name`` gives it: a face's, in a name's room)."""
         lines = []
         errors = self.mean_errors()
         for key, means in self.means().items():
             counted = len(self.evals[key])
             values = reward_pairs(means, partial(_mean_pair, errors.get(key, {})))
-            lines.append(f"{key}: {values} over {counted} trial{'s' * (counted != 1)} with a valid reward")
+            lines.append(f"{name(key)}: {values} over {counted} trial{'s' * (counted != 1)} with a valid reward")
         if not self.evals and self.rows:
             lines.append("no trial has a valid reward: Harbor records no mean")
         several = any(len(m) > 1 for m in self.means().values())

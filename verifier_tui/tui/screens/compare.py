@@ -159,7 +159,7 @@ class CompareScreen(TasksScreen):
                     (" (not read)\n" if self.unlisted else " (reading)\n", "$text-muted"),
                 ]
                 continue
-            lines += [(one_line(job_line(letter, job)), ""), "\n"]
+            lines += [(one_line(job_line(letter, job, one_name)), ""), "\n"]
         if self.unlisted:
             lines.append((f"{one_line(self.unlisted)}: nothing is compared\n", "$error"))
         if comparison is not None:

@@ -409,7 +409,7 @@ class JobOverviewScreen(TasksScreen):
         overview = self.overview
         read = overview.total
         count = f"{read} trial{'s' * (read != 1)}" if self.done else f"{read} of {self.expected or '?'} folders read"
-        agents = ", ".join(overview.agents()) or "-"
+        agents = ", ".join(one_name(agent) for agent in overview.agents()) or "-"
         version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
         lines: list[Any] = [
             ("job ", "$text-muted"),
@@ -482,8 +482,8 @@ class JobOverviewScreen(TasksScreen):
             cell(f"{row.mark} {one_name(row.outcome_words)}"),
             cell(row.reward_text),
             cell(one_name(row.task)),
-            cell(row.agent or "-"),
-            cell(row.model or "-"),
+            cell(one_name(row.agent or "-")),
+            cell(one_name(row.model or "-")),
             _seconds(row.duration_s),
             tokens,
             "-" if row.cost_usd is None else cost_words(row.cost_usd),

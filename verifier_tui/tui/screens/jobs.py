@@ -21,7 +21,7 @@ from verifier_tui.tui.screens.job_overview import TABLE_KEYS, cell
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
 
 #: Where the notes past the first few are (:func:`folder_notes`).
@@ -140,7 +140,7 @@ class JobsScreen(FolderScreen):
                     trials,
                     cell(job.ended_words),
                     started,
-                    cell(", ".join(job.agents) or "-"),
+                    cell(", ".join(one_name(agent) for agent in job.agents) or "-"),
                 )
             )
         self.query_one(DataTable).add_rows(rows)
