@@ -750,6 +750,30 @@ async def test_a_case_mark_is_current_again_once_shift_s_or_v_chooses_back_what_
         assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
 
 
+async def test_the_case_chooser_marks_a_case_out_of_date_as_the_list_does(tmp_path):
+    """kept1 ran under step first (`✓ 0.1`), then S chose no step: the cases list said
+    `? kept1 was ✓ 0.1`, while s's list, over it, still offered `✓ kept1`, as if the case
+    passed under what is chosen now. Both say `?`."""
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    app = make_app(root, watch=False, step="first", case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        await _open_step_chooser(app, pilot)
+        await pilot.press("end", "enter")  # no step
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert "? kept1 was ✓ 0.1" in cases_text(app), cases_text(app)
+        await pilot.press("s")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the case chooser")
+        options = app.screen.query_one(OptionList)
+        first = str(options.get_option_at_index(0).prompt)
+        assert first.startswith("? kept1"), first
+
+
 async def test_shift_s_on_a_task_harbor_refuses_says_the_refusal_as_step_does(tmp_path):
     """task.toml with a [[steps]] table, then a line that is not TOML: S said "this task
     has no [[steps]] in its task.toml (Harbor verifies it as one)", where Harbor verifies

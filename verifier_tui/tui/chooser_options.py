@@ -16,7 +16,7 @@ from verifier_tui.engine.task.cases import default_task_data
 from verifier_tui.engine.task.kinds import step_tests_unused
 from verifier_tui.engine.task.steps import step_tests
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.tui.widgets.status_style import case_mark
 from verifier_tui.words.run import rewards_text
 from verifier_tui.words.text import one_line, plain_text
 
@@ -38,13 +38,14 @@ OTHER_FILE = "\0other"
 Rows = list[tuple[str, "Content | str"]]
 
 
-def case_options(session: Session, last_by_case: dict[str, RunResult]) -> tuple[Rows, str]:
+def case_options(session: Session, last_by_case: dict[str, RunResult], outdated_through: int) -> tuple[Rows, str]:
     """Every case with its last verdict and what it expects, then "no case";
-    and the id of the current choice."""
+    and the id of the current choice. A verdict out of date is marked as the
+    cases list marks it (:func:`case_mark`, ``outdated_through`` its)."""
     options: Rows = []
     for case in session.task.cases:
         last = last_by_case.get(case.name)
-        symbol = status_of(last)[0] if last else "·"
+        symbol = case_mark(last, outdated_through, session.setup)[0] if last else "·"
         extra = " (with a response)" if case.response else ""
         options.append((case.name, content(f"{symbol} {one_line(case.name)}{extra}  · {expectation_words(case)}")))
     options.append((NO_CASE, Content("no case: run on an empty workspace")))

@@ -347,7 +347,7 @@ class MainScreen(SizedScreen):
         if isinstance(case_chooser, ChooseListScreen):
             # Open over the list, it offers what the list shows: a case folder renamed on disk is offered
             # under its new name, not under the old one that names no case.
-            case_chooser.offer(case_options(session, self.last_by_case)[0])
+            case_chooser.offer(case_options(session, self.last_by_case, self.outdated_through)[0])
 
     watch_running_case = watch_last_by_case = watch_outdated_through = _refresh_cases
 
@@ -567,7 +567,7 @@ class MainScreen(SizedScreen):
 
     @work(name=CHOOSE_CASE, group="choose", exit_on_error=False)
     async def action_choose_case(self) -> None:
-        options, current = case_options(self.session, self.last_by_case)
+        options, current = case_options(self.session, self.last_by_case, self.outdated_through)
         key = await self.dialog(ChooseListScreen("Choose a case", options, current))
         if key is not None:
             self._select_case(None if key == NO_CASE else key)

@@ -15,8 +15,8 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.cases import Case
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
-from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward, step_words
+from verifier_tui.tui.widgets.status_style import case_mark
+from verifier_tui.words.run import NOT_RUN, RUNNING, step_words
 from verifier_tui.words.text import one_line
 
 NO_CASES = "__none__"
@@ -83,13 +83,7 @@ class CasesList(OptionList):
         broken = ("  expected.json unusable", "$error") if case.expected_problem is not None else ""
         if result is None:
             return content(marker, (NOT_RUN, "$text-muted"), " ", (one_line(case.name), name_style), broken)
-        symbol, _word, style = status_of(result)
-        reward = short_reward(result)
-        # Out of date: its verdict was the files' before a change, or another step's or verifier's (which ran
-        # other tests). Judged by what the run itself recorded, so S or v choosing back what it ran under
-        # makes it current again, as nothing it read has changed since.
-        if result.sequence <= outdated_through or result.setup != setup:
-            symbol, style, reward = OUTDATED, "bold $warning", f"was {symbol} {reward}".rstrip()
+        symbol, style, reward = case_mark(result, outdated_through, setup)
         return content(
             marker,
             (symbol, style),
