@@ -455,3 +455,32 @@ def test_a_group_nested_before_its_last_sibling_is_read_to_that_sibling():
     parsed = parse_runner_output(text)
     assert parsed.traceback is not None and parsed.traceback.bare_type == "TypeError"
     assert [(frame.file, frame.line) for frame in parsed.traceback.frames][-1] == ("/tests/verifier.py", 7)
+
+
+# Python 3.13.0's own printer for an asyncio.TaskGroup whose task raised, after the verifier wrote `0;` with no
+# newline: the group's first line ends that line.
+PY313_GROUP_AFTER_UNFINISHED_OUTPUT = (
+    "0;  + Exception Group Traceback (most recent call last):\n"
+    '  |   File "/tests/verifier.py", line 11, in <module>\n'
+    "  |     asyncio.run(main())\n"
+    "  |     ~~~~~~~~~~~^^^^^^^^\n"
+    '  |   File "/tests/verifier.py", line 9, in main\n'
+    "  |     async with asyncio.TaskGroup() as g:\n"
+    "  |                ~~~~~~~~~~~~~~~~~^^\n"
+    "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+    "  +-+---------------- 1 ----------------\n"
+    "    | Traceback (most recent call last):\n"
+    '    |   File "/tests/verifier.py", line 3, in a\n'
+    '    |     raise ValueError("first")\n'
+    "    | ValueError: first\n"
+    "    +------------------------------------\n"
+)
+
+
+def test_an_exception_group_printed_after_unfinished_output_is_read():
+    """`0;  + Exception Group Traceback ...` was no group's first line: the group was left unread, the
+    output read as kind 'other' with no failing line."""
+    parsed = parse_runner_output(PY313_GROUP_AFTER_UNFINISHED_OUTPUT)
+    assert parsed.kind == "traceback", parsed.last_line
+    assert parsed.traceback.bare_type == "ValueError" and parsed.traceback.exception_message == "first"
+    assert [(f.file, f.line) for f in parsed.traceback.frames] == [("/tests/verifier.py", 3)]

@@ -119,6 +119,25 @@ def test_a_replays_failing_line_is_its_exception_reports_not_a_frame_printed_aft
     assert data["local_failure"] == {"path": verifier, "line": 8}, data["local_failure"]
 
 
+def test_a_report_printed_after_unfinished_output_names_its_line(task, runs, tmp_path, env, elsewhere):
+    # verify wrote a progress mark with no newline, then raised: Python printed
+    # `0;Traceback (most recent call last):` on one line, so neither side read the report: the text and
+    # --json named no failing line on either side, and the root cause said test-stdout.txt held no report
+    # of the runner, so test.sh might not be the runner's shim.
+    verifier = "import sys\n\ndef verify(workspace):\n    sys.stderr.write('0;')\n    raise ValueError('no')\n"
+    demo = task(verifier=verifier, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert "0;Traceback (most recent call last):" in data["local"]["stderr"], data["local"]["stderr"]
+    path = str(demo / "tests" / "verifier.py")
+    sandbox = data["sandbox"]
+    assert sandbox["output_kind"] == "traceback" and sandbox["phase"] == "verify_called", sandbox
+    assert (sandbox["failure"] or {}).get("path") == path and sandbox["failure"]["line"] == 5, sandbox["failure"]
+    assert data["local_failure"] == {"path": path, "line": 5}, data["local_failure"]
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    assert "verifier.py:5" in text and "holds no report of the runner" not in text, text
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

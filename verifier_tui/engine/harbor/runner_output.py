@@ -51,6 +51,8 @@ _GROUP_HEADER = re.compile(r"^ *\+ Exception Group Traceback \(most recent call 
 _GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
 # The rule before a group's next sub-exception (``+---- 2 ----``, or ``... ----`` before "and N more").
 _NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
+# A group's first line as Python prints it for the exception that ended the run: 2 columns in.
+_GROUP_FIRST_LINE = "  + Exception Group " + TRACEBACK_HEADER
 
 
 @record(frozen=True)
@@ -119,7 +121,7 @@ def parse_runner_output(text: str) -> RunnerOutput:
     (a task's own runner, a trial's test.sh), ``File \\x1b[35m"..."\\x1b[0m``."""
     if "\x1b" in text:
         text = re.sub(untrusted.ANSI, "", text)
-    lines = _ungrouped(text.splitlines())
+    lines = _ungrouped(_report_lines(text))
     meaningful = [line for line in lines if line.strip()]
     last_line = meaningful[-1] if meaningful else None
     if not meaningful:
@@ -159,6 +161,28 @@ def parse_runner_output(text: str) -> RunnerOutput:
             break
     nemo = tuple(f.file for f in tb.frames if "/nemo_gym/" in f.file)
     return RunnerOutput("traceback", traceback=tb, python_version=version, nemo_gym_files=nemo, last_line=last_line)
+
+
+def _report_lines(text: str) -> list[str]:
+    """``text``'s lines, a report's first line split from output the run left
+    unfinished before it. Python starts its report where the output stood:
+    after ``sys.stderr.write("0;")`` (or a progress bar's ``\\r 5/10``) it
+    prints ``0;Traceback (most recent call last):``, one line, and the report
+    would not be read. A first line is taken only at the end of its line, as
+    Python prints it (nothing follows it there), and after output that is not
+    an exception group's margin (``    | Traceback ...`` is a sub-exception's,
+    read by :func:`_ungrouped`). The lines after it are read as any others:
+    a run that prints lines can forge a whole report at the start of one as
+    easily, and it is the last report, read from the end, that counts."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        first = _GROUP_FIRST_LINE if line.endswith("Exception Group " + TRACEBACK_HEADER) else TRACEBACK_HEADER
+        before = line[: -len(first)] if line.endswith(first) else ""
+        if before.strip(" |"):
+            lines += [before, first]
+        else:
+            lines.append(line)
+    return lines
 
 
 def _ungrouped(lines: list[str]) -> list[str]:
