@@ -101,12 +101,22 @@ def test_a_case_left_out_by_case_is_not_listed(env, example):
     assert data["not_judged"] == [] and data["passed"] == 1
 
 
-RETURNS = {"str": "'pass'", "none": "None", "bool": "True", "string-in-a-dict": '{"reward": "1.0"}'}
+RETURNS = {
+    "str": "'pass'",
+    "none": "None",
+    "bool": "True",
+    "string-in-a-dict": '{"reward": "1.0"}',
+    "str-after-unfinished-output": "'pass'",
+}
+# What verify does first: a mark with no newline, so the runner's line goes on from it (`0;run_verifier: error: ...`).
+BEFORE = {"str-after-unfinished-output": "sys.stderr.write('0;')"}
 
 
 @pytest.fixture(params=list(RETURNS), ids=list(RETURNS))
 def wrong_return(request, tmp_path):
-    task = make_task(tmp_path / "returns", f"def verify(workspace):\n    return {RETURNS[request.param]}\n")
+    first = BEFORE.get(request.param, "pass")
+    verifier = f"import sys\n\ndef verify(workspace):\n    {first}\n    return {RETURNS[request.param]}\n"
+    task = make_task(tmp_path / "returns", verifier)
     (task / "cases" / "only" / "workspace").mkdir(parents=True)
     (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 2}')
     return task

@@ -97,6 +97,22 @@ def test_a_contract_error_from_a_required_response(task, runs, tmp_path):
     assert trial_json(walk)["sandbox"]["contract_error"] == side.runner.contract_message
 
 
+def test_a_contract_error_after_output_verify_left_unfinished(task, runs, tmp_path):
+    """verify wrote `0;` with no newline, then returned 'pass': test-stdout.txt held
+    `0;run_verifier: error: verify returned ...`, read as no report of the runner (kind 'other', every
+    step unknown, test.sh said perhaps not to be the runner's shim)."""
+    demo = task(verifier="import sys\n\ndef verify(workspace):\n    sys.stderr.write('0;')\n    return 'pass'\n")
+    run = sandbox_run(demo, tmp_path)
+    assert "0;run_verifier: error: verify returned 'pass'" in run.files["test-stdout.txt"]
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    side = walk.sandbox
+    assert side.runner.kind == "contract_error", side.runner
+    assert side.runner.contract_message.startswith("verify returned 'pass' (str)")
+    assert side.phases.stopped_at == "reward_written" and statuses(walk)["verify_called"] == "done"
+
+
 def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tmp_path):
     """The agent left reward.json (which Harbor reads first) in the shared
     reward folder; the runner removes it and the verifier's own 0.25 stands."""

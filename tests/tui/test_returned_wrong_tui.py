@@ -20,3 +20,20 @@ async def test_the_reward_panel_says_what_verify_returned_first(tmp_path):
         reward = " ".join(widget_text(app, "#reward-body").split())
     assert "exit 2 · contract error: verify returned 'pass' (str)" in reward
     assert reward.index("verify returned 'pass' (str)") < reward.index("Harbor would raise RewardFileNotFoundError")
+
+
+async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_unfinished(tmp_path):
+    """verify wrote `0;` with no newline, then returned 'pass': the runner's line went on from it,
+    `0;run_verifier: error: verify returned ...`, and the panel said `exit 2 · contract error` with no cause,
+    then `why: 0;run_verifier: error: verify returned ...`, the runner's prefix and the verifier's mark in it."""
+    verifier = "import sys\n\ndef verify(workspace):\n    sys.stderr.write('0;')\n    return 'pass'\n"
+    root = make_task(tmp_path / "tasks" / "returns", verifier, cases={"only": {}})
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.CONTRACT_ERROR
+        reward = " ".join(widget_text(app, "#reward-body").split())
+    assert "0;run_verifier: error:" in result.stderr.text, result.stderr.text
+    assert "exit 2 · contract error: verify returned 'pass' (str)" in reward, reward
+    assert "why: verify returned 'pass' (str); it must return" in reward and "run_verifier" not in reward, reward

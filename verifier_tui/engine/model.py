@@ -24,12 +24,24 @@ if TYPE_CHECKING:
 CONTRACT_PREFIX = "run_verifier: error: "
 
 
+def contract_line_at(line: str) -> int:
+    """Where the runner's contract error line starts in ``line`` (-1: it holds
+    none). The runner writes it where the output stood: after a line verify
+    left unfinished (``sys.stderr.write("0;")``) it goes on from that,
+    ``0;run_verifier: error: ...``, as Python's own report does. Its first
+    place in the line: a run that writes the prefix can forge a line at its
+    start as easily."""
+    return line.find(CONTRACT_PREFIX)
+
+
 def returned_wrong(stderr: str) -> str | None:
     """What was wrong with what verify returned, as the runner's last contract
     error line in ``stderr`` says (``verify returned 'pass' (str); it must
     return ...``), else None. (A problem found before verify was called is the
     explanation's, shown with the bindings.)"""
-    said = [line[len(CONTRACT_PREFIX) :].strip() for line in stderr.splitlines() if line.startswith(CONTRACT_PREFIX)]
+    said = [
+        line[at + len(CONTRACT_PREFIX) :].strip() for line in stderr.splitlines() if (at := contract_line_at(line)) >= 0
+    ]
     return said[-1] if said and said[-1].startswith("verify returned") else None
 
 

@@ -27,7 +27,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import CONTRACT_PREFIX
+from verifier_tui.engine.model import CONTRACT_PREFIX, contract_line_at
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -173,13 +173,15 @@ def _report_lines(text: str) -> list[str]:
     an exception group's margin (``    | Traceback ...`` is a sub-exception's,
     read by :func:`_ungrouped`). The lines after it are read as any others:
     a run that prints lines can forge a whole report at the start of one as
-    easily, and it is the last report, read from the end, that counts."""
+    easily, and it is the last report, read from the end, that counts. The
+    runner's contract error line goes on from unfinished output the same way
+    (:func:`~verifier_tui.engine.model.contract_line_at`)."""
     lines: list[str] = []
     for line in text.splitlines():
         first = _GROUP_FIRST_LINE if line.endswith("Exception Group " + TRACEBACK_HEADER) else TRACEBACK_HEADER
-        before = line[: -len(first)] if line.endswith(first) else ""
-        if before.strip(" |"):
-            lines += [before, first]
+        at = len(line) - len(first) if line.endswith(first) else contract_line_at(line)
+        if at > 0 and line[:at].strip(" |"):
+            lines += [line[:at], line[at:]]
         else:
             lines.append(line)
     return lines

@@ -201,12 +201,10 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         explain = result.explain
         if explain is not None and explain.problems and not explain.would_call_verify:  # not a verify that yields
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
+        # The runner's line, read as the engine reads it: it may go on from output verify left unfinished.
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
-        return (
-            f"why: {fmt.text(lines[-1]).removeprefix('run_verifier: error: ')}"
-            if lines
-            else "the runner refused to call verify (see the resolution above)"
-        )
+        said = parse_runner_output(result.stderr.text).contract_message or (lines[-1] if lines else None)
+        return f"why: {fmt.text(said)}" if said else "the runner refused to call verify (see the resolution above)"
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped when the timeout ran out"
     if outcome is Outcome.KILLED:
