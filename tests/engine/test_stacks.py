@@ -93,6 +93,38 @@ def test_a_thread_of_the_verifiers_own_does_not_hide_where_verify_is(tmp_path):
     assert result.stack.text.count("(most recent call first)") == 2  # both threads are in the dump
 
 
+@pytest.mark.parametrize("threads", [0, 1], ids=["alone", "beside-a-thread"])
+def test_a_dump_after_a_progress_bar_left_unfinished_says_where_it_was_stuck(tmp_path, sandbox, threads):
+    """verify drew a progress bar (`\\r3/10 checking`, no newline), then hung: the dump's first header went
+    on from the bar, `3/10 checkingCurrent thread 0x... (most recent call first):`, so no dump was found:
+    the run said `the runner wrote no stack within 200 ms of SIGUSR1 (does the verifier handle that
+    signal?)`, and the dump stayed in stderr; beside a thread of its own, that thread's block stayed there."""
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
+        import sys
+        import threading
+        import time
+
+
+        def verify(workspace):
+            for _ in range({threads}):
+                threading.Thread(target=time.sleep, args=(300,), daemon=True).start()
+            for done in range(1, 4):
+                sys.stderr.write(f"\\r{{done}}/10 checking")
+                sys.stderr.flush()
+            time.sleep(300)
+    """,
+    )
+    result = run_once(task_dir)
+    assert result.outcome is Outcome.TIMED_OUT and result.stack.unavailable is None, result.stack.unavailable
+    stuck = result.stack.stuck_at
+    assert (stuck.path, stuck.line, stuck.function) == (str(task_dir / "tests" / "verifier.py"), 12, "verify")
+    assert result.stack.text.count("(most recent call first)") == 1 + threads, result.stack.text
+    # stderr is what the verifier wrote, its unfinished line as it left it.
+    assert result.stderr.text == "\r1/10 checking\r2/10 checking\r3/10 checking", result.stderr.text
+
+
 # An async verifier waiting at an await: its frames are on no thread's stack
 # (the main thread is in the event loop's select), so the runner lists the
 # waiting tasks after faulthandler's threads.

@@ -40,6 +40,9 @@ _HEADER = re.compile(
     r"|^(?P<task>Task) .*\(most recent call first\):$"
 )
 _FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
+# Where a header may begin inside a line: faulthandler writes to fd 2 where the output stood, so after a
+# line the verifier left unfinished (a progress bar's `\r3/10`) the dump's first header goes on from it.
+_HEADER_START = re.compile(r"Current thread |Thread |Stack |Task ")
 _ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
 
 
@@ -127,7 +130,8 @@ def take_stack(
         )
         return stderr, Stack(unavailable=Advice(f"{what} has no --stack-signal ", OUR_RUNNER))
     text = stderr.tail if stderr.truncated else stderr.text
-    start, end = _dump_span(text)
+    lines = text.split("\n")
+    start, end = _dump_span(lines)
     if start is None:
         if asked and stderr.truncated:  # a flood of stderr: the dump, written or not, is past what is kept
             why = (
@@ -146,15 +150,19 @@ def take_stack(
         else:
             why = f"the runner was not listening for SIG{STACK_SIGNAL} yet (it was still starting)"
         return stderr, Stack(unavailable=why)
-    lines = text.split("\n")
-    dump = "\n".join(lines[start:end])
-    rest = "\n".join(lines[:start] + lines[end:])
+    cut = _header_at(lines[start]) or 0
+    dump_lines = [lines[start][cut:], *lines[start + 1 : end]]
+    after = lines[end:]
+    if cut:  # the output the dump went on from is the verifier's, left as it was, unfinished
+        after = [lines[start][:cut] + (after[0] if after else ""), *after[1:]]
+    dump = "\n".join(dump_lines)
+    rest = "\n".join(lines[:start] + after)
     stderr = (
         CapturedText(stderr.head, rest, stderr.dropped_bytes, stderr.total_bytes)
         if stderr.truncated
         else CapturedText(rest, "", 0, stderr.total_bytes)
     )
-    blocks = _blocks(lines[start:end])
+    blocks = _blocks(dump_lines)
 
     def own(path: str) -> bool:
         return _own(path, verifier, tests_dir)
@@ -167,25 +175,37 @@ def take_stack(
     )
 
 
-def _dump_span(text: str) -> tuple[int | None, int]:
-    """The lines [start, end) of the last stack dump in ``text``: every
-    thread's block, from the first header to the last frame."""
-    lines = text.split("\n")
-    last = next((i for i in range(len(lines) - 1, -1, -1) if _HEADER.match(lines[i])), None)
+def _dump_span(lines: list[str]) -> tuple[int | None, int]:
+    """The lines [start, end) of the last stack dump in ``lines``: every
+    thread's block, from the first header (which may go on from output the
+    verifier left unfinished: :func:`_header_at`) to the last frame."""
+    last = next((i for i in range(len(lines) - 1, -1, -1) if _header_at(lines[i]) is not None), None)
     if last is None:
         return None, 0
     end = last + 1
     while end < len(lines) and (_FRAME.match(lines[end]) or _ELLIPSIS.match(lines[end])):
         end += 1
     start = last
-    while start >= 2 and lines[start - 1] == "":  # the thread before, a blank line between
+    while start >= 2 and lines[start - 1] == "" and _header_at(lines[start]) == 0:  # a blank line between threads
         above = start - 2
         while above >= 0 and (_FRAME.match(lines[above]) or _ELLIPSIS.match(lines[above])):
             above -= 1
-        if above < 0 or not _HEADER.match(lines[above]):
+        if above < 0 or _header_at(lines[above]) is None:
             break
         start = above
     return start, end
+
+
+def _header_at(line: str) -> int | None:
+    """Where a dump's header begins in ``line`` (0: at its start; None: no
+    header): after output the verifier left unfinished, the last place from
+    which the rest of the line is a whole header. A header must end its line,
+    as faulthandler writes it, so a run forges one no more easily than with a
+    line of its own (the dump is the run's to write anyway)."""
+    if _HEADER.match(line):
+        return 0
+    starts = [match.start() for match in _HEADER_START.finditer(line)]
+    return next((at for at in reversed(starts) if at and _HEADER.match(line[at:])), None)
 
 
 _CURRENT, _THREAD, _TASK = "current thread", "thread", "task"
