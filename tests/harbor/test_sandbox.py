@@ -442,9 +442,11 @@ PY311_NESTED_GROUP_LOGGED_THEN_A_TABLE = PY311_GROUP_LOGGED_THEN_A_TABLE.replace
 )
 def test_what_follows_an_exception_groups_closing_rule_is_not_the_groups(text):
     """The table's rows were read as the group's (a column-0 line alone ended it): their `|` taken off,
-    `RuntimeError: from a table` became a report, blamed on /tests/fake.py:99 that the run never raised."""
+    `RuntimeError: from a table` became a report, blamed on /tests/fake.py:99 that the run never raised.
+    The last report is the logged group's own, as a logged traceback's would be."""
     parsed = parse_runner_output(text)
-    assert parsed.traceback is None and parsed.kind == "other", parsed.traceback
+    assert parsed.traceback is not None and parsed.traceback.bare_type == "ExceptionGroup", parsed.traceback
+    assert [(frame.file, frame.line) for frame in parsed.traceback.frames] == [("/tests/verifier.py", 3)]
     assert parsed.last_line == "done"
 
 

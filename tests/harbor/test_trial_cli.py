@@ -32,7 +32,7 @@ from tests.helpers.harbor import (
     trial_with_job_env,
 )
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
-from tests.helpers.tasks import PY, SHIM
+from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, PY, SHIM
 
 NOT_FOUND = "RewardFileNotFoundError"
 TRIAL_KEYS = {
@@ -136,6 +136,26 @@ def test_a_report_printed_after_unfinished_output_names_its_line(task, runs, tmp
     assert data["local_failure"] == {"path": path, "line": 5}, data["local_failure"]
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
     assert "verifier.py:5" in text and "holds no report of the runner" not in text, text
+
+
+def test_an_exception_group_of_checks_never_raised_one_by_one_is_read_as_the_runners_report(
+    task, runs, tmp_path, env, elsewhere
+):
+    # verify gathered its failed checks and raised them as one ExceptionGroup: its sub-exceptions, never raised,
+    # have no traceback, and the group's own report starts `Exception Group Traceback`, which was read as no
+    # report at all: the root cause said test-stdout.txt held no report of the runner (test.sh may not be the
+    # runner's shim), every step of the sandbox's side was unknown, and neither side named line 8.
+    demo = task(verifier=CHECKS_RAISED_AS_A_GROUP, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert "  | ExceptionGroup: 2 checks failed (2 sub-exceptions)" in data["local"]["stderr"], data["local"]["stderr"]
+    path = str(demo / "tests" / "verifier.py")
+    sandbox = data["sandbox"]
+    assert sandbox["output_kind"] == "traceback" and sandbox["phase"] == "verify_called", sandbox
+    assert (sandbox["failure"] or {}).get("path") == path and sandbox["failure"]["line"] == 8, sandbox["failure"]
+    assert data["local_failure"] == {"path": path, "line": 8}, data["local_failure"]
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    assert "ExceptionGroup: 2 checks failed" in text and "holds no report of the runner" not in text, text
 
 
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):

@@ -26,6 +26,20 @@ TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "greeting-rows", "hello-f
 
 DEFAULT_VERIFIER = "def verify(workspace):\n    return 1.0\n"
 
+#: A verify that gathers its failed checks and raises them as one ExceptionGroup (line 8): the checks,
+#: never raised one by one, have no traceback of their own.
+CHECKS_RAISED_AS_A_GROUP = """\
+def verify(workspace):
+    problems = []
+    if not (workspace / "answer.txt").exists():
+        problems.append(FileNotFoundError("answer.txt is missing"))
+    if not (workspace / "notes.md").exists():
+        problems.append(AssertionError("notes.md is missing"))
+    if problems:
+        raise ExceptionGroup("2 checks failed", problems)
+    return 1.0
+"""
+
 
 def write(path: Path, text: str | bytes) -> Path:
     """Write ``text`` (dedented) to ``path``, creating its folders."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from tests.helpers.commands import run_tool
-from tests.helpers.tasks import make_task, python_or_skip
+from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, make_task, python_or_skip
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_of
@@ -451,6 +451,17 @@ async def test_an_exception_group_from_an_async_verify_names_the_sub_exceptions_
 _RUNNER_THAT_LETS_IT_RAISE = (
     "import runpy, sys\nfrom pathlib import Path\n\nrunpy.run_path('/tests/verifier.py')['verify'](Path('/app'))\n"
 )
+
+
+async def test_an_exception_group_of_checks_never_raised_one_by_one_names_the_groups_line(tmp_path, monkeypatch):
+    """verify raised its failed checks as one ExceptionGroup at line 8, the checks never raised one by one
+    (no traceback of their own): the group's report, starting `Exception Group Traceback`, was not read as
+    one, so the panel said `raised an exception` and not what."""
+    root = make_task(tmp_path / "tasks" / "checks", CHECKS_RAISED_AS_A_GROUP)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
+    assert "  | AssertionError: notes.md is missing" in result.stderr.text, result.stderr.text
+    assert "raised ExceptionGroup at" in panel and "verifier.py:8" in panel, panel
+    assert opened and opened[0][1] == "+8", opened
 
 
 async def _printed_by_python_itself(root, monkeypatch, version: str):

@@ -51,8 +51,12 @@ _GROUP_HEADER = re.compile(r"^ *\+ Exception Group Traceback \(most recent call 
 _GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
 # The rule before a group's next sub-exception (``+---- 2 ----``, or ``... ----`` before "and N more").
 _NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
+# A group's own report begins so (its margin taken off by _ungrouped): a group of exceptions never raised one
+# by one (checks gathered, then raised together) has no other report with frames than this one.
+_GROUP_TRACEBACK = "Exception Group " + TRACEBACK_HEADER
+_HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
-_GROUP_FIRST_LINE = "  + Exception Group " + TRACEBACK_HEADER
+_GROUP_FIRST_LINE = "  + " + _GROUP_TRACEBACK
 
 
 @record(frozen=True)
@@ -178,7 +182,7 @@ def _report_lines(text: str) -> list[str]:
     (:func:`~verifier_tui.engine.model.contract_line_at`)."""
     lines: list[str] = []
     for line in text.splitlines():
-        first = _GROUP_FIRST_LINE if line.endswith("Exception Group " + TRACEBACK_HEADER) else TRACEBACK_HEADER
+        first = _GROUP_FIRST_LINE if line.endswith(_GROUP_TRACEBACK) else TRACEBACK_HEADER
         at = len(line) - len(first) if line.endswith(first) else contract_line_at(line)
         if at > 0 and line[:at].strip(" |"):
             lines += [line[:at], line[at:]]
@@ -290,7 +294,7 @@ def _traceback_end(lines: list[str]) -> int | None:
         while probe >= 0 and (not lines[probe] or lines[probe][0].isspace()):
             saw_frame = saw_frame or _FRAME.match(lines[probe]) is not None
             probe -= 1
-        if probe >= 0 and lines[probe] == TRACEBACK_HEADER:
+        if probe >= 0 and lines[probe] in _HEADERS:
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
@@ -303,7 +307,7 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
     start = end
     while start > 0 and (not lines[start - 1] or lines[start - 1][0].isspace()):
         start -= 1
-    if start > 0 and lines[start - 1] == TRACEBACK_HEADER:
+    if start > 0 and lines[start - 1] in _HEADERS:
         start -= 1
     frames = []
     for line in lines[start:end]:
@@ -317,7 +321,7 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
             probe -= 1
         if probe < 0 or lines[probe] not in _CHAIN_LINES:
             break
-        earlier = _last_index(lines[:probe], lambda text: text == TRACEBACK_HEADER)
+        earlier = _last_index(lines[:probe], lambda text: text in _HEADERS)
         if earlier is None:
             break
         chain_start = earlier
