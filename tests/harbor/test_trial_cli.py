@@ -158,6 +158,18 @@ def test_an_exception_group_of_checks_never_raised_one_by_one_is_read_as_the_run
     assert "ExceptionGroup: 2 checks failed" in text and "holds no report of the runner" not in text, text
 
 
+def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_been_killed(task, runs, tmp_path, env, elsewhere):
+    # verify closed fd 2, then raised: test-stdout.txt is empty, and the root cause said the runner did not run
+    # to the end (killed, or test.sh never started it), though it did, as the replay beside it shows.
+    verifier = "import os\n\ndef verify(workspace):\n    os.close(2)\n    raise ValueError('no stderr')\n"
+    demo = task(verifier=verifier, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    cause = next(line for line in text.splitlines() if line.startswith("root cause"))
+    assert "test-stdout.txt is empty" in cause and "or the verifier closed its stderr" in cause, cause
+    assert "verify called and awaited" in text and "ValueError: no stderr" in text, text
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

@@ -464,6 +464,20 @@ async def test_an_exception_group_of_checks_never_raised_one_by_one_names_the_gr
     assert opened and opened[0][1] == "+8", opened
 
 
+async def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_a_traceback_there(tmp_path, monkeypatch):
+    """verify closed fd 2, then raised: the runner's traceback went nowhere and stderr is empty, yet the panel
+    said `raised an exception (the traceback is in stderr: e opens the line ...)`."""
+    root = make_task(
+        tmp_path / "tasks" / "closed",
+        "import os\n\ndef verify(workspace):\n    os.close(2)\n    raise ValueError('no stderr')\n",
+    )
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
+    assert result.stderr.text == "", result.stderr.text
+    assert "the traceback is in stderr" not in panel, panel
+    assert "raised an exception, but stderr holds no traceback (did the verifier close or redirect it?)" in panel, panel
+    assert "e opens verify" in panel and opened and opened[0][1] == "+3", (panel, opened)
+
+
 async def _printed_by_python_itself(root, monkeypatch, version: str):
     """The first run of ``root`` under its own runner, which leaves the exception to Python
     ``version``'s own printer: the run, the reward panel's words and e's editor commands."""

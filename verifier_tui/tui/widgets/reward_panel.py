@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.runner_output import parse_runner_output
+from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import rewards_json
@@ -194,6 +194,13 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         location = failing.location
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
+        if report is None and not report_frames(result.stderr.text):
+            # The runner's traceback went nowhere (verify closed fd 2, or pointed it elsewhere): e opens
+            # verify's own line, the one place left to look; the run says nothing more (nor would Harbor's log).
+            return (
+                "raised an exception, but stderr holds no traceback (did the verifier close or redirect it?)\n"
+                f"  (e opens verify{debug})"
+            )
         # A frame the run named that is no file of the task's own is neither named here nor opened by e.
         opens = "e says why its line is not opened" if failing.refused and not location else "e opens the line"
         return f"raised {error}{where}\n  (the traceback is in stderr: {opens}{debug})"
