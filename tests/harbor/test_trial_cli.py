@@ -170,6 +170,18 @@ def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_been_killed(task,
     assert "verify called and awaited" in text and "ValueError: no stderr" in text, text
 
 
+def test_a_verifier_that_ended_the_interpreter_is_not_said_to_have_been_killed(task, runs, tmp_path, env, elsewhere):
+    # verify called os._exit(3): test-stdout.txt is empty, and the root cause said the runner was killed or
+    # test.sh never started it, where the replay beside it shows exit 3 from inside verify.
+    verifier = "import os\n\ndef verify(workspace):\n    os._exit(3)\n"
+    demo = task(verifier=verifier, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    cause = next(line for line in text.splitlines() if line.startswith("root cause"))
+    assert "test-stdout.txt is empty" in cause and "verify ended the interpreter with os._exit" in cause, cause
+    assert "exit 3: not a runner exit code" in text, text
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

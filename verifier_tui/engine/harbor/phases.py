@@ -608,7 +608,8 @@ def sandbox_phases(
         # The runner reports every failure on stderr, unless verify took that from it (closed fd 2): the runner
         # then ran to its end with nothing to show (the replay's steps, where there is one, say what verify did).
         "test-stdout.txt is empty and no reward file was written: the runner reports every failure there, "
-        "so it did not run to the end (killed, or test.sh never started it), or the verifier closed its stderr",
+        "so it did not run to the end (it was killed, verify ended the interpreter with os._exit, or test.sh "
+        "never started it), or the verifier closed its stderr",
         "look at trial.log for what stopped the verifier phase",
     )
 
