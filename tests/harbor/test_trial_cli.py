@@ -182,6 +182,40 @@ def test_a_verifier_that_ended_the_interpreter_is_not_said_to_have_been_killed(t
     assert "exit 3: not a runner exit code" in text, text
 
 
+LOGS_AN_EXCEPTION_AND_SCORES_0 = """\
+import json
+import logging
+
+
+def verify(workspace):
+    try:
+        json.loads("not json")
+    except ValueError:
+        logging.exception("the answer is not JSON")
+        return 0.0
+    return 1.0
+"""
+
+
+def test_a_traceback_the_verifier_logged_before_it_returned_is_not_the_runners_report(
+    task, runs, tmp_path, env, elsewhere
+):
+    # verify logged the exception it caught (logging.exception) and returned 0.0; Harbor scored 0.0. The logged
+    # traceback was read as the runner's report: the sandbox's side said verify raised JSONDecodeError, the runner
+    # exited 1 without a reward and Harbor scored RewardFileNotFoundError, under `Harbor scored 0.0`; both sides
+    # said `failed at tests/verifier.py:7`, and the two parted at 'verify called and awaited'.
+    demo = task(verifier=LOGS_AN_EXCEPTION_AND_SCORES_0, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    assert "ERROR:root:the answer is not JSON" in text and "Harbor scored 0.0" in text, text
+    assert "failed at" not in text and "they part" not in text and NOT_FOUND not in text, text
+    row = next(line for line in text.splitlines() if line.startswith("verify called and awaited"))
+    assert row.split()[4:6] == ["✓", "done"], row
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["sandbox"]["failure"] is None and data["local_failure"] is None, data["sandbox"]["failure"]
+    assert data["sandbox"]["phase"] is None and data["same"] is True, (data["sandbox"]["phase"], data["differences"])
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

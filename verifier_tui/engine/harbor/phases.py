@@ -518,6 +518,25 @@ def sandbox_phases(
     # A timeout outranks whatever the output and the reward folder say: Harbor gives up
     # before it reads the folder (Trial._verify_with_timeout, harbor/trial/trial.py).
     limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
+    # A reward the runner wrote outranks a report in the output: it writes one only once verify has returned
+    # (exit 0), and then reports nothing, so a traceback there is the verifier's own (an exception it caught and
+    # logged, a thread's, one Python ignored as the interpreter exited).
+    wrote = verdict if verdict is not None and verdict.source is not None else None
+    if wrote is not None and wrote.rewards is not None:
+        rewards = rewards_json(wrote.rewards)[0]
+        shown = rewards if wrote.source == "reward.json" else repr(float(wrote.rewards.get("reward", 0.0)))
+        if timed_out:
+            explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
+            return _report(
+                None, DONE, "", explanation, advice, stopped_at="timeout", written=f"{wrote.source}: {shown}"
+            )
+        return _report(
+            None,
+            DONE,
+            "",
+            f"the runner wrote {wrote.source}; Harbor read {rewards}",
+            written=f"{wrote.source}: {shown}",
+        )
     if output.traceback is not None:  # the output's kind is "traceback"
         tb = output.traceback
         error = exception_words(tb.bare_type, tb.exception_message)
@@ -535,22 +554,6 @@ def sandbox_phases(
         if refused_at is None:
             return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
         return _report(refused_at, DONE, message, explanation, advice)
-    wrote = verdict if verdict is not None and verdict.source is not None else None
-    if wrote is not None and wrote.rewards is not None:
-        rewards = rewards_json(wrote.rewards)[0]
-        shown = rewards if wrote.source == "reward.json" else repr(float(wrote.rewards.get("reward", 0.0)))
-        if timed_out:
-            explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
-            return _report(
-                None, DONE, "", explanation, advice, stopped_at="timeout", written=f"{wrote.source}: {shown}"
-            )
-        return _report(
-            None,
-            DONE,
-            "",
-            f"the runner wrote {wrote.source}; Harbor read {rewards}",
-            written=f"{wrote.source}: {shown}",
-        )
     if timed_out:
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""

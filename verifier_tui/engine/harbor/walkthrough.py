@@ -134,7 +134,10 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
     shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
     # The last exception report's frames, as the sandbox's side reads test-stdout.txt (sandbox.py): a frame
     # printed after it (an atexit handler's print_stack) made the two sides name different lines of one failure.
-    frames = report_frames(result.stderr.text, whole_only=True)
+    # Only a run whose verifier raised (exit 1) ends in the runner's report: after any other end, a traceback in
+    # stderr is one the verifier printed itself (an exception it caught and logged), not where the run failed.
+    raised = result.outcome is Outcome.VERIFIER_RAISED
+    frames = report_frames(result.stderr.text, whole_only=True) if raised else []
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
