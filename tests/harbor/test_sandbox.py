@@ -502,3 +502,49 @@ def test_an_exception_group_printed_after_unfinished_output_is_read():
     assert parsed.kind == "traceback", parsed.last_line
     assert parsed.traceback.bare_type == "ValueError" and parsed.traceback.exception_message == "first"
     assert [(f.file, f.line) for f in parsed.traceback.frames] == [("/tests/verifier.py", 3)]
+
+
+# What Python 3.8, 3.11 and 3.13 print for a script whose thread raised (KeyError), which then raised ValueError
+# at line 20 itself, an atexit callback and a __del__ raising as the interpreter exited (3.8 words the atexit one
+# "Error in atexit._run_exitfuncs:"; 3.13 puts the colon after the callback).
+_THREAD = (
+    "Traceback (most recent call last):\n"
+    '  File "/tests/verifier.py", line 14, in worker\n'
+    '    raise KeyError("in a thread")\n'
+    "KeyError: 'in a thread'\n"
+)
+_RAISED = (
+    "Traceback (most recent call last):\n"
+    '  File "/tests/verifier.py", line 20, in <module>\n'
+    '    raise ValueError("the answer is wrong")\n'
+    "ValueError: the answer is wrong\n"
+)
+_AT_EXIT = (
+    "Traceback (most recent call last):\n"
+    '  File "/tests/verifier.py", line 10, in cleanup\n'
+    '    raise OSError("atexit cleanup failed")\n'
+    "OSError: atexit cleanup failed\n"
+    "Exception ignored in: <function Scratch.__del__ at 0x7f5e8f022ee0>\n"
+    "Traceback (most recent call last):\n"
+    '  File "/tests/verifier.py", line 6, in __del__\n'
+    "RuntimeError: cleanup failed\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("thread", "atexit"),
+    [
+        ("Exception in thread Thread-1:", "Error in atexit._run_exitfuncs:"),
+        ("Exception in thread Thread-1 (worker):", "Exception ignored in atexit callback: <function cleanup at 0x7f>"),
+        ("Exception in thread Thread-1 (worker):", "Exception ignored in atexit callback <function cleanup at 0x7f>:"),
+    ],
+    ids=["3.8", "3.11", "3.13"],
+)
+def test_reports_of_exceptions_that_did_not_end_the_run_are_passed_over(thread, atexit):
+    """The report read was the last one, a __del__'s that Python ignored as the interpreter exited:
+    RuntimeError at :6, where the run ended on ValueError at :20."""
+    parsed = parse_runner_output(f"{thread}\n{_THREAD}{_RAISED}{atexit}\n{_AT_EXIT}")
+    assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", parsed.traceback
+    assert [(frame.file, frame.line) for frame in parsed.traceback.frames] == [("/tests/verifier.py", 20)]
+    alone = parse_runner_output(f"{thread}\n{_THREAD}")  # a thread's report alone ended nothing
+    assert alone.traceback is None and alone.kind == "other", alone

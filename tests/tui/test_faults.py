@@ -478,6 +478,37 @@ async def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_a_traceback
     assert "e opens verify" in panel and opened and opened[0][1] == "+3", (panel, opened)
 
 
+async def test_reports_python_prints_after_the_runners_as_it_exits_are_not_where_it_failed(tmp_path, monkeypatch):
+    """verify raised ValueError at line 19; as the interpreter exited, an atexit callback raised and an object's
+    __del__ raised, which Python prints as reports of their own (`Exception ignored in: ...`): the panel said
+    `raised RuntimeError at verifier.py:6` and e opened the __del__'s line."""
+    verifier = """import atexit
+
+
+class Scratch:
+    def __del__(self):
+        raise RuntimeError("cleanup failed")
+
+
+def cleanup():
+    raise OSError("atexit cleanup failed")
+
+
+KEEP = []
+
+
+def verify(workspace):
+    KEEP.append(Scratch())
+    atexit.register(cleanup)
+    raise ValueError("the answer is wrong")
+"""
+    root = make_task(tmp_path / "tasks" / "ignored", verifier)
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
+    assert "Exception ignored in: <function Scratch.__del__" in result.stderr.text, result.stderr.text
+    assert "raised ValueError at" in panel and "verifier.py:19" in panel, panel
+    assert opened and opened[0][1] == "+19", opened
+
+
 async def _printed_by_python_itself(root, monkeypatch, version: str):
     """The first run of ``root`` under its own runner, which leaves the exception to Python
     ``version``'s own printer: the run, the reward panel's words and e's editor commands."""

@@ -55,6 +55,10 @@ _NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
 # by one (checks gathered, then raised together) has no other report with frames than this one.
 _GROUP_TRACEBACK = "Exception Group " + TRACEBACK_HEADER
 _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
+# The line Python prints before the report of an exception that ended no run: one it could not raise (a
+# __del__'s, an atexit callback's as the interpreter exits: "Exception ignored in: <...>", 3.8's "Error in
+# atexit._run_exitfuncs:"), or a thread's ("Exception in thread Thread-1 (worker):").
+_NOT_THE_RUNS = ("Exception ignored", "Error in atexit._run_exitfuncs:", "Exception in thread ")
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
 _GROUP_FIRST_LINE = "  + " + _GROUP_TRACEBACK
 
@@ -282,7 +286,9 @@ def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int
 def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
     right after a header and its indented frames, or after a SyntaxError's
-    location), or None. One backward pass: each indented run is walked once."""
+    location), or None. A report Python introduces as one of an exception
+    that ended no run (:data:`_NOT_THE_RUNS`) is passed over. One backward
+    pass: each indented run is walked once."""
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         if not line or line[0].isspace():
@@ -295,6 +301,9 @@ def _traceback_end(lines: list[str]) -> int | None:
             saw_frame = saw_frame or _FRAME.match(lines[probe]) is not None
             probe -= 1
         if probe >= 0 and lines[probe] in _HEADERS:
+            first = _chain_start(lines, probe)
+            if first > 0 and lines[first - 1].startswith(_NOT_THE_RUNS):
+                continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
@@ -314,21 +323,26 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
         match = _FRAME.match(line)
         if match:
             frames.append(Frame(match.group("file"), int(match.group("line")), match.group("function")))
-    chain_start = start
-    while True:  # walk back over "The above exception was ..." links
-        probe = chain_start - 1
-        while probe >= 0 and not lines[probe].strip():
-            probe -= 1
-        if probe < 0 or lines[probe] not in _CHAIN_LINES:
-            break
-        earlier = _last_index(lines[:probe], lambda text: text in _HEADERS)
-        if earlier is None:
-            break
-        chain_start = earlier
     exception = _EXCEPTION_LINE.match(lines[end])
     return RunnerTraceback(
         frames=tuple(frames),
         exception_type=exception.group("type") if exception else lines[end],
         exception_message=(exception.group("message") or "") if exception else "",
-        text="\n".join(lines[chain_start : end + 1]),
+        text="\n".join(lines[_chain_start(lines, start) : end + 1]),
     )
+
+
+def _chain_start(lines: list[str], header: int) -> int:
+    """The first header of the chain whose last report starts at ``header``:
+    walked back over "The above exception was ..." links."""
+    start = header
+    while True:
+        probe = start - 1
+        while probe >= 0 and not lines[probe].strip():
+            probe -= 1
+        if probe < 0 or lines[probe] not in _CHAIN_LINES:
+            return start
+        earlier = _last_index(lines[:probe], lambda text: text in _HEADERS)
+        if earlier is None:
+            return start
+        start = earlier
