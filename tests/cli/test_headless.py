@@ -776,6 +776,28 @@ def test_watch_lines_keep_their_columns_when_the_reward_words_are_long(env, exam
     assert whole.strip().startswith("Harbor would refuse to run this task: version = 1 is not a string"), whole
 
 
+def test_watch_says_the_exception_the_run_ended_on_not_one_printed_as_it_exited(env, tmp_path):
+    """Under a run that wrote no reward, watch printed stderr's last line: verify raised ValueError, then an
+    object's __del__ raised as the interpreter exited (`Exception ignored in: ...`), so the line said
+    `RuntimeError: cleanup failed`, an exception that ended nothing."""
+    verifier = (
+        "class Scratch:\n    def __del__(self):\n        raise RuntimeError('cleanup failed')\n\n\nKEEP = []\n\n\n"
+        "def verify(workspace):\n    KEEP.append(Scratch())\n    raise ValueError('the answer is wrong')\n"
+    )
+    task_dir = make_task(tmp_path / "ignored", verifier)
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        first = reader.next_run()
+        said = reader.next(HANG_GUARD_S)
+        while said.strip().startswith("note:"):  # the run's notes come first
+            said = reader.next(HANG_GUARD_S)
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "verifier raised" in first, first
+    assert said.strip() == "ValueError: the answer is wrong", said
+
+
 def test_a_long_trigger_keeps_what_happened_to_the_file(env, example):
     """``rm -rf cases/correct`` while watched: the trigger column, 28 characters,
     kept the start of ``cases/correct/expected.json deleted +2 more`` and showed

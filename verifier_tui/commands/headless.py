@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import coverage, report, stopping, terminal
+from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.procfs import shell_word
@@ -339,7 +340,10 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
                 # the tool's own sentence, whole: its end says what is wrong with the path it names
                 terminal.out(f"      {one_line(plain_text(result.start_error or ''))}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
-                last = plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
+                # The last line of the report the run ended on, as its panel says it: an exception printed after
+                # it (a __del__ Python ignored as the interpreter exited) ended nothing.
+                ended_on = parse_runner_output(result.stderr.text).traceback
+                last = plain_text(ended_on.text if ended_on else result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
 
