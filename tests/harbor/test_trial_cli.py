@@ -1466,9 +1466,11 @@ def test_test_job_says_when_the_reward_files_do_not_bear_out_result_json_as_run_
 def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real, env, tmp_path):
     """The task's task.toml saved as Harbor would refuse it (``version = 1``)
     while ``watch TRIAL`` runs: the replay's line said ``same  replay 1.0``
-    without a word, where ``run TRIAL`` notes the refusal and ``watch TASK``
-    says it in the reward's place. The line is followed by the note, until
-    task.toml loads again."""
+    (or ``differ``, with where the two part), the refusal only a note under
+    it, where ``watch TASK`` says the refusal as the run's result. Harbor
+    would run nothing now, so the line says the refusal in the verdict's place,
+    why once (not again at the next save while it holds), and the replay
+    compares again once task.toml loads."""
     trial = genuine_trial(real, "separate-mode")
     toml = real / "tasks" / "separate-mode" / "task.toml"
     good = toml.read_text()
@@ -1476,18 +1478,55 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
     try:
         assert " same " in reader.next_run()
         toml.write_text("version = 1\n")
-        assert reader.next_run().startswith("#2 ")
+        refused = reader.next_run()
         said = reader.next()
-        assert said.strip().startswith("note: Harbor would refuse to run this task: version = 1 is not a string"), said
+        toml.write_text("version = 1\n# still refused\n")
+        again = reader.next_run()
         toml.write_text(good)
-        assert reader.next_run().startswith("#3 ")
+        between = []
+        while not (line := reader.next()).startswith("#4 "):
+            between.append(line)
+        mended = line
     finally:
         code, stderr = stop(proc)
     rest = []
     while (line := reader.lines.get(timeout=30)) is not None:
         rest.append(line)
     assert code == 0 and "Traceback" not in stderr, stderr
+    for line in (refused, again):
+        assert " refused " in line and "replay Harbor would refuse to run this task" in line, line
+        assert " same " not in line and "replay 1.0" not in line, line
+    assert said.strip() == "note: Harbor would refuse to run this task: version = 1 is not a string " + (
+        "(Harbor's loader raises pydantic ValidationError)"
+    ), said
+    assert not any("Harbor would refuse" in line for line in between), between  # said once while it held
+    assert " same " in mended and "refuse" not in mended, mended
     assert not any("Harbor would refuse" in line for line in rest), rest
+
+
+def test_watch_a_trial_json_says_the_refusal_as_the_replays_result(real, env, tmp_path):
+    """``watch TRIAL --json`` on a task Harbor would refuse: each replay's
+    document said ``same: true`` (or false, with the replay's own verdict
+    first in ``differences``), as if Harbor would still score it. It is not
+    compared (``same`` null), the refusal first in ``differences``, as
+    ``run TASK --json`` says it in ``harbor_refuses_task``."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    good = toml.read_text()
+    proc, reader = start_watch(env, trial, "--json", cwd=tmp_path)
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        toml.write_text("version = 1\n")
+        refused = json.loads(reader.next_run(prefix="{"))
+        toml.write_text(good)
+        mended = json.loads(reader.next_run(prefix="{"))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert first["same"] is True and mended["same"] is True
+    why = refused["local"]["harbor_refuses_task"]
+    assert why and refused["same"] is None, refused["same"]
+    assert refused["differences"] == [f"Harbor would refuse to run this task: {why}"], refused["differences"]
 
 
 # Runs the rest in a user namespace of its own where no inotify instance may be

@@ -874,9 +874,6 @@ def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     if agreement.same is False and parting is not None:
         lines.append(f"      {parting.words}")
     lines += [f"      {said}" for said in agreement.story]  # the runner alone's, after test.sh judged
-    refused = replayed.local.task_refused if replayed.local is not None else None
-    if refused is not None:  # task.toml saved as Harbor would not load it: run TRIAL notes it, watch TASK says it
-        lines.append(f"      note: {refused_words(refused)}")
     return lines
 
 
@@ -916,7 +913,13 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
     from verifier_tui.commands.watching import watch_session
     from verifier_tui.words.trial import change_words
 
+    assert opened.session is not None  # watch_command checked
+    # Why Harbor would refuse the task, as last said: the header's notes say it of the task as opened. Said
+    # again only when it changes (a refusal that stays is said once, as watch TASK's notes are).
+    refusal = opened.session.task.config.refused
+
     async def replay(trigger: str, change: Change | None) -> None:
+        nonlocal refusal
         if change is not None:
             trigger = change_words(opened, trigger, change)
             opened.refresh()  # the task changed: its drift from the run, its settings
@@ -927,6 +930,10 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         else:
             for line in watch_lines(len(replays), trigger, replayed):
                 terminal.say(line)
+            refused = replayed.agreement.refused
+            if refused is not None and refused != refusal:
+                terminal.say(f"      note: {one_line(refused_words(refused))}")
+            refusal = refused
             # Said once, under the first replay in the copy sandbox: it ran
             # what an agent wrote, able to write the user's files.
             copied = [r.local.copy_sandbox for r in replays if r.local is not None and r.local.copy_sandbox]
@@ -934,7 +941,6 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
                 terminal.say(f"      {copied[0]}")
         terminal.flush()
 
-    assert opened.session is not None  # watch_command checked
     await watch_session(opened.session, replay, args.poll, "replay failed")
 
 

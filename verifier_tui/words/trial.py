@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import GIVE_TASK
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
+from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.words.run import IN_JSON, duration_text, more_text
 from verifier_tui.words.text import one_line, one_name
 
@@ -48,8 +49,9 @@ def replay_words(replayed: Replayed) -> str:
     local = replayed.local
     if local is None:
         return "not replayed"
-    mine = local_verdict(local)
-    return f"{verdict_words(mine)} · {local.outcome_words} · {duration_text(local.duration_s)}"
+    # A task Harbor would refuse gets no verdict, whatever the replay wrote (as watch TASK's reward column says)
+    verdict = REFUSED_TO_RUN if local.task_refused is not None else verdict_words(local_verdict(local))
+    return f"{verdict} · {local.outcome_words} · {duration_text(local.duration_s)}"
 
 
 def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[str, str]:
@@ -58,6 +60,8 @@ def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[s
         return "same", f"{agreement.judge} ended as the sandbox did"
     if agreement.same is False:
         return "differ", agreement.differences[0] if agreement.differences else "they differ"
+    if agreement.refused is not None:  # Harbor would run nothing now: the refusal is the result (as watch TASK's)
+        return "refused", agreement.differences[0]
     if skipped:
         return "no replay", skipped
     return "nothing to compare", agreement.differences[0] if agreement.differences else "no verdict on one side"

@@ -16,6 +16,7 @@ from verifier_tui.engine.harbor.phases import VERBS
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, duration_text, timed_out_words
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class Agreement:
     differences: tuple[str, ...] = ()
     judge: str = REPLAY  # the run whose verdict was compared, in words
     story: tuple[str, ...] = ()  # said after the sentence, same or not: the runner alone's (RunnerAlone.lines)
+    refused: str | None = None  # why Harbor would refuse the task as it is now (TaskConfig.refused): not compared
 
 
 def local_verdict(result: RunResult) -> HarborVerdict | None:
@@ -131,6 +133,10 @@ def compare(
     after the sentence, which names test.sh as the judge."""
     if local is None:
         return Agreement(None)
+    if local.task_refused is not None:
+        # Harbor would not load the task as it is now, so it would run no verifier and record no verdict
+        # (as run TASK says "none"): the replay's own reward or exception is nothing to set beside the sandbox's.
+        return Agreement(None, (refused_words(local.task_refused),), refused=local.task_refused)
     mine = local_verdict(local)
     if mine is None:
         return Agreement(None, (f"the replay could not start: {local.start_error}",))
