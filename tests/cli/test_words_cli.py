@@ -130,22 +130,44 @@ def test_a_file_just_over_a_bound_says_how_it_differs(env, example, tmp_path):
 def test_watch_lines_say_when_harbor_would_refuse_the_task(env, example):
     """A task.toml Harbor cannot load: ``run`` says the verdict is none and exits 2, ``test``
     counts the task Harbor would refuse, the TUI says so over the reward; ``watch``'s lines
-    gave the reward as if it were the verdict, also when task.toml broke while it watched."""
+    gave the reward as if it were the verdict, also when task.toml broke while it watched.
+    Why it would refuse was then said twice under the run (whole below the cut column, and
+    as a note), and again under each run after while nothing changed: it is said once, as
+    watch's other notes are, and again only when the reason changes."""
     task_dir = example("hello-file")
     toml = task_dir / "task.toml"
     good = toml.read_text()
     proc, reader = start_watch(env, task_dir, "--python", PY)
+
+    def until_run() -> tuple[list[str], str]:
+        """The lines under the last run, then the next run's line."""
+        under = []
+        while not (line := reader.next()).startswith("#"):
+            under.append(line)
+        return under, line
+
     try:
         first = reader.next_run()
         assert "reward 1" in first and "Harbor would refuse" not in first
         toml.write_text("version = [\n")
         second = reader.next_run()
+        toml.write_text("version = [\n# saved again, as broken\n")
+        under_second, third = until_run()
+        toml.write_text("version = 1\n")
+        under_third, fourth = until_run()
         toml.write_text(good)
-        third = reader.next_run()
+        under_fourth, fifth = until_run()
     finally:
         code, stderr = stop(proc)
-    assert "Harbor would refuse" in second and "reward 1" not in second
-    assert "reward 1" in third and "Harbor would refuse" not in third
+    whole = "Harbor would refuse to run this task: "
+    for line in (second, third, fourth):
+        assert "Harbor would refuse" in line and "reward 1" not in line, line
+    said = [line for line in under_second if whole in line]
+    assert len(said) == 1 and "TOMLDecodeError" in said[0], under_second
+    assert not any(whole in line for line in under_third), under_third  # nothing changed: not said again
+    said = [line for line in under_fourth if whole in line]
+    assert len(said) == 1 and "version = 1 is not a string" in said[0], under_fourth  # another why
+    assert "reward 1" in fifth and "Harbor would refuse" not in fifth
     assert code == 0 and "Traceback" not in stderr
 
 

@@ -808,7 +808,8 @@ def watch_lines(result: RunResult, trigger: str) -> list[str]:
     when it ended, how, its reward when it wrote one, its time, and whether
     it matched the case's expected.json when there is one. Reward words longer
     than their column (a refusal, a contract error's cause) are cut there, so
-    each run's line lines up with the last, and said whole on a line below."""
+    each run's line lines up with the last, and said whole on a line below
+    (a refusal's why by the caller, as a note: once while it holds)."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     if result.contract_cause is not None:
@@ -821,9 +822,12 @@ def watch_lines(result: RunResult, trigger: str) -> list[str]:
         f"{duration_text(result.duration_s):>7}"
     )
     expected = expected_words(result)
-    # (a refusal below says why, as run's verdict does: the note above the runs is said once)
-    whole = refused_words(result.task_refused) if result.task_refused is not None else reward
-    cut = [f"      {one_line(whole)}"] if len(" ".join(reward.split())) > WATCH_REWARD_WIDTH else []
+    # (a refusal's why is not said here, under every run: watch says it as a note, once while it holds)
+    cut = (
+        [f"      {one_line(reward)}"]
+        if result.task_refused is None and len(" ".join(reward.split())) > WATCH_REWARD_WIDTH
+        else []
+    )
     return [f"{line}  {expected}" if expected else line, *cut]
 
 
