@@ -973,6 +973,33 @@ def test_a_mean_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_pa
     assert row[1:6] == ["1/2", "5.000e+307", "1/1", "1.000", "-5.000e+307"], row
 
 
+def test_the_command_a_job_suggests_is_the_one_the_user_typed(real, env, tmp_path):
+    """``explain JOB`` (or ``watch JOB``) on a job of several trials, and on a folder of
+    jobs: the overview's hint said ``replay one: verifier-tui run JOB --trial NAME`` and
+    the list's ``see one job: verifier-tui run JOBS/JOB``, and so did ``--json``'s
+    ``choose``: a replay, where the user asked for an explanation (or a watch). Each
+    suggests the command typed, the path pasted back as one shell word."""
+    import shlex
+
+    jobs = tmp_path / "jobs"
+    mixed_job(real, jobs / "my job")
+    for command, verb in (("explain", "explain one"), ("watch", "watch one"), ("run", "replay one")):
+        listed = run_tool(env, command, jobs, cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        said = listed.stdout.splitlines()[-1]
+        assert said.startswith("see one job: "), said
+        assert shlex.split(said.split(": ", 1)[1]) == ["verifier-tui", command, "jobs/my job"], said
+        overview = run_tool(env, command, jobs / "my job", cwd=tmp_path)
+        assert overview.returncode == 0, overview.stderr
+        line = next((line for line in overview.stdout.splitlines() if line.startswith(f"{verb}: ")), None)
+        assert line is not None, overview.stdout
+        words = shlex.split(line.removeprefix(f"{verb}: ").rsplit(" (", 1)[0])
+        assert words == ["verifier-tui", command, "jobs/my job", "--trial", "NAME"], line
+        for path in (jobs, jobs / "my job"):
+            choose = json.loads(run_tool(env, command, path, "--json", cwd=tmp_path).stdout)["choose"]
+            assert choose.startswith(f"verifier-tui {command} "), choose
+
+
 def test_the_commands_the_job_lists_suggest_paste_back_as_typed(real, env, tmp_path):
     """A job folder named by someone else (`x; touch owned`, `$(id)`): the hint under the jobs list
     (`see one job: verifier-tui run jobs/x; touch owned`), the overview's `replay one:` and

@@ -213,14 +213,15 @@ def show_job_without_trial(args: argparse.Namespace) -> int | None:
         return None
     if kind == "job" and len(first_trials(folder)) == 1:
         return None
+    # Each hint goes on with the command typed (explain JOB: explain one trial), not always a replay
     if kind == "jobs":
-        print_jobs(folder, args.json)
+        print_jobs(folder, args.json, args.command)
     else:
-        print_overview(folder, args.json)
+        print_overview(folder, args.json, args.command)
     return 0
 
 
-def print_jobs(folder: Path, as_json: bool) -> None:
+def print_jobs(folder: Path, as_json: bool, command: str) -> None:
     from verifier_tui.engine.harbor.overview import read_jobs
     from verifier_tui.words.trial import folder_notes
 
@@ -232,7 +233,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
                 "jobs_folder": str(folder),
                 "jobs": [job.to_json() for job in jobs],
                 "problems": problems,
-                "choose": "verifier-tui run JOBS/JOB --trial NAME",
+                "choose": f"verifier-tui {command} JOBS/JOB --trial NAME",
             }
         )
         return
@@ -258,10 +259,14 @@ def print_jobs(folder: Path, as_json: bool) -> None:
     if not jobs:
         terminal.say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:
-        terminal.out(f"see one job: verifier-tui run {pasted(jobs[0].path)}")
+        terminal.out(f"see one job: verifier-tui {command} {pasted(jobs[0].path)}")
 
 
-def print_overview(folder: Path, as_json: bool) -> None:
+#: What the overview's hint offers to do with one trial, by the command typed.
+_ONE_TRIAL = {"run": "replay one", "explain": "explain one", "watch": "watch one"}
+
+
+def print_overview(folder: Path, as_json: bool, command: str) -> None:
     from verifier_tui.engine.harbor.folders import LOCK
     from verifier_tui.engine.harbor.overview import (
         AS_READ,
@@ -281,7 +286,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     harbor = read_json(folder / LOCK, beneath=folder).get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]
-    choose = f"verifier-tui run {shell_word(str(folder))} --trial NAME"  # pasted back as one word
+    choose = f"verifier-tui {command} {shell_word(str(folder))} --trial NAME"  # pasted back as one word
     problems = overview.notes  # a link, a stray folder: said as test JOB says them
     # Harbor still running the job, or stopped: as the TUI's overview says it (it went unsaid here)
     running = overview.still_running(job_not_ended(folder))
@@ -341,8 +346,8 @@ def print_overview(folder: Path, as_json: bool) -> None:
     for line in folder_notes(problems):
         terminal.say(line)
     if names:
-        pick = f"verifier-tui run {pasted(folder)} --trial NAME"
-        terminal.out(f"replay one: {pick} ({some_names([one_line(n) for n in names])})")
+        pick = f"verifier-tui {command} {pasted(folder)} --trial NAME"
+        terminal.out(f"{_ONE_TRIAL[command]}: {pick} ({some_names([one_line(n) for n in names])})")
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> None:
