@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import threading
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import shadows
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_overviews, read_trial_row
+from verifier_tui.engine.harbor.reading import EARLIEST_YEAR, FUTURE_SLACK_S
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
@@ -330,6 +332,45 @@ def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_job
     with bounded(collect, [job_dir]) as collection:
         replays = [item for group in collection.groups for item in group.cases]
     assert replays and all(item.trial.path == trial_path for item in replays), "test JOB left the trial out"
+
+
+#: Any time at all, as result.json may hold one: year 1 to 9999, to the microsecond.
+ANY_TIME = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999))
+
+
+@settings(SETTINGS, max_examples=60, deadline=None)
+@example(started=datetime(1, 1, 1), finished=datetime(9999, 12, 31, 23, 59, 59))
+@example(started=datetime(2026, 12, 1, 3, 36, 18), finished=datetime(2026, 12, 1, 3, 36, 17))
+@given(started=ANY_TIME, finished=ANY_TIME)
+def test_a_verifier_phase_s_dates_give_a_time_a_clock_measured_or_are_said_unusable(
+    started, finished, genuine_jobs, tmp_path_factory
+):
+    """result.json's verifier dates, whatever they are: year 1 to year 9999 said "the verifier
+    phase took 3.16e+11 s" (run TRIAL, --json, the trial's screen), and a phase that finished
+    before it started said nothing at all. A time is said only when a clock could have measured
+    it (within Harbor's years, up to now), else that the dates are not usable and why."""
+    job_dir = tmp_path_factory.mktemp("jobs") / "oracle-pass"
+    shutil.copytree(genuine_jobs / "jobs" / "oracle-pass", job_dir)
+    trial_path = next(p for p in job_dir.iterdir() if p.is_dir())
+    result = json.loads((trial_path / "result.json").read_text())
+    result["verifier"] = {"started_at": started.isoformat(), "finished_at": finished.isoformat()}
+    (trial_path / "result.json").write_text(json.dumps(result))
+
+    opened, step = bounded(open_harbor, trial_path)
+    trial, step = select_trial(opened, None, step)
+    walk = bounded(walk_trial, trial, step, task_dir=genuine_jobs / "tasks" / "hello-file")
+    took = walk.facts.verifier_duration_s
+    said = [line for line in walk.facts.sentences() if "verifier phase" in line]
+    assert len(said) == 1, said
+    one_line(said[0])
+    latest = datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(seconds=FUTURE_SLACK_S)
+    usable = started.year >= EARLIEST_YEAR and started <= finished <= latest
+    if usable:
+        assert took == (finished - started).total_seconds() and said[0].startswith("the verifier phase took "), said
+    else:
+        assert took is None and "dates are not usable" in said[0], said
+    sandbox = json.loads(json.dumps(trial_json(walk)))["sandbox"]  # what --json prints
+    assert sandbox["verifier_duration_s"] == took and said[0] in sandbox["facts"]
 
 
 @settings(SETTINGS, max_examples=60, deadline=None)

@@ -1463,6 +1463,34 @@ def test_test_job_says_when_the_reward_files_do_not_bear_out_result_json_as_run_
     assert f"── {trial.name}: {note.removeprefix('note: ')}" in tested.stdout.splitlines(), (note, tested.stdout)
 
 
+@pytest.mark.parametrize(
+    ("started", "finished", "why"),
+    [
+        ("0001-01-01T00:00:00", "9999-12-31T23:59:59", "started_at 0001-01-01T00:00:00+00:00 is before Harbor existed"),
+        ("2026-12-01T03:36:18", "2026-12-01T03:36:17", "finished_at 2026-12-01T03:36:17+00:00 is before started_at"),
+    ],
+    ids=["year-1-to-9999", "finished-before-started"],
+)
+def test_a_trial_whose_verifier_dates_are_absurd_says_they_are_not_usable(real, env, tmp_path, started, finished, why):
+    """result.json's verifier phase from year 1 to 9999: run TRIAL said "the verifier phase
+    took 3.16e+11 s" (and --json 315537897599.0); one that finished before it started said
+    nothing of its time. Both say the dates are not usable, and why, in text and --json."""
+    trial = genuine_trial(real, "oracle-pass")
+    result = json.loads((trial / "result.json").read_text())
+    result["verifier"] = {"started_at": started, "finished_at": finished}
+    (trial / "result.json").write_text(json.dumps(result))
+    said = "how long the verifier phase took is not known: result.json's dates are not usable ("
+    done = run_tool(env, "run", trial, "--stand-in", "empty", cwd=tmp_path)
+    no_traceback(done)
+    assert "e+11" not in done.stdout and "phase took" not in done.stdout.replace(said, ""), done.stdout
+    line = next((line for line in done.stdout.splitlines() if said in line), None)
+    assert line is not None and why in line, done.stdout
+    for command in ("run", "explain"):
+        data = json.loads(run_tool(env, command, trial, "--stand-in", "empty", "--json", cwd=tmp_path).stdout)
+        assert data["sandbox"]["verifier_duration_s"] is None, command
+        assert any(said in fact and why in fact for fact in data["sandbox"]["facts"]), data["sandbox"]["facts"]
+
+
 def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real, env, tmp_path):
     """The task's task.toml saved as Harbor would refuse it (``version = 1``)
     while ``watch TRIAL`` runs: the replay's line said ``same  replay 1.0``

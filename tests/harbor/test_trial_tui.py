@@ -161,6 +161,24 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
         assert "workspace: artifact artifacts/app: exactly what the verifier saw (separate mode)" in local
 
 
+async def test_the_trial_screen_says_absurd_verifier_dates_are_not_usable(task, runs, tmp_path):
+    """result.json's verifier phase from year 1 to 9999: the facts under the sandbox's side
+    said "the verifier phase took 3.16e+11 s"; they say the dates are not usable, as run TRIAL does."""
+    import json
+
+    _demo, trial = failing_trial(task, runs, tmp_path)
+    result = json.loads((trial.path / "result.json").read_text())
+    result["verifier"] = {"started_at": "0001-01-01T00:00:00", "finished_at": "9999-12-31T23:59:59"}
+    (trial.path / "result.json").write_text(json.dumps(result))
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        sandbox = " ".join(text_of(app, "#sandbox-side .side-body").split())
+    assert "e+11 s" not in sandbox, sandbox
+    assert "how long the verifier phase took is not known: result.json's dates are not usable" in sandbox, sandbox
+
+
 async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"

@@ -85,6 +85,7 @@ class TrialFacts:
     mode_source: str  # where it was read: result.json, lock.json, task.toml
     timeout: Timeout
     verifier_duration_s: float | None
+    verifier_dates: str | None  # why the verifier phase's times give no duration (TimeSpan.problem)
     verifier_ran: bool | None  # None: result.json missing
     verifier_disabled: bool
     agent_failure: ExceptionRecord | None  # recorded, not a verifier exception
@@ -106,6 +107,9 @@ class TrialFacts:
         out.append(f"effective verifier timeout: {self.timeout.words}")
         if self.verifier_duration_s is not None:
             out.append(f"the verifier phase took {duration_text(self.verifier_duration_s)}")
+        elif self.verifier_dates is not None:  # no time at all, rather than one no clock measured
+            dates = f"result.json's dates are not usable ({self.verifier_dates})"
+            out.append(f"how long the verifier phase took is not known: {dates}")
         if self.verifier_disabled:
             out.append("the verifier was disabled for this job (verifier.disable)")
         elif self.verifier_ran is False:
@@ -283,6 +287,7 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         mode_source=source,
         timeout=timeout,
         verifier_duration_s=step.verifier.duration_s if step.verifier else None,
+        verifier_dates=step.verifier.problem if step.verifier else None,
         verifier_ran=ran,
         verifier_disabled=disabled,
         agent_failure=agent_failure,

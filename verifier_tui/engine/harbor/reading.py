@@ -26,6 +26,13 @@ LOG_TAIL_BYTES = 2 * 1024 * 1024
 """``trial.log`` can grow with a chatty agent: its tail holds the end of the trial."""
 
 
+#: The earliest year a time Harbor wrote can hold: its first release came out in 2025, so its
+#: ``datetime.now()`` never gave an earlier one (a clock at zero gives 1970, earlier still).
+EARLIEST_YEAR = 2020
+#: How far past this machine's now a time Harbor wrote may be: the two clocks may disagree, by hours.
+FUTURE_SLACK_S = 2 * 24 * 3600
+
+
 @record(frozen=True)
 class TimeSpan:
     """A phase's ``TimingInfo``: ``started_at`` and ``finished_at`` (UTC)."""
@@ -35,9 +42,28 @@ class TimeSpan:
 
     @property
     def duration_s(self) -> float | None:
-        if self.started_at is None or self.finished_at is None or self.finished_at < self.started_at:
-            return None  # (ended before it started: not a time Harbor writes)
+        """None when either time is missing or the two give no time (:attr:`problem`)."""
+        if self.started_at is None or self.finished_at is None or self.problem is not None:
+            return None
         return (self.finished_at - self.started_at).total_seconds()
+
+    @property
+    def problem(self) -> str | None:
+        """Why the two times give no duration a clock could have measured, in words; None when
+        they do or one is missing. A result.json written by hand, or by a clock far wrong, said
+        a verifier phase of 3.16e+11 s (year 1 to 9999), or none for one that ended before it began."""
+        from datetime import datetime, timedelta, timezone
+
+        if self.started_at is None or self.finished_at is None:
+            return None
+        latest = datetime.now(timezone.utc) + timedelta(seconds=FUTURE_SLACK_S)
+        for name, moment in (("started_at", self.started_at), ("finished_at", self.finished_at)):
+            if moment.year < EARLIEST_YEAR or moment > latest:
+                when = "before Harbor existed" if moment.year < EARLIEST_YEAR else "in the future"
+                return f"{name} {moment.isoformat()} is {when}"
+        if self.finished_at < self.started_at:
+            return f"finished_at {self.finished_at.isoformat()} is before started_at {self.started_at.isoformat()}"
+        return None
 
 
 @record(frozen=True)
