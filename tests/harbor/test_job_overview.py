@@ -973,6 +973,33 @@ def test_a_mean_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_pa
     assert row[1:6] == ["1/2", "5.000e+307", "1/1", "1.000", "-5.000e+307"], row
 
 
+def test_a_trial_dated_year_1_to_9999_shows_no_duration_in_the_overview(real, env, tmp_path):
+    """A trial whose result.json runs from year 1 to 9999: the overview's duration column said
+    ``315537897599.0 s`` (and ``-1.0 s`` for one that finished before it started), and
+    --json's ``duration_s`` the same. No clock measured either: the duration is not given."""
+    job = copy_job_files(real, tmp_path / "jobs" / "job")
+    dated = {
+        "hello-file__year0001": ("0001-01-01T00:00:00", "9999-12-31T23:59:59"),
+        "hello-file__backward": ("2026-12-01T03:36:18", "2026-12-01T03:36:17"),
+    }
+
+    def dates(started: str, finished: str):
+        def edit(result: dict) -> None:
+            result["started_at"], result["finished_at"] = started, finished
+
+        return edit
+
+    for name, (started, finished) in dated.items():
+        copy_trial(real, job, name, edit=dates(started, finished))
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    for name in dated:
+        row = next(line for line in done.stdout.splitlines() if line.startswith(name)).split()
+        assert row[-1] == "-", row
+    rows = json.loads(run_tool(env, "run", job, "--json", cwd=tmp_path).stdout)["job"]["trial_rows"]
+    assert {row["name"]: row["duration_s"] for row in rows} == dict.fromkeys(dated), rows
+
+
 def test_the_command_a_job_suggests_is_the_one_the_user_typed(real, env, tmp_path):
     """``explain JOB`` (or ``watch JOB``) on a job of several trials, and on a folder of
     jobs: the overview's hint said ``replay one: verifier-tui run JOB --trial NAME`` and

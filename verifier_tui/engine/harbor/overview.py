@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import NOT_A_TRIAL, RESULT, job_paths, result_shape, rewards_of, sub_folders
-from verifier_tui.engine.harbor.reading import not_ended, parse_time, read_json, read_text_tail
+from verifier_tui.engine.harbor.reading import TimeSpan, not_ended, parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.task.target import CONFIG, kind_within
@@ -305,7 +305,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         agent=agent if isinstance(agent, str) else None,
         model=model if isinstance(model, str) else None,
         started_at=started,
-        duration_s=(finished - started).total_seconds() if started and finished else None,
+        # none where no clock measured one (year 1 to 9999, a finish before the start), as the trial's phases
+        duration_s=TimeSpan(started, finished).duration_s,
         finished_at=finished,
         n_input_tokens=_int(tokens[0]),
         n_cache_tokens=_int(tokens[1]),
