@@ -1532,6 +1532,36 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
     assert not any("Harbor would refuse" in line for line in rest), rest
 
 
+def test_watch_a_trial_says_a_note_a_save_of_the_task_brought(real, env, tmp_path):
+    """``watch TRIAL --step second``, then task.toml saved without that step: the replays went on
+    without a word, where ``run TRIAL`` notes "the task has no step 'second' ... Harbor's defaults
+    are assumed" and ``watch TASK`` says each note a save brings under the run. The note is said
+    under the replay the save set off, once, and not again after the step is back."""
+    trial = genuine_trial(real, "multi-step")
+    toml = real / "tasks" / "multi-step" / "task.toml"
+    good = toml.read_text()
+    assert '[[steps]]\nname = "second"\n' in good
+    proc, reader = start_watch(env, trial, "--step", "second", "--stand-in", "empty", cwd=tmp_path)
+    try:
+        reader.next_run()
+        toml.write_text(good.replace('[[steps]]\nname = "second"\n', ""))
+        reader.next_run()
+        (real / "tasks" / "multi-step" / "tests" / "verifier.py").open("a").write("# saved again\n")
+        under = []
+        while not (line := reader.next()).startswith("#3 "):
+            under.append(line)
+        toml.write_text(good)
+        after = []
+        while not (line := reader.next()).startswith("#4 "):
+            after.append(line)
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    notes = [line.strip() for line in under if line.strip().startswith("note: ")]
+    assert notes == ["note: the task has no step 'second' (its steps: first): Harbor's defaults are assumed"], under
+    assert not any("note: " in line for line in after), after
+
+
 def test_watch_a_trial_json_says_the_refusal_as_the_replays_result(real, env, tmp_path):
     """``watch TRIAL --json`` on a task Harbor would refuse: each replay's
     document said ``same: true`` (or false, with the replay's own verdict

@@ -919,12 +919,13 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
     from verifier_tui.words.trial import change_words
 
     assert opened.session is not None  # watch_command checked
-    # Why Harbor would refuse the task, as last said: the header's notes say it of the task as opened. Said
-    # again only when it changes (a refusal that stays is said once, as watch TASK's notes are).
-    refusal = opened.session.task.config.refused
+    # The notes as last said, first by the header. A save may bring one (task.toml without the trial's
+    # step; a value Harbor would refuse): said under the replay it set off, as watch TASK says a run's,
+    # once while it holds, again if it goes and comes back.
+    said = set(trial_notes(opened.walk))
 
     async def replay(trigger: str, change: Change | None) -> None:
-        nonlocal refusal
+        nonlocal said
         if change is not None:
             trigger = change_words(opened, trigger, change)
             opened.refresh()  # the task changed: its drift from the run, its settings
@@ -935,10 +936,11 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         else:
             for line in watch_lines(len(replays), trigger, replayed):
                 terminal.say(line)
-            refused = replayed.agreement.refused
-            if refused is not None and refused != refusal:
-                terminal.say(f"      note: {one_line(refused_words(refused))}")
-            refusal = refused
+            refused = replayed.agreement.refused  # why the line says the refusal, first
+            current = [*([refused_words(refused)] if refused is not None else []), *trial_notes(opened.walk)]
+            for note in dict.fromkeys(note for note in current if note not in said):
+                terminal.say(f"      note: {one_line(note)}")
+            said = set(current)
             # Said once, under the first replay in the copy sandbox: it ran
             # what an agent wrote, able to write the user's files.
             copied = [r.local.copy_sandbox for r in replays if r.local is not None and r.local.copy_sandbox]
