@@ -1562,6 +1562,20 @@ def test_watch_a_trial_says_a_note_a_save_of_the_task_brought(real, env, tmp_pat
     assert not any("note: " in line for line in after), after
 
 
+def test_test_job_gives_no_replay_verdict_for_a_task_harbor_would_refuse(real, env, tmp_path):
+    """``test JOB`` on a job whose task.toml is now one Harbor would refuse: the row said the
+    trial is ``refused`` (not compared), yet its replay column gave the replay's ``1.0``, a
+    score Harbor would not give a task it does not load. The column says ``none``, as ``test
+    TASK`` says a refused case's result."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    done = run_tool(env, "test", trial.parent, cwd=tmp_path)
+    no_traceback(done)
+    row = next(line for line in done.stdout.splitlines() if trial.name in line and "refused" in line).split()
+    assert row[-3:] == ["1.0", "none", "refused"], row
+
+
 def test_watch_a_trial_json_says_the_refusal_as_the_replays_result(real, env, tmp_path):
     """``watch TRIAL --json`` on a task Harbor would refuse: each replay's
     document said ``same: true`` (or false, with the replay's own verdict

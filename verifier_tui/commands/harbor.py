@@ -768,7 +768,8 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         _entry_name(session.trial, session.step, in_jobs),
         agreement_mark(replayed.agreement),
         cause_label(session.walk),
-        verdict_words(local) if local is not None else "-",
+        # a task Harbor would not load gets no verdict, whatever the replay wrote (as test TASK's "none: ...")
+        "none" if replayed.agreement.refused is not None else verdict_words(local) if local is not None else "-",
         replayed.agreement.same,
         word,
         sentence,
