@@ -179,6 +179,24 @@ async def test_the_trial_screen_says_absurd_verifier_dates_are_not_usable(task, 
     assert "how long the verifier phase took is not known: result.json's dates are not usable" in sandbox, sandbox
 
 
+async def test_the_replay_side_gives_no_score_for_a_task_harbor_would_refuse(task, runs, tmp_path):
+    """The task's task.toml one Harbor would refuse (``version = 1``): the agreement says
+    ``refused``, yet the replay's side said "Harbor would score RewardFileNotFoundError", a
+    verdict Harbor gives no task it does not load. It says none, as a task's run does."""
+    demo, trial = failing_trial(task, runs, tmp_path)
+    toml = demo / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        agreement = text_of(app, "#agreement")
+        local = " ".join(text_of(app, "#local-side .side-body").split())
+    assert "refused" in agreement and "Harbor would refuse to run this task" in agreement, agreement
+    assert "Harbor would score none: Harbor would refuse to run this task" in local, local
+    assert "RewardFileNotFoundError" not in local.split("workspace:")[0], local
+
+
 async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"
