@@ -466,6 +466,18 @@ def two_step_job(demo, runs, tmp_path, *, second: float):
     return runs / "jobs" / "j"
 
 
+def test_a_step_named_on_a_trial_of_one_step_says_it_has_none(real, env, tmp_path):
+    """``watch TRIAL --step nope`` (or run, explain) on a trial of one step said "has no step
+    'nope' (steps: (single step))", as if "(single step)" were a step's name to give."""
+    trial = genuine_trial(real, "separate-mode")
+    for command in ("watch", "run", "explain"):
+        done = run_tool(env, command, trial, "--step", "nope", cwd=tmp_path)
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.strip() == (
+            f"verifier-tui: trial {trial.name} has no step 'nope': it is a trial of one step (leave --step out)"
+        ), done.stderr
+
+
 def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier="def verify(workspace):\n    return 1.0\n")
     job = two_step_job(demo, runs, tmp_path, second=0.0)

@@ -224,6 +224,9 @@ class Trial:
         for step in self.steps:
             if step.name == name:
                 return step
+        if self.steps[0].name is None:  # its one step has no name: "(steps: (single step))" read as one to give
+            one = "it is a trial of one step (leave --step out)"
+            raise HarborFolderError(f"trial {self.name} has no step {name!r}: {one}")
         names = _some_names([s.label for s in self.steps])
         raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
 
