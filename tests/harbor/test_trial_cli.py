@@ -1588,6 +1588,25 @@ def test_test_job_gives_no_replay_verdict_for_a_task_harbor_would_refuse(real, e
     assert row[-3:] == ["1.0", "none", "refused"], row
 
 
+def test_watch_a_trial_says_why_a_replay_was_not_compared(real, env, tmp_path):
+    """``watch TRIAL`` on a trial Harbor never finished (no verdict recorded): each line said
+    ``nothing to compare`` and no more, where ``run TRIAL`` says why ("the sandbox has no
+    verdict to compare with: ..."). The line is followed by why, as a differing one is."""
+    trial = genuine_trial(real, "separate-mode")
+    result = json.loads((trial / "result.json").read_text())
+    result["verifier_result"] = result["finished_at"] = None
+    (trial / "result.json").write_text(json.dumps(result))
+    proc, reader = start_watch(env, trial, cwd=tmp_path)
+    try:
+        first = reader.next_run()
+        why = reader.next()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "nothing to compare" in first, first
+    assert why.strip().startswith("the sandbox has no verdict to compare with: "), why
+
+
 def test_watch_a_trial_json_says_the_refusal_as_the_replays_result(real, env, tmp_path):
     """``watch TRIAL --json`` on a task Harbor would refuse: each replay's
     document said ``same: true`` (or false, with the replay's own verdict

@@ -874,7 +874,10 @@ def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     detail = replay_words(replayed) if replayed.local is not None else sentence
     lines = [f"#{sequence:<3} {stamp}  {trigger_words(trigger, 28):<28}  {word:<9}  replay {detail}"]
     agreement = replayed.agreement
-    if agreement.same is False or agreement.story:  # the sentence names the run that judged
+    # The sentence names the run that judged; or why a replay was not compared (the sandbox has no verdict,
+    # the replay could not start), which "nothing to compare" alone left unsaid. (A refusal's is a note.)
+    not_compared = agreement.same is None and replayed.local is not None and agreement.refused is None
+    if agreement.same is False or agreement.story or not_compared:
         lines.append(f"      {sentence}")
     parting = judged_parting(replayed.parting, replayed.runner_alone)
     if agreement.same is False and parting is not None:
