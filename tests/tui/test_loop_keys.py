@@ -25,6 +25,7 @@ from tests.tui.app_under_test import (
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
+from verifier_tui.tui.messages import CasesOutdated
 from verifier_tui.tui.screens.case_name import CaseNameScreen
 from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
 from verifier_tui.tui.widgets.history_list import HistoryList
@@ -458,6 +459,40 @@ async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
         await pilot.pause()
         said = widget_text(app, "StatusLine")
         assert "running" not in said and "run #2" in said, said
+
+
+async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path, monkeypatch):
+    """b ran Harbor mode, the verifier was saved, then the environment-server
+    mode ran the saved file: b said "the verifier works in both modes but
+    scores otherwise in each: 0.5 ... 0.25", two verifiers compared as two
+    modes. A save while b runs makes b run both modes again, over the files
+    as saved, and that is the one run the save gets."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(
+        tmp_path / "tasks" / "saved",
+        gate.verifier("def verify(workspace):\n    return 0.25\n"),
+        cases={"c": {"a.txt": "x"}},
+    )
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    verifier = root / "tests" / "verifier.py"
+    app, messages = make_app(root, case="c"), []
+    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
+        await app.first_run_and_watcher()
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")  # its verifier already read
+        verifier.write_text(gate.verifier("def verify(workspace):\n    return 0.5\n"))
+        await wait_for(lambda: any(isinstance(m, CasesOutdated) for m in messages), "the watcher to see the save")
+        gate.go.touch()
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        shown = " ".join(widget_text(app, "#reward-body").split())
+        assert "environment-server mode ✓ 0.5 · Harbor mode ✓ 0.5" in shown, shown
+        assert "scores otherwise" not in shown, shown
+        await asyncio.sleep(1)  # time for a run the save may still start: none, b's was its run
+        await pilot.pause()
+        assert len(app.finished) == 1 and not app.controller.live.scheduler.busy
+        assert "both modes: environment-server mode ✓ 0.5" in widget_text(app, "#reward-body")
 
 
 async def test_a_case_name_typed_in_one_burst_after_k_is_the_dialogs(example):

@@ -117,6 +117,10 @@ class Controller:
         if self.live is not None:
             self.live.resume()
 
+    def drop_held(self) -> bool:
+        """Forget the changes and requests held while paused; whether there were any."""
+        return self.live.drop_held() if self.live is not None else False
+
     # -- the watcher --------------------------------------------------------------------
 
     def start_watching(self, run_first: bool = False) -> None:

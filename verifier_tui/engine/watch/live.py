@@ -236,6 +236,14 @@ class LiveRuns:
         self.paused = False
         self._release()
 
+    def drop_held(self) -> bool:
+        """Forget what was held while paused, saying whether anything was: the
+        one who paused ran the current choices again over it (b, whose two
+        runs a save came between)."""
+        held = self._held_any
+        self._held, self._held_any, self._held_trigger = None, False, None
+        return held
+
     def _release(self) -> None:
         """Run what was held, unless something still holds it. A change held
         was judged when it came (on_change): judged again now, against the

@@ -98,6 +98,8 @@ REFUSED = (SelectionError, DiscoveryError, OSError)
 #: The five choosers share one footer entry ("s v f p t choose"): each key is
 #: also shown next to what it changes in the header.
 CHOOSE = Binding.Group("choose")
+#: How many times b runs both modes again when files it reads were saved while they ran.
+_B_AGAIN_AFTER_SAVES = 3
 #: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
 #: the footer must fit 100 columns.
 MODE = Binding.Group("mode")
@@ -778,6 +780,14 @@ class MainScreen(SizedScreen):
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
             both = await arun_both_modes(session, last=session.mode)
+            # A save held while they ran may have come between the two runs, which then compared
+            # two states of the files as two modes ("scores otherwise in each"): both run again
+            # over the files as saved, and that is the save's run. Bounded: a run that writes the
+            # files it reads (the copy sandbox) would go round for ever; its save then runs on resume.
+            for _ in range(_B_AGAIN_AFTER_SAVES):
+                if not controller.drop_held():
+                    break
+                both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
             return
