@@ -280,6 +280,28 @@ async def test_a_rename_over_names_only_the_file_saved(tmp_path: Path, isolate: 
 
 
 @both_modes
+async def test_a_save_that_truncates_then_writes_is_one_change(tmp_path: Path, isolate: bool) -> None:
+    """VS Code, and any editor that saves in place, truncates the file and then
+    writes it: with a few milliseconds between the two (a loaded machine, a
+    big file), the empty file was a change of its own, and the TUI started a
+    run on an empty verifier before the save's run (run #12 never shown, #13
+    after it). The empty file is held for the rest of the save, as a file
+    just created and still empty is."""
+    tests = folder(tmp_path / "tests")
+    target = tests / "verifier.py"
+    target.write_text("def verify(workspace):\n    return 0.0\n")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        with target.open("r+") as handle:
+            handle.truncate(0)
+            handle.flush()
+            await asyncio.sleep(0.015)  # more than a step, less than the wait for the rest of a save
+            handle.write("def verify(workspace):\n    return 1.0\n")
+        change = await rec.next()
+        assert change.paths == {target} and not change.deleted
+        assert await rec.rest() == []
+
+
+@both_modes
 async def test_single_file_target_ignores_its_siblings(tmp_path: Path, isolate: bool) -> None:
     case = folder(tmp_path / "cases" / "good")
     response = case / "response.json"

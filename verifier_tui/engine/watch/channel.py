@@ -346,7 +346,7 @@ class Channel:
             if appeared:
                 self._rebuild(raw)
             change = self._change(raw, appeared, vanished)
-            if change is not None and self._unsettled(raw, change, vanished):
+            if change is not None and self._unsettled(change, vanished):
                 extra = self._wait()
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
@@ -485,11 +485,6 @@ class Channel:
                     added.add(found[1])
         return self._make_change(paths, added, [root.path for root in appeared], vanished)
 
-    def _user_path(self, raw_path: str) -> Path | None:
-        """The event's path on the user's side (under the root as named)."""
-        found = self._locate(raw_path)
-        return None if found is None else found[1]
-
     def _locate(self, raw_path: str) -> tuple[Root, Path] | None:
         """The innermost root the event's path lies under, and the path in that
         root's spelling (a root may lie inside another: a link that is a target)."""
@@ -500,22 +495,18 @@ class Channel:
                     return root, root.path / path.relative_to(form)
         return None
 
-    def _unsettled(self, raw: Batch, change: Change, vanished: frozenset[Path]) -> bool:
+    def _unsettled(self, change: Change, vanished: frozenset[Path]) -> bool:
         """Whether the batch looks like the middle of a save that a loaded
         machine paused for more than a step: a file deleted (an atomic save
-        between "rename x away" and "write new x"), or a file just created and
-        still empty (between open() and write()). Such a batch is held for one
-        more wait so the save is one Change, not two, and no run reads an
-        empty file. Cost: a real deletion or an empty new file is reported
-        up to ``_WAKE_MS`` later; a normal save, nothing."""
+        between "rename x away" and "write new x"), or a file now empty: just
+        created (between open() and write()), or truncated by an editor that
+        saves in place (VS Code: truncate, then write). Such a batch is held
+        for one more wait so the save is one Change, not two, and no run reads
+        an empty file. Cost: a real deletion or a file emptied on purpose is
+        reported up to ``_WAKE_MS`` later; a normal save, nothing."""
         if change.deleted - vanished:
             return True
-        for kind, raw_path in raw:
-            if kind == _ADDED:
-                path = self._user_path(raw_path)
-                if path is not None and path in change.paths and _is_empty_file(path):
-                    return True
-        return False
+        return any(_is_empty_file(path) for path in change.paths)
 
     def _check_roots(self, raw: Batch) -> tuple[list[Root], frozenset[Path]]:
         """Roots that appeared or were replaced (their watch is dead: the OS
