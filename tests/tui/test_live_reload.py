@@ -134,6 +134,26 @@ async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example
         assert "stale: workspace/hello.txt deleted since this run" in widget_text(app, "#status")
 
 
+async def test_a_run_that_superseded_another_names_both_saves(tmp_path):
+    """A save of hello.txt started a run; a save of new.txt cancelled it and ran again: the
+    history said that run was "after workspace/new.txt" alone, though it was the first to read
+    hello.txt as saved (its ▲ or ▼ put on the one file). It names both, as a save made while a
+    run waits to start is named with the others."""
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"only": {"hello.txt": "hi"}})
+    workspace = root / "cases" / "only" / "workspace"
+    app = make_app(root, case="only")
+    async with app.run_test(size=(160, 45)) as pilot:  # a history row long enough to show it
+        await app.first_run_and_watcher()
+        (workspace / "hello.txt").write_text("hello")
+        await wait_for(lambda: "running only after workspace/hello.txt" in widget_text(app, "#status"), "its run")
+        (workspace / "new.txt").write_text("new")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.trigger == "workspace/hello.txt +1 more", result.trigger
+        await pilot.pause()
+        assert "after workspace/hello.txt +1" in screen_text(app)  # the history's row, cut at its width
+
+
 async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):
     """In the copy sandbox (asked for), a save of the verifier while a run went on (a slow
     verifier) was taken for the run's own write: no run followed, and the screen kept the
