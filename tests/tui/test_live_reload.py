@@ -154,6 +154,31 @@ async def test_a_run_that_superseded_another_names_both_saves(tmp_path):
         assert "after workspace/hello.txt +1" in screen_text(app)  # the history's row, cut at its width
 
 
+async def test_vim_s_late_attribute_events_of_a_save_start_no_second_run(tmp_path):
+    """vim saves in place (truncate, write, fsync) and only then sets the file's mode and ACL
+    again: those events came after the fsync, once the save's run had started, and cancelled it
+    for a run of the very same file (the run numbers skipped one, every second or third save).
+    A change that leaves what the run in flight read as it was (its data, size, mode and inode)
+    starts no run; a save after it does."""
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return {}\n"
+    root = make_task(tmp_path / "t", slow.format("1.0"), cases={"only": {}})
+    verifier = root / "tests" / "verifier.py"
+    app = make_app(root, case="only")
+    async with app.run_test(size=SIZE):
+        await app.first_run_and_watcher()
+        verifier.write_text(slow.format("0.5"))
+        await wait_for(lambda: "running only after tests/verifier.py" in widget_text(app, "#status"), "its run")
+        await asyncio.sleep(0.3)  # the fsync's time
+        os.chmod(verifier, verifier.stat().st_mode)  # what vim does after it, as setxattr
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 0.5}
+        await asyncio.sleep(1)
+        assert app.session.sequence == 2, "a second run started for the save"
+        verifier.write_text(slow.format("0.25"))  # a save after it still runs
+        result = await app.wait_for_runs(3)
+        assert result is not None and result.verdict.rewards == {"reward": 0.25}
+
+
 async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):
     """In the copy sandbox (asked for), a save of the verifier while a run went on (a slow
     verifier) was taken for the run's own write: no run followed, and the screen kept the

@@ -42,6 +42,9 @@ from verifier_tui.engine.watch.watcher import Watcher
 #: A file's times are taken from a clock that advances a tick at a time (up to
 #: 10 ms): a save that close to a run's start is not known to be before it.
 COARSE_CLOCK_NS = 10_000_000
+#: The most files of a run's change looked at as it starts, to tell the late events of that save
+#: (one file, or a few) from a new one: a checkout of thousands would stall the event loop.
+_READ_AS_AT_MOST = 100
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -95,6 +98,7 @@ class LiveRuns:
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
         self._run_started_ns: int | None = None  # when the last run started (wall clock, as file times are)
+        self._read_as: dict[Path, tuple[int, ...] | None] = {}  # the files of the change it ran for, then (_as_read)
         """What changed that the current choices read since the last run started (live reload off)."""
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
@@ -188,7 +192,7 @@ class LiveRuns:
     def _go(self, change: Change) -> None:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
         change = self._less_its_own(change)
-        if not change.paths:
+        if not change.paths or self._as_the_last_run_read(change):
             return
         if not self.live_reload:
             if self._seen_by_last_run(change):
@@ -257,6 +261,15 @@ class LiveRuns:
             else:
                 self._go(change)  # live reload may have been turned off meanwhile
 
+    def _as_the_last_run_read(self, change: Change) -> bool:
+        """Whether every file of ``change`` is as it was when the last run, started for it, began:
+        the late events of that save. vim saves in place, fsyncs, and only then sets the file's
+        mode and ACL again; those events cancelled the save's run for a run of the same file."""
+        read = self._read_as
+        if not read or change.recreated or change.moved or not change.paths <= read.keys():
+            return False
+        return all(_as_read(path) == read[path] for path in change.paths)
+
     def _seen_by_last_run(self, change: Change) -> bool:
         """Whether every file of ``change`` was last changed before the last run
         started, so that run read it as it is. By the inode's change time, which
@@ -277,6 +290,8 @@ class LiveRuns:
     async def _run(self, change: Change | None) -> Any:
         self.stale = None  # this run reads the files as they are now
         self._run_started_ns = time.time_ns()
+        small = change is not None and len(change.paths) <= _READ_AS_AT_MOST
+        self._read_as = {path: _as_read(path) for path in change.paths} if change is not None and small else {}
         if change is not None:
             trigger = change.describe()
         else:
@@ -353,6 +368,16 @@ class LiveRuns:
     async def close(self) -> None:
         """Drop the pending request and cancel the run in flight (waiting for its clean-up)."""
         await self.scheduler.close()
+
+
+def _as_read(path: Path) -> tuple[int, ...] | None:
+    """What a run reads of ``path``, by what changes with it: data (size and modification time,
+    which a chmod, chown or xattr leaves), mode, and the inode a rename over it brings."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns)
 
 
 def _links(targets: list[Any]) -> list[bool]:
