@@ -750,6 +750,61 @@ async def test_a_case_mark_is_current_again_once_shift_s_or_v_chooses_back_what_
         assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
 
 
+async def test_a_case_mark_is_out_of_date_once_shift_s_comes_back_to_a_step_whose_tests_changed_meanwhile(tmp_path):
+    """kept1 ran under step first (`✓ 0.1`), then S chose no step, and steps/first/tests/verifier.py
+    was edited (not watched then: no run of the choices reads it); S chose first again: the list said
+    `✓ kept1 0.1` as current, though the file that run read had changed. As when the edit is made
+    while the step is chosen, its mark is `?`."""
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    app = make_app(root, step="first", case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        await _open_step_chooser(app, pilot)
+        await pilot.press("end", "enter")  # no step
+        await app.wait_for_runs(3)
+        (own / "verifier.py").write_text("def verify(workspace):\n    return 0.75\n")
+        await _open_step_chooser(app, pilot)
+        await pilot.press("home", "enter")  # first again
+        assert (await app.wait_for_runs(4)).verdict.rewards == {"reward": 0.75}
+        await pilot.pause()
+        assert "? kept1 was ✓ 0.1" in cases_text(app), cases_text(app)
+
+
+async def test_a_case_mark_is_out_of_date_once_v_comes_back_to_a_verifier_outside_tests_changed_meanwhile(tmp_path):
+    """kept1 ran with a verifier outside the task's tests/ (`✓ 0.25`), then v chose tests/verifier.py
+    and the first was edited (not watched then); v chose it again: `✓ kept1 0.25` stayed as current."""
+    root = make_task(tmp_path / "tasks" / "t", "def verify(workspace):\n    return 1.0\n")
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("def verify(workspace):\n    return 0.25\n")
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.25}}')
+    app = make_app(root, verifier=str(elsewhere), case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        await pilot.press("v")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
+        await pilot.press("home", "enter")  # tests/verifier.py
+        await app.wait_for_runs(3)
+        elsewhere.write_text("def verify(workspace):\n    return 0.5\n")
+        await pilot.press("v")
+        await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
+        await pilot.press("end", "enter")  # another .py file…
+        await wait_for(lambda: isinstance(app.screen, PickerScreen), "the picker")
+        box = app.screen.query_one("#path", Input)
+        box.value = str(elsewhere)
+        box.focus()
+        await pilot.press("enter")
+        assert (await app.wait_for_runs(4)).verdict.rewards == {"reward": 0.5}
+        await pilot.pause()
+        assert "? kept1 was ✓ 0.25" in cases_text(app), cases_text(app)
+
+
 async def test_the_case_chooser_marks_a_case_out_of_date_as_the_list_does(tmp_path):
     """kept1 ran under step first (`✓ 0.1`), then S chose no step: the cases list said
     `? kept1 was ✓ 0.1`, while s's list, over it, still offered `✓ kept1`, as if the case

@@ -30,6 +30,7 @@ from verifier_tui.engine.process import in_a_thread, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
+from verifier_tui.engine.sandbox import user_files
 from verifier_tui.engine.sandbox.environment import filled_from_shell
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
@@ -181,6 +182,9 @@ class Session:
         # ``_picked_as``: the user's words for it, read again against the task as re-read (:meth:`_repick`).
         self._picked: Path | None = None
         self._picked_as: str | None = None
+        # Each step and verifier chosen before, with its own files as they were when it was left: see _arrived.
+        self._left: dict[tuple[str | None, Path | None], user_files.Snapshot] = {}
+        self._came_back_changed = False
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
         self._case_folder: _Identity | None = None  # the chosen case's folder as last read (a rename keeps it)
@@ -271,8 +275,10 @@ class Session:
         self.select_case(case)
 
     def choose_verifier(self, verifier: Path | str) -> None:
+        left = self._leaving()
         self._pick(str(verifier))
         self._verifier_named = True
+        self._arrived(left)
 
     def _pick(self, words: str) -> None:
         self._picked, self._picked_as = choose_verifier(self.task, words), words
@@ -327,12 +333,43 @@ class Session:
         if name is not None and self.task.config.step(name) is None:
             raise SelectionError(no_such_step(self.task, name))
         default_data = self.case is None and self.task_data == self._step_default_data()
+        left = self._leaving()
         self.options = replace(self.options, step=name)
         if not self._verifier_named:
             self.verifier = None  # the step's default, chosen again as the task is re-read under it
         self.reload_task()
         if default_data:
             self.task_data = self._step_default_data()
+        self._arrived(left)
+
+    def _leaving(self) -> tuple[tuple[str | None, Path | None], user_files.Snapshot]:
+        """The step and verifier chosen now, with a look at their own files, before another choice."""
+        own: list[Path | None] = [folder for folder, _kept in self._step_tests()]
+        if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
+            own.append(self.verifier)
+        # A bounded lstat of each entry that never follows a link (the step's tests linked out of the task
+        # are the link, as the watcher watches them by name).
+        return self.setup, user_files.take(own)
+
+    def _arrived(self, left: tuple[tuple[str | None, Path | None], user_files.Snapshot]) -> None:
+        """After a choice of step or verifier: the setup ``left`` (:meth:`_leaving`) is noted, and coming
+        back to one left before whose own files changed since is said by :meth:`came_back_changed`. The
+        watcher follows only the chosen step's tests and a chosen verifier outside tests/: an edit of them
+        while another is chosen is seen by no one, and the runs made under them would be marked current
+        again (RunResult.setup equal to the choice) though what they read changed."""
+        setup, seen = left
+        if self.setup == setup:
+            return
+        self._left[setup] = seen
+        before = self._left.pop(self.setup, None)
+        if before is not None and user_files.written(before):
+            self._came_back_changed = True
+
+    def came_back_changed(self) -> bool:
+        """Whether a step or verifier chosen again had its own files changed since it was left
+        (then no run made so far says how a case goes now, as after a save the watcher sees). Said once."""
+        changed, self._came_back_changed = self._came_back_changed, False
+        return changed
 
     def _step_default_data(self) -> Path | None:
         """The task data a run with no case has by default under the current step."""

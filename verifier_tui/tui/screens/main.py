@@ -516,6 +516,8 @@ class MainScreen(SizedScreen):
     def _changed(self, trigger: str) -> None:
         """The choices changed: show them, watch what they name, and run."""
         self.refresh_choices()
+        if self.session.came_back_changed():  # a step or verifier chosen again, its files edited unwatched
+            self.post_message(CasesOutdated(self.session.sequence))
         self.controller.live.restart_watch_if_needed()  # new choices, new targets (also with live reload off)
         self.controller.request(trigger)
 
