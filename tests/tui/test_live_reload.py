@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shutil
+import time
 
 import pytest
 from textual.widgets import OptionList
@@ -177,6 +178,28 @@ async def test_vim_s_late_attribute_events_of_a_save_start_no_second_run(tmp_pat
         verifier.write_text(slow.format("0.25"))  # a save after it still runs
         result = await app.wait_for_runs(3)
         assert result is not None and result.verdict.rewards == {"reward": 0.25}
+
+
+async def test_a_save_not_known_to_be_before_the_run_is_never_taken_for_its_late_events(tmp_path):
+    """The file's time is not known to be before the run started (a coarse clock's tick, or a
+    file server whose clock runs ahead): a save after the start may leave the same size and time
+    as the run found, so it is not taken for the late events of the save the run is for (vim's):
+    a run starts for it."""
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"only": {"n.txt": "0.1"}})
+    answer = root / "cases" / "only" / "workspace" / "n.txt"
+    app = make_app(root, case="only")
+    async with app.run_test(size=SIZE):
+        await app.first_run_and_watcher()
+        ahead = time.time_ns() + 60 * 10**9
+        answer.write_text("0.5")
+        os.utime(answer, ns=(ahead, ahead))
+        await wait_for(lambda: "running only after workspace/n.txt" in widget_text(app, "#status"), "its run")
+        assert app.session.sequence == 2
+        await asyncio.sleep(0.3)
+        answer.write_text("0.6")  # the same size, and the same time given back
+        os.utime(answer, ns=(ahead, ahead))
+        await wait_for(lambda: app.session.sequence == 3, "a run for the second save")
 
 
 async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):

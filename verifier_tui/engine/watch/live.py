@@ -265,10 +265,15 @@ class LiveRuns:
         """Whether every file of ``change`` is as it was when the last run, started for it, began:
         the late events of that save. vim saves in place, fsyncs, and only then sets the file's
         mode and ACL again; those events cancelled the save's run for a run of the same file."""
-        read = self._read_as
-        if not read or change.recreated or change.moved or not change.paths <= read.keys():
+        read, started = self._read_as, self._run_started_ns
+        if not read or started is None or change.recreated or change.moved or not change.paths <= read.keys():
             return False
-        return all(_as_read(path) == read[path] for path in change.paths)
+        # Only a file last written well before the run started: a save within the file system's clock tick
+        # of the start (or stamped by a clock ahead, a file server's) may leave the same size and time.
+        return all(
+            (now := _as_read(path)) is not None and now == read[path] and now[-1] <= started - COARSE_CLOCK_NS
+            for path in change.paths
+        )
 
     def _seen_by_last_run(self, change: Change) -> bool:
         """Whether every file of ``change`` was last changed before the last run
@@ -377,6 +382,8 @@ def _as_read(path: Path) -> tuple[int, ...] | None:
         st = os.lstat(path)
     except OSError:
         return None
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a folder's times say nothing of the files in it
     return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns)
 
 
