@@ -779,7 +779,7 @@ async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_
     real = app.push_screen_wait
 
     async def slow_push(screen):
-        await asyncio.sleep(4)
+        await asyncio.sleep(30)  # longer than any replay takes on a loaded machine
         return await real(screen)
 
     async with app.run_test(size=SIZE):
@@ -789,7 +789,7 @@ async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_
             app.post_message(events.Key(key, key))
         await wait_for(lambda: [held.key for held in app._held] == ["r"], "r held for the chooser", timeout=3)
         assert len(app.replays) == 1  # r waits for the chooser a moment
-        await app.wait_for_replays(2, timeout=3)  # before the chooser came
+        await app.wait_for_replays(2, timeout=20)  # before the chooser came
         assert isinstance(app.screen, TrialScreen)
 
 
