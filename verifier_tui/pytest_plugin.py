@@ -151,19 +151,33 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     The same for a path in a task given (``tasks/hello-file::correct``,
     ``tasks/hello-file``, which narrow the run to the task or its case):
     pytest reads the ``conftest.py`` of its ``test*`` folders too, so the
-    task's ``tests/conftest.py``, written for the sandbox, was imported here."""
+    task's ``tests/conftest.py``, written for the sandbox, was imported here.
+
+    Left with no path that exists (none given, each left out, or an id as
+    pytest printed it, ``hello-file::correct`` from in the task), pytest
+    searches the current folder instead: run in a task (``cd tasks/t &&
+    pytest --verifier-cases . cases/correct``, or from its ``tests/``) that
+    imported the task's ``tests/conftest.py`` all the same. There pytest is
+    given a path that lies in no task as well, and never falls back to it."""
     known = early_config.known_args_namespace
     given = getattr(known, "verifier_cases", None)
-    if not given or not known.file_or_dir:
+    if not given:
         return
     from verifier_tui.engine.task.target import find_harbor_folder
 
     base = early_config.invocation_params.dir
-    known.file_or_dir = [arg for arg in known.file_or_dir if not _in_a_given_task(base, given, str(arg))]
+    harbor = True  # a path given that cannot be looked up: its trials are left out, as a job's are
     with contextlib.suppress(OSError):
-        if not any(find_harbor_folder(base / Path(one)) for one in given if one):
-            return
-    known.file_or_dir = [arg for arg in known.file_or_dir if not _in_a_trial(base / str(arg).split("::")[0])]
+        harbor = any(find_harbor_folder(base / Path(one)) for one in given if one)
+
+    def plugins_alone(arg: str) -> bool:
+        return _in_a_given_task(base, given, arg) or (harbor and _in_a_trial(base / arg.split("::")[0]))
+
+    kept = [arg for arg in known.file_or_dir if not plugins_alone(str(arg))]
+    if plugins_alone("."):
+        # This module's own file: in no task, no conftest.py beside it, and a file has no test* folders.
+        kept.append(__file__)
+    known.file_or_dir = kept
 
 
 def _in_a_given_task(base: Path, given: list[str], arg: str) -> bool:

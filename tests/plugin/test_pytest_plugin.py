@@ -445,6 +445,33 @@ def test_a_task_given_to_narrow_the_run_has_no_conftest_of_its_own_imported(pyte
 
 
 @pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("hello-file", [".", "cases/correct"]),
+        ("hello-file", ["."]),
+        ("hello-file", [".", "hello-file::correct"]),
+        ("hello-file/tests", [".."]),
+        ("hello-file/cases", [".."]),
+    ],
+    ids=["case-folder", "task-alone", "case-id", "from-tests", "from-cases"],
+)
+def test_a_run_started_in_a_task_has_no_conftest_of_its_imported(pytester, tasks, tmp_path, monkeypatch, where, args):
+    """``cd tasks/hello-file && pytest --verifier-cases . cases/correct``: the path that narrows the run was
+    left out of pytest's start-up search for ``conftest.py``, which then, given no path, searched the current
+    folder, the task: its ``tests/conftest.py`` (written for the sandbox) ran here, outside any sandbox; so it
+    did with ``--verifier-cases .`` alone, and from the task's ``tests/`` (from its ``cases/``, a
+    ``conftest.py`` at the task's top). Nothing of the task's runs."""
+    marker = tmp_path / "PWNED"
+    for folder in (tasks / "hello-file" / "tests", tasks / "hello-file"):
+        (folder / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tasks / where)
+    done = run(pytester, "--verifier-cases", *args, "-v")
+    assert not marker.exists(), done.stdout.str()
+    assert done.ret == 0, done.stdout.str()
+    done.stdout.fnmatch_lines(["*hello-file::correct PASSED*"])
+
+
+@pytest.mark.parametrize(
     "given",
     ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
     ids=["folder-in-another-job", "file-in-the-job", "trial-of-another-job"],
