@@ -146,6 +146,24 @@ def test_path_entries_from_a_pth_file_are_moved(any_sandbox, tmp_path):
     assert result.rewards == {"reward.txt": "0.25"}
 
 
+def test_a_lazy_nemo_gym_imported_before_the_runner_is_forgotten_not_read(any_sandbox, tmp_path):
+    # sitecustomize (or a .pth file) put a lazy stand-in for nemo_gym in sys.modules, one whose every
+    # attribute imports what is not installed: the runner read its __file__ with getattr, whose default
+    # catches AttributeError alone, and ended in its own traceback before the verifier was imported.
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import sys\n\nclass Stub:\n    def __getattr__(self, name):\n        import not_installed_backend\n\n"
+        "sys.modules['nemo_gym'] = Stub()\n",
+        encoding="utf-8",
+    )
+    any_sandbox.package(any_sandbox.ng, 0.25)
+    any_sandbox.verifier("from nemo_gym.verifiers import x\n\ndef verify(workspace):\n    return x\n")
+    result = any_sandbox.run(pythonpath=[hook])
+    assert result.returncode == 0 and "run_verifier" not in result.stderr, result.describe()
+    assert result.rewards == {"reward.txt": "0.25"}
+
+
 # --------------------------------------------------------------------------
 # nemo_gym always resolves to the vendored copy.
 
@@ -498,6 +516,21 @@ def test_the_runners_json_is_the_standard_librarys_whatever_the_verifier_did_to_
         result = sandbox.run(*extra, flags=flags)
         assert result.returncode == 0, result.describe()
         assert result.reward_json == expected and result.stderr == "", result.describe()
+
+
+@pytest.mark.parametrize("module", ["threading", "atexit"])
+def test_a_lazy_threading_or_atexit_in_sys_modules_keeps_the_verdict(sandbox, module):
+    # verify left a lazy stand-in for threading (or atexit) in sys.modules, whose every attribute imports
+    # what is not installed: the runner, running what the exit would (threading._shutdown), read it with
+    # getattr, whose default catches AttributeError alone, and ended in its own traceback, exit 1, with
+    # reward.json still in the folder. The interpreter's own exit says such an error and still exits 0.
+    sandbox.verifier(
+        "import sys\n\nclass Stub:\n    def __getattr__(self, name):\n        import not_installed_backend\n\n"
+        "def verify(workspace):\n    sys.modules[%r] = Stub()\n    return {'reward': 1.0}\n" % module
+    )
+    result = sandbox.run()
+    assert result.returncode == 0 and "run_verifier" not in result.stderr, result.describe()
+    assert result.reward_json == {"reward": 1.0}, result.describe()
 
 
 @pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
