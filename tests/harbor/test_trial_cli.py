@@ -1588,6 +1588,21 @@ def test_test_job_gives_no_replay_verdict_for_a_task_harbor_would_refuse(real, e
     assert row[-3:] == ["1.0", "none", "refused"], row
 
 
+def test_a_trial_harbor_would_refuse_runs_no_test_sh_after_the_runner(real, env, tmp_path):
+    """``test JOB`` (and ``run TRIAL``) on a task Harbor would now refuse: the replay is not compared
+    (``same`` null), which the rule "test.sh runs again where the runner's verdict differs" took for a
+    difference, so the task's test.sh ran the verifier a second time (``judged_by: test.sh``), twice the
+    work for a result that stays ``refused``. The runner's run is the replay's."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    job = json.loads(run_tool(env, "test", trial.parent, "--json", cwd=tmp_path).stdout)["trials"][0]
+    alone = json.loads(run_tool(env, "run", trial, "--json", cwd=tmp_path).stdout)
+    for data in (job, alone):
+        assert data["same"] is None and data["judged_by"] == "runner", (data["same"], data["judged_by"])
+        assert data["differences"][0].startswith("Harbor would refuse to run this task: "), data["differences"]
+
+
 def test_watch_a_trial_says_why_a_replay_was_not_compared(real, env, tmp_path):
     """``watch TRIAL`` on a trial Harbor never finished (no verdict recorded): each line said
     ``nothing to compare`` and no more, where ``run TRIAL`` says why ("the sandbox has no

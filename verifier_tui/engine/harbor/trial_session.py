@@ -351,6 +351,8 @@ class TrialSession:
         result = replayed.local
         if result is None or not self._runs_test_sh():
             return False
+        if replayed.agreement.refused is not None:  # not compared (same None): the script cannot change "refused"
+            return False
         if not replayed.agreement.same:
             return True
         if only_when_differs:
