@@ -1181,6 +1181,22 @@ def test_a_verifier_opened_outside_tests_keeps_its_folder_as_tests_after_a_reloa
         assert session.task.tests_dir == root / "checks"
 
 
+def test_a_reload_that_finds_several_verifiers_takes_the_one_test_sh_runs(tmp_path):
+    """A task opened with no verifier yet, its test.sh the shim that runs /tests/grader.py; then
+    tests/verifier.py and tests/grader.py are saved, both defining verify. Read again, the session took
+    the first found (verifier.py), where the session's opening and Harbor run the file test.sh names."""
+    root = make_task(tmp_path / "t", None)
+    test_sh = root / "tests" / "test.sh"
+    test_sh.write_text(test_sh.read_text().replace("--verifier /tests/verifier.py", "--verifier /tests/grader.py"))
+    with Session(root, Options(python=PY)) as session:
+        assert session.verifier is None
+        for name, reward in (("verifier.py", 0.25), ("grader.py", 0.75)):
+            (root / "tests" / name).write_text(f"def verify(workspace):\n    return {reward}\n")
+        session.reload_task()
+        assert session.verifier == root / "tests" / "grader.py"
+        assert session.run().verdict.rewards == {"reward": 0.75}
+
+
 def test_a_case_workspace_that_stops_being_a_folder_is_followed_by_the_session(tmp_path):
     """A FIFO put where the chosen case's workspace was: the session kept the
     old path, so a run said the workspace 'is not there any more' while the
