@@ -33,6 +33,7 @@ from tests.helpers.harbor import (
 )
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
 from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, PY, SHIM
+from verifier_tui.engine.task.config import REFUSED_TO_RUN as REFUSED
 
 NOT_FOUND = "RewardFileNotFoundError"
 TRIAL_KEYS = {
@@ -1534,7 +1535,7 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
         rest.append(line)
     assert code == 0 and "Traceback" not in stderr, stderr
     for line in (refused, again):
-        assert " refused " in line and "replay Harbor would refuse to run this task" in line, line
+        assert " refused " in line and "replay none: Harbor would refuse to run this task" in line, line
         assert " same " not in line and "replay 1.0" not in line, line
     assert said.strip() == "note: Harbor would refuse to run this task: version = 1 is not a string " + (
         "(Harbor's loader raises pydantic ValidationError)"
@@ -1584,8 +1585,31 @@ def test_test_job_gives_no_replay_verdict_for_a_task_harbor_would_refuse(real, e
     toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
     done = run_tool(env, "test", trial.parent, cwd=tmp_path)
     no_traceback(done)
-    row = next(line for line in done.stdout.splitlines() if trial.name in line and "refused" in line).split()
-    assert row[-3:] == ["1.0", "none", "refused"], row
+    row = next(line for line in done.stdout.splitlines() if trial.name in line and "refused" in line)
+    assert row.split()[-1] == "refused" and f" 1.0      none: {REFUSED}  refused" in row, row
+
+
+def _refused_trial(real):
+    """The separate-mode job's trial, its task.toml made one Harbor would now refuse (``version = 1``)."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    return trial
+
+
+def test_every_face_says_a_refused_replays_result_alike(real, env, tmp_path):
+    """A trial whose task Harbor would now refuse: ``test JOB``'s replay column said ``none``, ``run
+    TRIAL``'s (and ``watch TRIAL``'s) replay line ``Harbor would refuse to run this task · exit 0 ...``,
+    the trial's screen and ``test TASK`` ``none: Harbor would refuse to run this task``: one result said
+    three ways. Each says the last."""
+    trial = _refused_trial(real)
+    job = run_tool(env, "test", trial.parent, cwd=tmp_path)
+    no_traceback(job)
+    assert f"none: {REFUSED} " in next(line for line in job.stdout.splitlines() if trial.name in line)
+    done = run_tool(env, "run", trial, cwd=tmp_path)
+    no_traceback(done)
+    replay = next(line for line in done.stdout.splitlines() if line.startswith("replay "))
+    assert replay.startswith(f"replay    none: {REFUSED} · exit 0 · "), replay
 
 
 def test_a_trial_harbor_would_refuse_runs_no_test_sh_after_the_runner(real, env, tmp_path):

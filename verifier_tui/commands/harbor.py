@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.config import refused_words
+from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
 
@@ -758,6 +758,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
     from verifier_tui.words.trial import agreement_mark, agreement_words, cause_label, verdict_words
 
     local = local_verdict(replayed.local) if replayed.local is not None else None
+    replay = verdict_words(local) if local is not None else "-"
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     plan = session.plan
     # Used only by a replay that ran on it: a --case the trial's task lacks is planned as the stand-in, but the
@@ -768,8 +769,8 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         _entry_name(session.trial, session.step, in_jobs),
         agreement_mark(replayed.agreement),
         cause_label(session.walk),
-        # a task Harbor would not load gets no verdict, whatever the replay wrote (as test TASK's "none: ...")
-        "none" if replayed.agreement.refused is not None else verdict_words(local) if local is not None else "-",
+        # a task Harbor would not load gets no verdict, whatever the replay wrote (as test TASK says it)
+        REFUSED_RESULT if replayed.agreement.refused is not None else replay,
         replayed.agreement.same,
         word,
         sentence,

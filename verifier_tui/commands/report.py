@@ -22,7 +22,7 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import UNKNOWN, RunResult
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.config import REFUSED_TO_RUN, USES_DEFAULTS, refused_words
+from verifier_tui.engine.task.config import REFUSED_RESULT, REFUSED_TO_RUN, USES_DEFAULTS, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, home_folder, text_from, tilde
 from verifier_tui.words.resolution import problem_line, text_sections
@@ -319,7 +319,7 @@ def actual_text(result: RunResult) -> str:
     would raise for it (``timed out after 1 s · VerifierTimeoutError``).
     A task Harbor would refuse gets none, whatever its reward folder holds."""
     if result.task_refused is not None:
-        return f"none: {REFUSED_TO_RUN}"
+        return REFUSED_RESULT
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
     plain = result.exit_code is not None and result.contract_cause is None  # a contract error: its cause too

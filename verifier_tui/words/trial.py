@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import GIVE_TASK
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
-from verifier_tui.engine.task.config import REFUSED_TO_RUN
+from verifier_tui.engine.task.config import REFUSED_RESULT
 from verifier_tui.words.run import IN_JSON, duration_text, more_text
 from verifier_tui.words.text import one_line, one_name
 
@@ -50,7 +50,7 @@ def replay_words(replayed: Replayed) -> str:
     if local is None:
         return "not replayed"
     # A task Harbor would refuse gets no verdict, whatever the replay wrote (as watch TASK's reward column says)
-    verdict = REFUSED_TO_RUN if local.task_refused is not None else verdict_words(local_verdict(local))
+    verdict = REFUSED_RESULT if local.task_refused is not None else verdict_words(local_verdict(local))
     return f"{verdict} · {local.outcome_words} · {duration_text(local.duration_s)}"
 
 

@@ -60,6 +60,9 @@ USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml no
 #: face (``none: `` and why after it; a case's expected.json cannot match it either). The
 #: one phrasing of a refusal: :func:`refused_words` puts why after it.
 REFUSED_TO_RUN = "Harbor would refuse to run this task"
+#: Such a task's result, where a run's or a replay's verdict is said (a case's, a trial's replay, a
+#: job's replay column): one wording on every face.
+REFUSED_RESULT = f"none: {REFUSED_TO_RUN}"
 
 
 def refused_words(why: str) -> str:

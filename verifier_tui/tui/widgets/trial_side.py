@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.engine.task.config import REFUSED_TO_RUN
+from verifier_tui.engine.task.config import REFUSED_RESULT
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import not_a_file, stuck_line
@@ -94,7 +94,7 @@ class SidePanel(VerticalScroll):
         verdict = local_verdict(local)
         style = "bold $success" if verdict is not None and verdict.rewards is not None else "bold $error"
         # A task Harbor would not load gets no verdict, whatever the replay wrote (as a task's run says "none")
-        words = f"none: {REFUSED_TO_RUN}" if local.task_refused is not None else verdict_words(verdict)
+        words = REFUSED_RESULT if local.task_refused is not None else verdict_words(verdict)
         parts: list[Any] = [
             ("Harbor would score ", MUTED),
             (words, "bold $error" if local.task_refused is not None else style),
