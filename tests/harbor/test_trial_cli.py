@@ -1612,6 +1612,17 @@ def test_every_face_says_a_refused_replays_result_alike(real, env, tmp_path):
     assert replay.startswith(f"replay    none: {REFUSED} · exit 0 · "), replay
 
 
+def test_run_trial_says_why_a_task_would_be_refused_once(real, env, tmp_path):
+    """``run TRIAL`` on a task Harbor would now refuse said why twice: on its ``agreement refused: ...``
+    line and again as a note under the facts. Once now, on the agreement's line."""
+    trial = _refused_trial(real)
+    done = run_tool(env, "run", trial, cwd=tmp_path)
+    no_traceback(done)
+    why = f"{REFUSED}: version = 1 is not a string"
+    assert done.stdout.count(why) == 1, done.stdout
+    assert f"agreement refused: {why}" in done.stdout, done.stdout
+
+
 def test_a_trial_harbor_would_refuse_runs_no_test_sh_after_the_runner(real, env, tmp_path):
     """``test JOB`` (and ``run TRIAL``) on a task Harbor would now refuse: the replay is not compared
     (``same`` null), which the rule "test.sh runs again where the runner's verdict differs" took for a

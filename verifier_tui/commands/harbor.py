@@ -454,8 +454,11 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     terminal.say("facts:")
     for fact in walk.facts.sentences(one_name):
         terminal.say(f"  {fact}")
+    # A refusal is the agreement's line above, said whole there: not again as a note.
+    said = replayed.agreement.differences if replayed.agreement.refused is not None else ()
     for note in [*trial_notes(walk), *(replayed.local.notices if replayed.local else [])]:
-        terminal.say(f"  note: {one_line(word(note))}")
+        if note not in said:
+            terminal.say(f"  note: {one_line(word(note))}")
     terminal.say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
     if replayed.local is not None:
