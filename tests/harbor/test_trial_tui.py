@@ -197,6 +197,21 @@ async def test_the_replay_side_gives_no_score_for_a_task_harbor_would_refuse(tas
     assert "RewardFileNotFoundError" not in local.split("workspace:")[0], local
 
 
+async def test_the_status_line_says_harbor_would_refuse_not_the_sandbox(task, runs, tmp_path):
+    """The status line under a trial's header on a task Harbor would now refuse read "replay #1 refused
+    with the sandbox", as if the sandbox had refused something. It says Harbor would refuse the task."""
+    demo, trial = failing_trial(task, runs, tmp_path)
+    toml = demo / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        status = " ".join(text_of(app, "#trial-status").split())
+    assert "replay #1: Harbor would refuse the task now · after " in status, status
+    assert "with the sandbox" not in status, status
+
+
 async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"

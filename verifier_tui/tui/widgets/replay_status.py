@@ -54,10 +54,20 @@ class ReplayStatus(Widget):
             # A replay runs what an agent wrote: in the copy sandbox it could
             # write the user's files, said as run TRIAL and test JOB say it.
             copied = replayed.local.copy_sandbox
-            self.state = content(
+            after = f" · after {one_line(trigger)}"
+            said = (
                 (f"replay #{self.count} ", "$text-muted"),
                 (word, AGREEMENT_STYLES.get(word, "bold $warning")),
-                (f" with the sandbox · after {one_line(trigger)}", "$text-muted"),
+                (f" with the sandbox{after}", "$text-muted"),
+            )
+            if replayed.agreement.refused is not None:  # Harbor's, not the sandbox's ("refused with the sandbox")
+                said = (
+                    (f"replay #{self.count}: ", "$text-muted"),
+                    ("Harbor would refuse the task now", "bold $error"),
+                    (after, "$text-muted"),
+                )
+            self.state = content(
+                *said,
                 *((("   ⚠ ", "bold $warning"), (one_line(copied), "$warning")) if copied else ()),
             )
         else:
