@@ -290,9 +290,10 @@ async def arun(
     cases = session.task.cases
     judged = bar(cases)
     gate = asyncio.Semaphore(max(1, jobs))
+    bar_case = None
     if judged is not None:
-        case = next(case for case in cases if case.name == judged.case)
-        judged = replace(judged, run=await session.arun(session.spec_for_case(case), trigger="audit", gate=gate))
+        bar_case = next(case for case in cases if case.name == judged.case)
+        judged = replace(judged, run=await session.arun(session.spec_for_case(bar_case), trigger="audit", gate=gate))
         if judged.failed:
             return [], judged
     room = asyncio.Semaphore(max(1, jobs))  # workspaces made at once: a copy lasts as long as its run
@@ -302,7 +303,6 @@ async def arun(
     # they are judged as, and no response: an agent that did nothing said nothing, and Harbor, which
     # publishes the task, never passes one. The session's own inputs were its first case's, response too,
     # so their verdict hung on which case's name sorts first.
-    bar_case = next((case for case in cases if judged is not None and case.name == judged.case), None)
     caseless = replace(session.spec_for_case(bar_case) if bar_case is not None else session.spec(), response=None)
 
     async def one(index: int, probe: Probe) -> Finding:
