@@ -496,6 +496,67 @@ async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path
         assert "both modes: environment-server mode ✓ 0.5" in widget_text(app, "#reward-body")
 
 
+async def test_keys_pressed_while_b_runs_run_once_it_is_done(tmp_path, monkeypatch):
+    """a pressed while b's first mode ran: b ran both modes again (the key taken
+    for a save), no case ran, and "run all cases" stayed pending, so a later save
+    ran every case unasked. Only a save is b's to run again; a key's run comes
+    once b is done."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(
+        tmp_path / "tasks" / "keys",
+        gate.verifier("def verify(workspace):\n    return 1.0\n"),
+        cases={"c": {"a.txt": "x"}, "d": {"a.txt": "y"}},
+    )
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))  # b runs two modes
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        await pilot.press("a")
+        await pilot.pause()
+        gate.go.touch()
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        await app.wait_for_runs(3)  # a's run: every case
+        assert {r.case for r in app.finished[1:3] if r is not None} == {"c", "d"}
+        assert all(r is not None and r.trigger == "all cases" for r in app.finished[1:3])
+        assert gate.runs() == 1 + 2 + 2, gate.runs()  # the first run, b's two, a's two: b ran once
+        assert not app.controller.run_all_pending
+
+
+async def test_a_save_while_b_runs_with_every_case_on_runs_every_case(tmp_path, monkeypatch):
+    """With every case on save (A), a save while b ran re-ran b's two modes of
+    the current case alone; the other cases kept their marks of the old files.
+    The save runs every case once b is done, as every save does under A."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(
+        tmp_path / "tasks" / "every",
+        gate.verifier("def verify(workspace):\n    return 1.0\n"),
+        cases={"c": {"a.txt": "x"}, "d": {"a.txt": "y"}},
+    )
+    verifier = root / "tests" / "verifier.py"
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("A")
+        await app.wait_for_runs(3)  # turned on: every case runs once
+        app.controller.live.set_live_reload(True)  # as with live reload on, without a watcher
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 4, "b's first run at the gate")
+        verifier.write_text(gate.verifier("def verify(workspace):\n    return 0.5\n"))
+        report_change(app, [verifier])
+        gate.go.touch()
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        await app.wait_for_runs(5)  # the save's run: every case, the saved verifier
+        rewards = {r.case: r.verdict.rewards for r in app.finished[3:5] if r is not None}
+        assert rewards == {"c": {"reward": 0.5}, "d": {"reward": 0.5}}, rewards
+        assert all(r is not None and r.trigger == "verifier.py" for r in app.finished[3:5])
+
+
 async def test_a_case_name_typed_in_one_burst_after_k_is_the_dialogs(example):
     """``k`` then the name, typed fast: the dialog's worker had not pushed it
     yet, so the name's letters went to the task's screen as keys (``a`` ran

@@ -118,7 +118,7 @@ class Controller:
             self.live.resume()
 
     def drop_held(self) -> bool:
-        """Forget the changes and requests held while paused; whether there were any."""
+        """Forget the saves held while paused (not a key's request); whether there were any."""
         return self.live.drop_held() if self.live is not None else False
 
     # -- the watcher --------------------------------------------------------------------

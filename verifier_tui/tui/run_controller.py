@@ -58,6 +58,14 @@ class RunController(Controller):
         """"Every case on save": each run (a save's, a key's) runs every case,
         as "run all cases" does, until turned off. Kept in memory only."""
 
+    def drop_held(self) -> bool:
+        """As :meth:`Controller.drop_held`, but a save while every case is to run
+        ("run all cases" pending, every case on save) is every case's run, not
+        the current case's alone: kept for resume."""
+        if self.run_all_pending or self.every_case:
+            return False
+        return super().drop_held()
+
     def request_all(self) -> None:
         self.run_all_pending = True
         self.request("all cases")

@@ -241,12 +241,14 @@ class LiveRuns:
         self._release()
 
     def drop_held(self) -> bool:
-        """Forget what was held while paused, saying whether anything was: the
-        one who paused ran the current choices again over it (b, whose two
-        runs a save came between)."""
-        held = self._held_any
-        self._held, self._held_any, self._held_trigger = None, False, None
-        return held
+        """Forget the saves held while paused, saying whether there were any: the
+        one who paused ran the current choices again over them (b, whose two
+        runs a save came between). A key's request held (r, a, a new choice) is
+        not the same run: it is kept, with the saves it came with, for :meth:`resume`."""
+        if self._held is None or self._held_trigger is not None:
+            return False
+        self._held, self._held_any = None, False
+        return True
 
     def _release(self) -> None:
         """Run what was held, unless something still holds it. A change held

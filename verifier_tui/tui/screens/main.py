@@ -778,6 +778,7 @@ class MainScreen(SizedScreen):
         status = self.query_one(StatusLine)
         try:
             await controller.live.scheduler.drain()
+            controller.drop_held()  # a save while the run before ended: b's first runs read it
             # b's runs are not the scheduler's, which says ▶ running for its own:
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
