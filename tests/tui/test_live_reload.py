@@ -180,13 +180,20 @@ async def test_vim_s_late_attribute_events_of_a_save_start_no_second_run(tmp_pat
         assert result is not None and result.verdict.rewards == {"reward": 0.25}
 
 
+#: A verifier slow enough to save during, scoring the number in its workspace's n.txt.
+_SLOW_N = (
+    "import os, time\n\ndef verify(workspace):\n    time.sleep(3)\n"
+    "    with open(os.path.join(workspace, 'n.txt')) as f:\n        return float(f.read())\n"
+)
+
+
 async def test_a_save_not_known_to_be_before_the_run_is_never_taken_for_its_late_events(tmp_path):
     """The file's time is not known to be before the run started (a coarse clock's tick, or a
     file server whose clock runs ahead): a save after the start may leave the same size and time
     as the run found, so it is not taken for the late events of the save the run is for (vim's):
-    a run starts for it."""
-    slow = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n"
-    root = make_task(tmp_path / "t", slow, cases={"only": {"n.txt": "0.1"}})
+    a run starts for it, and reads the second save (the sandbox's copy of the workspace followed
+    it, where it kept the first's for its size and time)."""
+    root = make_task(tmp_path / "t", _SLOW_N, cases={"only": {"n.txt": "0.1"}})
     answer = root / "cases" / "only" / "workspace" / "n.txt"
     app = make_app(root, case="only")
     async with app.run_test(size=SIZE):
@@ -200,6 +207,29 @@ async def test_a_save_not_known_to_be_before_the_run_is_never_taken_for_its_late
         answer.write_text("0.6")  # the same size, and the same time given back
         os.utime(answer, ns=(ahead, ahead))
         await wait_for(lambda: app.session.sequence == 3, "a run for the second save")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 0.6}, result.verdict
+
+
+async def test_a_second_save_of_the_same_size_and_time_as_the_first_still_runs(tmp_path):
+    """A file system that keeps times to the second (or 2 s): a second save in place of the same
+    size within the same second as the first leaves the inode, size, mode and time as the first's
+    run found them, and was taken for that save's late events: nothing ran, and the verdict shown
+    stayed the first save's. What the run read is told by the file's content now, not its time."""
+    root = make_task(tmp_path / "t", _SLOW_N, cases={"only": {"n.txt": "0.1"}})
+    answer = root / "cases" / "only" / "workspace" / "n.txt"
+    app = make_app(root, case="only")
+    async with app.run_test(size=SIZE):
+        await app.first_run_and_watcher()
+        second = (time.time_ns() // 10**9 - 60) * 10**9  # a whole second, well before the run
+        answer.write_text("0.5")
+        os.utime(answer, ns=(second, second))
+        await wait_for(lambda: "running only after workspace/n.txt" in widget_text(app, "#status"), "its run")
+        answer.write_text("0.6")  # the same size, and the same second given back
+        os.utime(answer, ns=(second, second))
+        await wait_for(lambda: app.session.sequence == 3, "a run for the second save")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 0.6}, result.verdict
 
 
 async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):

@@ -52,10 +52,6 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | 
 HELPER_AFTER = 1000
 #: Jobs handed over at a time, to a helper or to the walking process itself.
 BATCH = 256
-#: A helper's answer to one job: the error number (0: copied; -1: not a
-#: regular file any more), the source's signature, the copy's signature.
-_RECORD = struct.Struct("<9q")
-_NOT_A_FILE = -1
 
 _kernel_copy = hasattr(os, "copy_file_range")  # False once a file system refused it outright
 
@@ -64,18 +60,27 @@ class NotAFile(OSError):
     """The source is no longer a regular file (replaced since it was listed)."""
 
 
-#: :func:`source_sig`'s signature: size, modification time, mode.
-SourceSig = tuple[int, int, int]
+#: :func:`source_sig`'s signature: size, modification time, mode, ctime.
+SourceSig = tuple[int, int, int, int]
 #: :func:`copy_sig`'s signature: size, modification time, ctime, inode, mode.
 CopySig = tuple[int, int, int, int, int]
+# The record's widths follow the signatures (typing.get_args would cost the helpers typing's import).
+_SOURCE_FIELDS = len(SourceSig.__args__)  # type: ignore[attr-defined]
+_COPY_FIELDS = len(CopySig.__args__)  # type: ignore[attr-defined]
+#: A helper's answer to one job: the error number (0: copied; -1: not a
+#: regular file any more), the source's signature, the copy's signature.
+_RECORD = struct.Struct(f"<{1 + _SOURCE_FIELDS + _COPY_FIELDS}q")
+_NOT_A_FILE = -1
 #: A job for :class:`Copier`: the key its outcome is handed over with, the
 #: source, the target, whether the target may be replaced.
 _Job = tuple[str, str, str, bool]
 
 
 def source_sig(st: os.stat_result) -> SourceSig:
-    """What says a source file changed: size, modification time, mode."""
-    return (st.st_size, st.st_mtime_ns, st.st_mode)
+    """What says a source file changed: size, modification time, mode, and ctime: a save of the
+    same size within the file system's clock tick (a second, on some) leaves the size and time,
+    and the copy kept the earlier save; nothing but the kernel sets the ctime."""
+    return (st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns)
 
 
 def copy_sig(st: os.stat_result) -> CopySig:
@@ -358,7 +363,7 @@ class _Helper:
         for key, answer in zip(self.keys, answers):  # noqa: B905 - the helper may have answered fewer
             code = answer[0]
             if code == 0:
-                out.append((key, (answer[1:4], answer[4:9])))
+                out.append((key, (answer[1 : 1 + _SOURCE_FIELDS], answer[1 + _SOURCE_FIELDS :])))
             elif code == _NOT_A_FILE:
                 out.append((key, NotAFile(errno.EINVAL, "not a regular file any more")))
             else:
@@ -398,7 +403,7 @@ def _serve() -> None:
                 answers.append(_RECORD.pack(0, *src_sig, *dst_sig))
             except OSError as exc:
                 code = _NOT_A_FILE if isinstance(exc, NotAFile) else (exc.errno or errno.EIO)
-                answers.append(_RECORD.pack(code, 0, 0, 0, 0, 0, 0, 0, 0))
+                answers.append(_RECORD.pack(code, *(0,) * (_SOURCE_FIELDS + _COPY_FIELDS)))
         out.write(b"".join(answers))
         out.flush()
 

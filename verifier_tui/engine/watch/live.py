@@ -26,10 +26,11 @@ What a run does and how it is shown is the face's: the ``run`` callback.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import stat
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.changes import Change
@@ -45,6 +46,8 @@ COARSE_CLOCK_NS = 10_000_000
 #: The most files of a run's change looked at as it starts, to tell the late events of that save
 #: (one file, or a few) from a new one: a checkout of thousands would stall the event loop.
 _READ_AS_AT_MOST = 100
+#: The most bytes of them read to know their content (a file past it is not known, and runs).
+_HASH_AT_MOST = 8 * 1024 * 1024
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -98,7 +101,7 @@ class LiveRuns:
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
         self._run_started_ns: int | None = None  # when the last run started (wall clock, as file times are)
-        self._read_as: dict[Path, tuple[int, ...] | None] = {}  # the files of the change it ran for, then (_as_read)
+        self._read_as: dict[Path, tuple[object, ...] | None] = {}  # the files of the change it ran for, then (_as_read)
         """What changed that the current choices read since the last run started (live reload off)."""
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
@@ -267,15 +270,13 @@ class LiveRuns:
         """Whether every file of ``change`` is as it was when the last run, started for it, began:
         the late events of that save. vim saves in place, fsyncs, and only then sets the file's
         mode and ACL again; those events cancelled the save's run for a run of the same file."""
-        read, started = self._read_as, self._run_started_ns
-        if not read or started is None or change.recreated or change.moved or not change.paths <= read.keys():
+        read = self._read_as
+        if not read or change.recreated or change.moved or not change.paths <= read.keys():
             return False
-        # Only a file last written well before the run started: a save within the file system's clock tick
-        # of the start (or stamped by a clock ahead, a file server's) may leave the same size and time.
-        return all(
-            (now := _as_read(path)) is not None and now == read[path] and now[-1] <= started - COARSE_CLOCK_NS
-            for path in change.paths
-        )
+        # By content, not time alone: a save in the same clock tick as the run's start (a second, on a
+        # file system that keeps no finer times) may leave the same size and time, and ran nothing.
+        now = _as_read_all(change.paths)
+        return all(now[path] is not None and now[path] == read[path] for path in change.paths)
 
     def _seen_by_last_run(self, change: Change) -> bool:
         """Whether every file of ``change`` was last changed before the last run
@@ -298,7 +299,7 @@ class LiveRuns:
         self.stale = None  # this run reads the files as they are now
         self._run_started_ns = time.time_ns()
         small = change is not None and len(change.paths) <= _READ_AS_AT_MOST
-        self._read_as = {path: _as_read(path) for path in change.paths} if change is not None and small else {}
+        self._read_as = _as_read_all(change.paths) if change is not None and small else {}
         if change is not None:
             trigger = change.describe()
         else:
@@ -377,16 +378,35 @@ class LiveRuns:
         await self.scheduler.close()
 
 
-def _as_read(path: Path) -> tuple[int, ...] | None:
-    """What a run reads of ``path``, by what changes with it: data (size and modification time,
-    which a chmod, chown or xattr leaves), mode, and the inode a rename over it brings."""
+def _as_read_all(paths: Iterable[Path]) -> dict[Path, tuple[object, ...] | None]:
+    """:func:`_as_read` of each of ``paths``, reading at most :data:`_HASH_AT_MOST` bytes in all."""
+    budget = [_HASH_AT_MOST]
+    return {path: _as_read(path, budget) for path in paths}
+
+
+def _as_read(path: Path, budget: list[int]) -> tuple[object, ...] | None:
+    """What a run reads of ``path``: its content (a chmod, chown or xattr leaves it), mode, and
+    the inode a rename over it brings; and its modification time, which ``touch`` (a save of the
+    same bytes) moves to ask for a run. None: not a regular file, or bigger than what is left of
+    ``budget`` (bytes, spent here): not known, so not taken as unchanged. Never through a link."""
     try:
-        st = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode):
-        return None  # a folder's times say nothing of the files in it
-    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > budget[0]:
+            return None  # a folder's, a FIFO's: nothing a run reads of it is told here
+        budget[0] -= st.st_size
+        digest, left = hashlib.blake2b(), st.st_size + 1  # a file growing meanwhile differs by its extra byte
+        while left > 0 and (block := os.read(fd, min(left, 1 << 16))):
+            digest.update(block)
+            left -= len(block)
+        return (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, digest.digest())
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _links(targets: list[Any]) -> list[bool]:
