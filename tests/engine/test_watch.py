@@ -28,6 +28,7 @@ from tests.helpers.tasks import make_task
 from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.filters import INSTALLED_DIRS, NOISE_DIRS, is_noise
 from verifier_tui.engine.session import Session
+from verifier_tui.engine.watch import channel as channel_module
 from verifier_tui.engine.watch import watcher as watcher_module
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.engine.watch.scheduler import RunScheduler
@@ -279,22 +280,24 @@ async def test_a_rename_over_names_only_the_file_saved(tmp_path: Path, isolate: 
     assert target.read_text() == "new\n"
 
 
-@both_modes
-async def test_a_save_that_truncates_then_writes_is_one_change(tmp_path: Path, isolate: bool) -> None:
+async def test_a_save_that_truncates_then_writes_is_one_change(tmp_path: Path, monkeypatch) -> None:
     """VS Code, and any editor that saves in place, truncates the file and then
     writes it: with a few milliseconds between the two (a loaded machine, a
     big file), the empty file was a change of its own, and the TUI started a
     run on an empty verifier before the save's run (run #12 never shown, #13
     after it). The empty file is held for the rest of the save, as a file
     just created and still empty is."""
+    # The hold lasts one wait (_WAKE_MS, 20 ms): widened here, so that the write lands inside it however
+    # loaded the machine. In this process only: a watcher in a child process (isolate) keeps its own.
+    monkeypatch.setattr(channel_module, "_WAKE_MS", 2000)
     tests = folder(tmp_path / "tests")
     target = tests / "verifier.py"
     target.write_text("def verify(workspace):\n    return 0.0\n")
-    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+    async with watching([WatchTarget(tests, "tests")], isolate=False) as rec:
         with target.open("r+") as handle:
             handle.truncate(0)
             handle.flush()
-            await asyncio.sleep(0.015)  # more than a step, less than the wait for the rest of a save
+            await asyncio.sleep(0.1)  # many steps, well inside the (widened) wait for the rest of a save
             handle.write("def verify(workspace):\n    return 1.0\n")
         change = await rec.next()
         assert change.paths == {target} and not change.deleted
