@@ -774,6 +774,31 @@ async def test_a_case_mark_is_out_of_date_once_shift_s_comes_back_to_a_step_whos
         assert "? kept1 was ✓ 0.1" in cases_text(app), cases_text(app)
 
 
+async def test_a_case_mark_stays_current_when_only_an_editor_s_files_came_in_a_step_s_tests_meanwhile(tmp_path):
+    """kept1 ran under step first (`✓ 0.1`), S chose no step, and the step's verifier.py was only
+    opened in vim (its .verifier.py.swp, its 4913 probe, a verifier.py~ backup; the file itself
+    untouched); S chose first again: the list said `? kept1 was ✓ 0.1`, as if a run's file had
+    changed. What the watcher ignores is no change on coming back either."""
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    app = make_app(root, step="first", case="kept1")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("s", "end", "enter")  # no case
+        await app.wait_for_runs(2)
+        await _open_step_chooser(app, pilot)
+        await pilot.press("end", "enter")  # no step
+        await app.wait_for_runs(3)
+        for name in (".verifier.py.swp", "4913", "verifier.py~", ".verifier.py.kate-swp"):
+            (own / name).write_text("an editor's")
+        await _open_step_chooser(app, pilot)
+        await pilot.press("home", "enter")  # first again
+        assert (await app.wait_for_runs(4)).verdict.rewards == {"reward": 0.1}
+        await pilot.pause()
+        assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
+
+
 async def test_a_case_mark_is_out_of_date_once_v_comes_back_to_a_verifier_outside_tests_changed_meanwhile(tmp_path):
     """kept1 ran with a verifier outside the task's tests/ (`✓ 0.25`), then v chose tests/verifier.py
     and the first was edited (not watched then); v chose it again: `✓ kept1 0.25` stayed as current."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
+from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import in_a_thread, run_process
@@ -367,7 +368,7 @@ class Session:
             return
         self._left[setup] = seen
         before = self._left.pop(self.setup, None)
-        if before is not None and user_files.written(before):
+        if before is not None and _edited(before):
             self._came_back_changed = True
 
     def came_back_changed(self) -> bool:
@@ -1287,3 +1288,14 @@ async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[Explanatio
                 on_explain(data)
                 return
         await asyncio.sleep(0.02)
+
+
+def _edited(before: user_files.Snapshot) -> bool:
+    """Whether anything under ``before``'s roots changed since, as the watcher would have seen it:
+    an editor's swap file, backup or probe, a cache (:func:`~.filters.is_noise`, judged as the
+    watcher judges it, relative to the root it lies under) is not a change of what a run reads."""
+    for path in user_files.written(before):
+        root = next((r for r in before.roots if path == r or path.startswith(r + os.sep)), path)
+        if not is_noise(Path(path).relative_to(root).parts):
+            return True
+    return False
