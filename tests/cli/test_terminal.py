@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import utf8_text
 from verifier_tui.commands import terminal
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import NAME_MOST, one_line, one_name
 
 
 @pytest.mark.parametrize(
@@ -93,6 +93,23 @@ def test_a_name_on_one_line_keeps_to_its_line_and_never_acts_on_the_terminal(nam
     assert len(shown.splitlines()) <= 1  # no line break of any kind: \n, \r, \u2028, \x85 ...
     assert not re.search("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", shown)
     assert one_line("a\nb\t\u202ec") == "a\\nb\\t<U+202E>c"
+
+
+@given(st.integers(NAME_MOST + 1, NAME_MOST + 200))
+def test_a_name_just_over_its_room_keeps_most_of_itself(length):
+    """A task's name of 61 characters, one over a name's room of 60, showed 24 of them, then
+    ' … 29 characters left out … ', then 8: the marker took more room than the overflow. A name
+    cut keeps within its room, says how much is left out, and shows what the marker leaves room for."""
+    name = "".join(chr(ord("a") + i % 26) for i in range(length))
+    shown = one_name(name)
+    assert len(shown) <= NAME_MOST, shown
+    head, said, tail = shown.split("…")
+    left_out = int("".join(ch for ch in said if ch.isdigit()))
+    kept = len(head.rstrip(" ")) + len(tail.lstrip(" "))  # the name is letters alone
+    assert kept + left_out == length, shown
+    assert kept >= NAME_MOST - len(f" … {length:,} characters left out … "), shown
+    if length - NAME_MOST < len(" … 9 characters left out … "):
+        assert kept >= NAME_MOST - len(f"…+{length}…"), shown  # the overflow is less than the words would take
 
 
 def test_json_writes_a_file_names_undecodable_bytes_as_the_text_shows_them(monkeypatch):

@@ -94,7 +94,18 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     line = unbroken(text)
     if len(line) <= most:
         return line
-    kept = max(most - len(f" … {len(line):,} characters left out … "), 2)
+    said = _left_out_words
+    if len(line) - most < len(said(len(line))):
+        said = _left_out_mark  # a few over: the words would leave out more than the overflow, half a name
+    kept = max(most - len(said(len(line))), 2)
     # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
     head, tail = kept * 3 // 4, kept - kept * 3 // 4
-    return f"{line[:head]} … {len(line) - head - tail:,} characters left out … {line[-tail:]}"
+    return f"{line[:head]}{said(len(line) - head - tail)}{line[-tail:]}"
+
+
+def _left_out_words(count: int) -> str:
+    return f" … {count:,} characters left out … "
+
+
+def _left_out_mark(count: int) -> str:
+    return f"…+{count}…"
