@@ -25,7 +25,7 @@ from tests.tui.app_under_test import (
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
-from verifier_tui.tui.messages import CasesOutdated
+from verifier_tui.tui.messages import CasesOutdated, VerdictStale
 from verifier_tui.tui.screens.case_name import CaseNameScreen
 from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
 from verifier_tui.tui.widgets.history_list import HistoryList
@@ -494,6 +494,39 @@ async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path
         await pilot.pause()
         assert len(app.finished) == 1 and not app.controller.live.scheduler.busy
         assert "both modes: environment-server mode ✓ 0.5" in widget_text(app, "#reward-body")
+
+
+async def test_a_save_between_b_s_two_runs_with_live_reload_off_is_not_compared_as_two_modes(tmp_path, monkeypatch):
+    """With live reload off (w), the verifier saved while b's first mode ran: the save only
+    marked the verdict stale, so b compared the two verifiers as two modes ("scores otherwise
+    in each") under a stale mark. b runs both modes again over the saved files, and the
+    verdict it shows, of the files as they are, is not marked stale."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(
+        tmp_path / "tasks" / "off",
+        gate.verifier("def verify(workspace):\n    return 0.25\n"),
+        cases={"c": {"a.txt": "x"}},
+    )
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    verifier = root / "tests" / "verifier.py"
+    app, messages = make_app(root, case="c"), []
+    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")  # live reload off
+        await pilot.pause()
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")  # its verifier already read
+        verifier.write_text(gate.verifier("def verify(workspace):\n    return 0.5\n"))
+        await wait_for(lambda: any(isinstance(m, VerdictStale) for m in messages), "the watcher to see the save")
+        gate.go.touch()
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        shown = " ".join(widget_text(app, "#reward-body").split())
+        assert "environment-server mode ✓ 0.5 · Harbor mode ✓ 0.5" in shown, shown
+        assert "scores otherwise" not in shown, shown
+        assert "stale" not in widget_text(app, "StatusLine") and app.controller.live.stale is None
 
 
 async def test_keys_pressed_while_b_runs_run_once_it_is_done(tmp_path, monkeypatch):

@@ -771,6 +771,7 @@ class MainScreen(SizedScreen):
         from verifier_tui.engine.both_modes import arun_both_modes
 
         session, controller = self.session, self.controller
+        live = controller.live
         if session.verifier is None:
             self.notify("no verifier to run", severity="warning", markup=False)
             return
@@ -782,14 +783,17 @@ class MainScreen(SizedScreen):
             # b's runs are not the scheduler's, which says ▶ running for its own:
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
+            live.stale = None  # they read the files as they are now, as a run of the scheduler's does
             both = await arun_both_modes(session, last=session.mode)
-            # A save held while they ran may have come between the two runs, which then compared
-            # two states of the files as two modes ("scores otherwise in each"): both run again
-            # over the files as saved, and that is the save's run. Bounded: a run that writes the
-            # files it reads (the copy sandbox) would go round for ever; its save then runs on resume.
+            # A save held while they ran (or, live reload off, marking the verdict stale) may have
+            # come between the two runs, which then compared two states of the files as two modes
+            # ("scores otherwise in each"): both run again over the files as saved, and that is
+            # the save's run. Bounded: a run that writes the files it reads (the copy sandbox)
+            # would go round for ever; its save then runs on resume (or stays stale).
             for _ in range(_B_AGAIN_AFTER_SAVES):
-                if not controller.drop_held():
+                if not controller.drop_held() and live.stale is None:
                     break
+                live.stale = None
                 both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
@@ -805,6 +809,8 @@ class MainScreen(SizedScreen):
         shown = runs[-1]
         self.latest, self.viewing = shown, None
         self.query_one(StatusLine).set_finished(shown)
+        if live.stale is None:
+            self._show_stale(None)  # b's runs read every save so far
         # Under the line, what run --both-modes says of each mode (its notes, contract problems,
         # expected.json) and the finding, in this screen's words.
         said = both_modes_lines(session, both, self.fmt.path, self.fmt.words)
