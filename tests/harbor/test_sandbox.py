@@ -548,3 +548,29 @@ def test_reports_of_exceptions_that_did_not_end_the_run_are_passed_over(thread, 
     assert [(frame.file, frame.line) for frame in parsed.traceback.frames] == [("/tests/verifier.py", 20)]
     alone = parse_runner_output(f"{thread}\n{_THREAD}")  # a thread's report alone ended nothing
     assert alone.traceback is None and alone.kind == "other", alone
+
+
+# verify raised with an agent program's crash in its message: Python prints the message's first line after the
+# exception's name, so `AssertionError: prog crashed: Traceback (most recent call last):` ends a line.
+RAISES_WITH_A_CRASH_IN_ITS_MESSAGE = """\
+import subprocess
+import sys
+
+def verify(workspace):
+    proc = subprocess.run([sys.executable, "-c", "x = 1\\nprint(1 / 0)"], capture_output=True, text=True)
+    raise AssertionError(f"prog crashed: {proc.stderr}")
+"""
+
+
+def test_a_report_in_an_exceptions_message_is_not_split_off_it(task, runs, tmp_path):
+    """The header ending `AssertionError: prog crashed: Traceback ...` was split off it, so the report read was
+    the agent program's ZeroDivisionError at <string>:2, not verify's AssertionError at verifier.py:6."""
+    demo = task(verifier=RAISES_WITH_A_CRASH_IN_ITS_MESSAGE)
+    run = sandbox_run(demo, tmp_path)
+    assert "AssertionError: prog crashed: Traceback (most recent call last):" in run.files["test-stdout.txt"]
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert report is not None and report.bare_type == "AssertionError", report
+    assert [(frame.file, frame.line) for frame in report.frames][-1] == ("/tests/verifier.py", 6)

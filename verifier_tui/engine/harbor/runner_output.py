@@ -185,14 +185,34 @@ def _report_lines(text: str) -> list[str]:
     runner's contract error line goes on from unfinished output the same way
     (:func:`~verifier_tui.engine.model.contract_line_at`)."""
     lines: list[str] = []
+    frame_at = top_at = -1  # in lines: the last frame line, the last line in column 0 (a group's margin off)
     for line in text.splitlines():
         first = _GROUP_FIRST_LINE if line.endswith(_GROUP_TRACEBACK) else TRACEBACK_HEADER
         at = len(line) - len(first) if line.endswith(first) else contract_line_at(line)
-        if at > 0 and line[:at].strip(" |"):
-            lines += [line[:at], line[at:]]
-        else:
-            lines.append(line)
+        in_report = frame_at > top_at and _a_reports_line(line[:at], lines[top_at] if top_at >= 0 else "")
+        for piece in [line[:at], line[at:]] if at > 0 and line[:at].strip(" |") and not in_report else [line]:
+            unmarked = _unmarked(piece)
+            if _FRAME.match(unmarked) is not None:
+                frame_at = len(lines)
+            elif unmarked[:1].strip():
+                top_at = len(lines)
+            lines.append(piece)
     return lines
+
+
+def _a_reports_line(before: str, top: str) -> bool:
+    """``before``, the start of a line after a frame (``top`` the last line in column 0 before it), is a line
+    of the report Python was printing, never output left unfinished: the report's last line (``Type: message``
+    after a header and frames: ``AssertionError: prog crashed: Traceback (most recent call last):``, an agent
+    program's report in the message). A group's sub-exception is read with its margin taken off."""
+    text = _unmarked(before)
+    return _EXCEPTION_LINE.match(text) is not None and _unmarked(top) in _HEADERS
+
+
+def _unmarked(line: str) -> str:
+    """``line`` without an exception group's margin (``    | ``), if it has one."""
+    mark = _GROUP_MARK.match(line)
+    return mark["rest"].removeprefix(" ") if mark is not None else line
 
 
 def _ungrouped(lines: list[str]) -> list[str]:
