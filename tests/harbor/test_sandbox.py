@@ -574,3 +574,26 @@ def test_a_report_in_an_exceptions_message_is_not_split_off_it(task, runs, tmp_p
     report = walk.sandbox.runner.traceback
     assert report is not None and report.bare_type == "AssertionError", report
     assert [(frame.file, frame.line) for frame in report.frames][-1] == ("/tests/verifier.py", 6)
+
+
+RAISES_ON_A_SOURCE_LINE_NAMING_THE_PREFIX = """\
+def verify(workspace):
+    out = "fine"
+    assert out.startswith("run_verifier: error: "), "no contract line"
+    return 1.0
+"""
+
+
+def test_the_runners_prefix_in_a_reports_source_line_is_not_its_contract_line(task, runs, tmp_path):
+    """The prefix was split out of the source line Python printed under the frame, the column-0 half read as
+    the report's last line: exception 'run_verifier', not AssertionError at verifier.py:3."""
+    demo = task(verifier=RAISES_ON_A_SOURCE_LINE_NAMING_THE_PREFIX)
+    run = sandbox_run(demo, tmp_path)
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert walk.sandbox.runner.kind == "traceback" and report is not None, walk.sandbox.runner
+    assert report.bare_type == "AssertionError" and report.exception_message == "no contract line", report
+    assert [(frame.file, frame.line) for frame in report.frames][-1] == ("/tests/verifier.py", 3)
+    assert statuses(walk)["verify_called"] == "failed"

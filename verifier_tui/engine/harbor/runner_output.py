@@ -202,10 +202,13 @@ def _report_lines(text: str) -> list[str]:
 
 def _a_reports_line(before: str, top: str) -> bool:
     """``before``, the start of a line after a frame (``top`` the last line in column 0 before it), is a line
-    of the report Python was printing, never output left unfinished: the report's last line (``Type: message``
-    after a header and frames: ``AssertionError: prog crashed: Traceback (most recent call last):``, an agent
+    of the report Python was printing, never output left unfinished: the frame's source line (indented:
+    ``assert out.startswith("run_verifier: error: ")``), or the report's last line (``Type: message`` after
+    a header and frames: ``AssertionError: prog crashed: Traceback (most recent call last):``, an agent
     program's report in the message). A group's sub-exception is read with its margin taken off."""
     text = _unmarked(before)
+    if text[:1].isspace():
+        return True
     return _EXCEPTION_LINE.match(text) is not None and _unmarked(top) in _HEADERS
 
 
