@@ -597,3 +597,30 @@ def test_the_runners_prefix_in_a_reports_source_line_is_not_its_contract_line(ta
     assert report.bare_type == "AssertionError" and report.exception_message == "no contract line", report
     assert [(frame.file, frame.line) for frame in report.frames][-1] == ("/tests/verifier.py", 3)
     assert statuses(walk)["verify_called"] == "failed"
+
+
+def test_a_reward_beside_the_runners_report_is_not_said_to_be_the_runners(task, runs, tmp_path):
+    """verify raised (the runner's report, exit 1, no reward), then a reward.txt of 1.0 was written by something
+    else (test.sh's `|| echo 1 > reward.txt`, an agent's process still running): the sandbox's side said `the
+    runner wrote reward.txt; Harbor read {"reward": 1.0}`, every step done and no failing line. The same for a
+    reward beside the runner's contract error, which it never writes either."""
+    demo = task(verifier="def verify(workspace):\n    x = 1\n    raise RuntimeError('no')\n")
+    run = sandbox_run(demo, tmp_path / "a")
+    walk = walk_trial(trial_of(runs, demo, rewards={"reward": 1.0}, verifier_files={**run.files, "reward.txt": "1"}))
+    side = walk.sandbox
+    assert not side.phases.explanation.startswith("the runner wrote"), side.phases.explanation
+    assert 'Harbor read {"reward": 1.0}' in side.phases.explanation, side.phases.explanation
+    assert "RuntimeError" in side.phases.explanation and "something other than the runner" in side.phases.explanation
+    assert side.failure is not None and side.failure.line == 3, side.failure
+    assert statuses(walk)["verify_called"] != "done"
+    # The runner refused what verify returned (exit 2, no reward written); a reward.txt is there all the same.
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 'pass'\n")
+    run = sandbox_run(demo, tmp_path / "b")
+    walk = walk_trial(
+        trial_of(
+            runs, demo, name="demo__bbbbbbb", rewards={"reward": 1.0}, verifier_files={**run.files, "reward.txt": "1"}
+        )
+    )
+    side = walk.sandbox
+    assert side.phases.stopped_at == "reward_written", side.phases
+    assert "verify returned 'pass'" in side.phases.explanation and "reward.txt" in side.phases.explanation

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from verifier_tui.engine.harbor.runner_output import RunnerOutput
+    from verifier_tui.engine.harbor.runner_output import RunnerOutput, RunnerTraceback
     from verifier_tui.engine.model import RunResult, Verdict
 
 PHASES = (
@@ -469,6 +469,56 @@ def _report(
     return PhaseReport(stopped_at or failed, explanation, advice, tuple(phases))
 
 
+def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox: bool) -> PhaseReport:
+    """The runner's contract error (``limit``: it then hung, Harbor's limit said). It outranks a reward: the
+    runner clears the reward folder before verify and writes nothing when it refuses (exit 2), so a reward
+    beside its line is one something else wrote."""
+    refused_at = contract_phase(message)
+    explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
+    if limit is not None:
+        explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
+    if wrote is not None and wrote.rewards is not None:
+        explanation += (
+            f"; {wrote.source} is there all the same and Harbor read {rewards_json(wrote.rewards)[0]}: the runner "
+            "writes none when it refuses, so something other than the runner wrote it"
+        )
+    if refused_at is None:
+        return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
+    return _report(refused_at, DONE, message, explanation, advice)
+
+
+def _written(
+    wrote: Verdict, tb: RunnerTraceback | None, where: str | None, limit: str | None, *, sandbox: bool
+) -> PhaseReport:
+    """A valid reward file ``wrote`` (``limit``: the run then hung, Harbor's limit said), the output ending in
+    the report ``tb`` or in none of the runner's."""
+    rewards = rewards_json(wrote.rewards or {})[0]
+    shown = rewards if wrote.source == "reward.json" else repr(float((wrote.rewards or {}).get("reward", 0.0)))
+    written = f"{wrote.source}: {shown}"
+    if limit is not None:
+        explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
+        return _report(None, DONE, "", explanation, advice, stopped_at="timeout", written=written)
+    if tb is None:  # no report of the runner's: verify returned and the runner wrote the reward
+        return _report(None, DONE, "", f"the runner wrote {wrote.source}; Harbor read {rewards}", written=written)
+    # A reward and a report ending the output: the runner writes a reward only once verify has returned, and
+    # reports nothing then (the traceback is one verify logged, as logging.exception does); on exit 1 it writes
+    # none (something else did: test.sh's `|| echo 0 > reward.txt`, an agent's process still running). Which,
+    # neither file says: both are named, every step not known, and the failing line is kept.
+    at = f" at {where}" if where else ""
+    return _report(
+        None,
+        UNKNOWN,
+        "",
+        f"{wrote.source} is there and Harbor read {rewards}, yet the output ends in a traceback "
+        f"({exception_words(tb.bare_type, tb.exception_message)}{at}): either verify logged an exception and "
+        "returned, and the runner wrote the reward, or verify raised and something other than the runner wrote "
+        "it (the runner writes none when verify raises)",
+        "if verify raised, let nothing else write to /logs/verifier (test.sh, the agent's processes); if it "
+        "logged the exception, the reward is its own",
+        written=written,
+    )
+
+
 def sandbox_phases(
     output: RunnerOutput,
     verdict: Verdict | None,
@@ -518,25 +568,11 @@ def sandbox_phases(
     # A timeout outranks whatever the output and the reward folder say: Harbor gives up
     # before it reads the folder (Trial._verify_with_timeout, harbor/trial/trial.py).
     limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
-    # A reward the runner wrote outranks a report in the output: it writes one only once verify has returned
-    # (exit 0), and then reports nothing, so a traceback there is the verifier's own (an exception it caught and
-    # logged, a thread's, one Python ignored as the interpreter exited).
     wrote = verdict if verdict is not None and verdict.source is not None else None
-    if wrote is not None and wrote.rewards is not None:
-        rewards = rewards_json(wrote.rewards)[0]
-        shown = rewards if wrote.source == "reward.json" else repr(float(wrote.rewards.get("reward", 0.0)))
-        if timed_out:
-            explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
-            return _report(
-                None, DONE, "", explanation, advice, stopped_at="timeout", written=f"{wrote.source}: {shown}"
-            )
-        return _report(
-            None,
-            DONE,
-            "",
-            f"the runner wrote {wrote.source}; Harbor read {rewards}",
-            written=f"{wrote.source}: {shown}",
-        )
+    if output.kind == "contract_error":
+        return _refused(output.contract_message or "", wrote, limit if timed_out else None, sandbox=sandbox)
+    if wrote is not None and wrote.rewards is not None and not (timed_out and output.traceback is not None):
+        return _written(wrote, output.traceback, where, limit if timed_out else None, sandbox=sandbox)
     if output.traceback is not None:  # the output's kind is "traceback"
         tb = output.traceback
         error = exception_words(tb.bare_type, tb.exception_message)
@@ -545,15 +581,6 @@ def sandbox_phases(
         if timed_out:  # the runner reported the failure, then did not exit
             explanation, advice = hung_words(f"'{LABELS[phase]}' failed ({error})", limit, sandbox=sandbox)
         return _report(phase, DONE, error, explanation, advice, lines=tail)
-    if output.kind == "contract_error":
-        message = output.contract_message or ""
-        refused_at = contract_phase(message)
-        explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
-        if timed_out:
-            explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
-        if refused_at is None:
-            return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
-        return _report(refused_at, DONE, message, explanation, advice)
     if timed_out:
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""

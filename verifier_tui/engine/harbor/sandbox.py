@@ -289,10 +289,9 @@ def read_sandbox(
         MappedFrame(f.file, f.line, f.function, mapper.local(f.file))
         for f in (runner.traceback.frames if runner.traceback else ())
     )
-    # A reward the runner wrote says verify returned: a traceback beside it is the verifier's own print, no
-    # failure of the run's (phases.sandbox_phases reads it so too).
-    returned = computed is not None and computed.rewards is not None
-    failure = None if returned else next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
+    # The last report's line, a reward beside it or not: which of the two ended the run, neither file says
+    # (phases.sandbox_phases names both), and the line is where to look if verify raised.
+    failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
     where, where_opens = None, True  # where_opens: a file here (else the sandbox's own, e opens nothing)
     if failure is not None:
         local = failure.local_path
