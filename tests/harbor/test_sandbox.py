@@ -5,6 +5,7 @@ runner, run as the sandbox's shim runs it), and where the run stopped."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -624,3 +625,41 @@ def test_a_reward_beside_the_runners_report_is_not_said_to_be_the_runners(task, 
     side = walk.sandbox
     assert side.phases.stopped_at == "reward_written", side.phases
     assert "verify returned 'pass'" in side.phases.explanation and "reward.txt" in side.phases.explanation
+
+
+THREAD_RAISES_A_GROUP_AFTER_VERIFY = """\
+import threading
+import time
+
+
+def work():
+    time.sleep(0.3)
+    errors = []
+    for key in ("sub 1", "sub 2"):
+        try:
+            raise KeyError(key)
+        except KeyError as error:
+            errors.append(error)
+    raise ExceptionGroup("thread checks", errors)
+
+
+def verify(workspace):
+    threading.Thread(target=work).start()
+    raise ValueError("the answer is wrong")
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is Python 3.11's")
+def test_a_group_a_thread_raised_after_verify_is_passed_over_sub_exceptions_and_all(task, runs, tmp_path):
+    """A non-daemon thread raised an ExceptionGroup after verify had raised: Python printed `Exception in thread
+    ...:` and the group, whose own report was passed over but not its sub-exceptions, so the report read was
+    KeyError 'sub 2' at the thread's line 10, not verify's ValueError at line 18."""
+    demo = task(verifier=THREAD_RAISES_A_GROUP_AFTER_VERIFY)
+    run = sandbox_run(demo, tmp_path)
+    assert "Exception in thread" in run.files["test-stdout.txt"], run.files["test-stdout.txt"]
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert report is not None and report.bare_type == "ValueError", report
+    assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 18, walk.sandbox.failure

@@ -240,11 +240,16 @@ def _ungrouped(lines: list[str]) -> list[str]:
     out: list[str] = []
     closing: str | None = None  # the outermost group's closing rule's margin, while in a group
     goes_on_to = -1  # a blank line's look ahead found the group goes on to this line
+    passed_over = False  # the group is one Python introduced as ending no run: kept as printed, none of it read
     for index, line in enumerate(lines):
+        printed = line
         if closing is None:
             header = _GROUP_HEADER.match(line)
             if header is not None:
                 closing = " " * (line.index("+") + 2) + "+"  # its sub-exceptions' rules are 2 columns in
+                # A thread's group (`Exception in thread ...:` before it): its sub-exceptions, each a report of
+                # its own once the margin is off, would be read as the run's as much as the group's own.
+                passed_over = bool(out) and out[-1].startswith(_NOT_THE_RUNS)
         elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
         elif index > goes_on_to and not line.strip():
@@ -263,7 +268,7 @@ def _ungrouped(lines: list[str]) -> list[str]:
             if ending and not (index + 1 < len(lines) and _NEXT_RULE.match(lines[index + 1])):
                 closing = None
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
-        out.append(line)
+        out.append(printed if passed_over else line)
     return out
 
 
