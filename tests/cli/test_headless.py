@@ -803,6 +803,29 @@ def test_watch_says_the_exception_the_run_ended_on_not_one_printed_as_it_exited(
     assert said.strip() == "ValueError: the answer is wrong", said
 
 
+def test_watch_says_stderrs_last_line_under_a_run_that_did_not_raise(env, tmp_path):
+    """verify logged an exception it caught, printed why it gave up and ended the interpreter (os._exit(3)): the
+    line under the run was the logged report's last, `json.decoder.JSONDecodeError: ...`, as if it had raised;
+    only a run whose verify raised ended on a report, any other says stderr's last line."""
+    verifier = (
+        "import json, logging, os, sys\n\n\ndef verify(workspace):\n    try:\n        json.loads('not json')\n"
+        "    except ValueError:\n        logging.exception('bad answer')\n"
+        "    print('giving up on this answer', file=sys.stderr, flush=True)\n    os._exit(3)\n"
+    )
+    task_dir = make_task(tmp_path / "gives-up", verifier)
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        first = reader.next_run()
+        said = reader.next(HANG_GUARD_S)
+        while said.strip().startswith("note:"):  # the run's notes come first
+            said = reader.next(HANG_GUARD_S)
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "verifier raised" not in first, first
+    assert said.strip() == "giving up on this answer", said
+
+
 def test_a_long_trigger_keeps_what_happened_to_the_file(env, example):
     """``rm -rf cases/correct`` while watched: the trigger column, 28 characters,
     kept the start of ``cases/correct/expected.json deleted +2 more`` and showed

@@ -347,8 +347,10 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
                 terminal.out(f"      {one_line(plain_text(result.start_error or ''))}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
                 # The last line of the report the run ended on, as its panel says it: an exception printed after
-                # it (a __del__ Python ignored as the interpreter exited) ended nothing.
-                ended_on = parse_runner_output(result.stderr.text).traceback
+                # it (a __del__ Python ignored as the interpreter exited) ended nothing. Only a run whose verify
+                # raised ended on a report; after any other end a report in stderr is one verify logged.
+                raised = result.outcome is Outcome.VERIFIER_RAISED
+                ended_on = parse_runner_output(result.stderr.text).traceback if raised else None
                 last = plain_text(ended_on.text if ended_on else result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
