@@ -510,6 +510,10 @@ def test_an_exception_group_printed_after_unfinished_output_is_read():
 # "Error in atexit._run_exitfuncs:"; 3.13 puts the colon after the callback).
 _THREAD = (
     "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3.11/threading.py", line 1045, in _bootstrap_inner\n'
+    "    self.run()\n"
+    '  File "/usr/lib/python3.11/threading.py", line 982, in run\n'
+    "    self._target(*self._args, **self._kwargs)\n"
     '  File "/tests/verifier.py", line 14, in worker\n'
     '    raise KeyError("in a thread")\n'
     "KeyError: 'in a thread'\n"
@@ -663,3 +667,30 @@ def test_a_group_a_thread_raised_after_verify_is_passed_over_sub_exceptions_and_
     report = walk.sandbox.runner.traceback
     assert report is not None and report.bare_type == "ValueError", report
     assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 18, walk.sandbox.failure
+
+
+WRITES_A_THREADS_INTRODUCTION_THEN_RAISES = """\
+import sys
+
+
+def verify(workspace):
+    print("Exception in thread pool worker:", file=sys.stderr)
+    raise ValueError("the answer is wrong")
+"""
+
+
+def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(task, runs, tmp_path):
+    """verify wrote `Exception in thread pool worker:`, then raised: the runner's report after it was passed
+    over as a thread's, so no report was read (every step unknown, no failing line). A thread's report is
+    passed over only as Python prints it, its first frame threading's _bootstrap_inner."""
+    demo = task(verifier=WRITES_A_THREADS_INTRODUCTION_THEN_RAISES)
+    run = sandbox_run(demo, tmp_path)
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert report is not None and report.bare_type == "ValueError", walk.sandbox.runner
+    assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 6, walk.sandbox.failure
+    for forged in ("Exception ignored by me", "Error in atexit._run_exitfuncs: none"):
+        parsed = parse_runner_output(f"{forged}\n{_RAISED}")
+        assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", (forged, parsed)

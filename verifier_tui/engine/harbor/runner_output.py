@@ -55,10 +55,14 @@ _NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
 # by one (checks gathered, then raised together) has no other report with frames than this one.
 _GROUP_TRACEBACK = "Exception Group " + TRACEBACK_HEADER
 _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
-# The line Python prints before the report of an exception that ended no run: one it could not raise (a
-# __del__'s, an atexit callback's as the interpreter exits: "Exception ignored in: <...>", 3.8's "Error in
-# atexit._run_exitfuncs:"), or a thread's ("Exception in thread Thread-1 (worker):").
-_NOT_THE_RUNS = ("Exception ignored", "Error in atexit._run_exitfuncs:", "Exception in thread ")
+# The line Python prints before the report of an exception that ended no run, in its exact shapes (a line
+# verify writes must not pass over the run's report after it): one Python could not raise (a __del__'s,
+# "Exception ignored in: <function Scratch.__del__ ...>"; an atexit callback's as the interpreter exits,
+# "Exception ignored in atexit callback: <...>", 3.13 "... callback <...>:", 3.8 "Error in atexit._run_exitfuncs:"),
+# or a thread's ("Exception in thread Thread-1 (worker):", its report's first frame threading's _bootstrap_inner).
+_IGNORED = ("Exception ignored in: <", "Exception ignored in atexit callback")
+_ATEXIT_38 = "Error in atexit._run_exitfuncs:"
+_THREAD = "Exception in thread "
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
 _GROUP_FIRST_LINE = "  + " + _GROUP_TRACEBACK
 
@@ -249,7 +253,7 @@ def _ungrouped(lines: list[str]) -> list[str]:
                 closing = " " * (line.index("+") + 2) + "+"  # its sub-exceptions' rules are 2 columns in
                 # A thread's group (`Exception in thread ...:` before it): its sub-exceptions, each a report of
                 # its own once the margin is off, would be read as the run's as much as the group's own.
-                passed_over = bool(out) and out[-1].startswith(_NOT_THE_RUNS)
+                passed_over = bool(out) and _ends_no_run(out[-1], lines[index + 1 : index + 2])
         elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
         elif index > goes_on_to and not line.strip():
@@ -315,7 +319,7 @@ def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
     right after a header and its indented frames, or after a SyntaxError's
     location), or None. A report Python introduces as one of an exception
-    that ended no run (:data:`_NOT_THE_RUNS`) is passed over. One backward
+    that ended no run (:func:`_ends_no_run`) is passed over. One backward
     pass: each indented run is walked once."""
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
@@ -330,12 +334,26 @@ def _traceback_end(lines: list[str]) -> int | None:
             probe -= 1
         if probe >= 0 and lines[probe] in _HEADERS:
             first = _chain_start(lines, probe)
-            if first > 0 and lines[first - 1].startswith(_NOT_THE_RUNS):
+            if first > 0 and _ends_no_run(lines[first - 1], lines[first + 1 : first + 2]):
                 continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
     return None
+
+
+def _ends_no_run(before: str, first_frame: list[str]) -> bool:
+    """``before``, the line before a report (``first_frame``: the line after its header, if any, a group's
+    margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`)."""
+    if before.startswith(_THREAD):
+        frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
+        return (
+            before.endswith(":")
+            and frame is not None
+            and frame["file"].endswith("/threading.py")
+            and frame["function"] == "_bootstrap_inner"
+        )
+    return before.startswith(_IGNORED) or before == _ATEXIT_38
 
 
 def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
