@@ -310,9 +310,34 @@ def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int
     from verifier_tui.engine.failing import traceback_frames
 
     report = parse_runner_output(text).traceback
-    if report is None:
-        return [] if whole_only else traceback_frames(text)
+    if report is None:  # a report passed over names no frame of the run's either (a thread's line)
+        return [] if whole_only else traceback_frames(_outside_passed_over(text))
     return [(frame.file, frame.line) for frame in report.frames if frame.line is not None]
+
+
+def _outside_passed_over(text: str) -> str:
+    """``text``'s lines (its colours and a group's margin off) without the reports Python introduced as
+    ending no run (:func:`_ends_no_run`), their chains and groups too: each is skipped from its introduction
+    to its last line in column 0 (a group's, kept as printed, to its end)."""
+    if "\x1b" in text:
+        text = re.sub(untrusted.ANSI, "", text)
+    lines = _ungrouped(_report_lines(text))
+    kept: list[str] = []
+    skipping, ended = False, False  # in a passed-over report; its last line read, a chain may follow
+    for index, line in enumerate(lines):
+        after = lines[index + 1] if index + 1 < len(lines) else ""
+        if (after in _HEADERS or _GROUP_HEADER.match(after)) and _ends_no_run(line, lines[index + 2 : index + 3]):
+            skipping, ended = True, _GROUP_HEADER.match(after) is not None  # a group's lines are all margined
+            continue
+        if skipping and (not line or line[0].isspace() or line in _HEADERS or line in _CHAIN_LINES):
+            ended = ended and line not in _CHAIN_LINES
+            continue
+        if skipping and not ended:
+            ended = True  # the report's last line (`Type: message`)
+            continue
+        skipping = False
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _traceback_end(lines: list[str]) -> int | None:
