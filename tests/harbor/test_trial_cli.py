@@ -221,6 +221,24 @@ def test_a_traceback_the_verifier_logged_before_it_returned_is_not_the_runners_r
     assert data["sandbox"]["phase"] is None and data["same"] is True, (data["sandbox"]["phase"], data["differences"])
 
 
+def test_both_sides_name_the_failing_line_of_a_test_sh_that_exits_0_after_the_runner(
+    task, runs, tmp_path, env, elsewhere
+):
+    # test.sh runs the runner without exec and then exits 0: verify raised at line 3, the runner printed its
+    # report and wrote no reward. The sandbox's side named verifier.py:3, the replay (exit 0, not 'verifier
+    # raised') none, so the two named different failing lines of one run. Both read the last report when no
+    # reward was written.
+    demo = task(verifier="def verify(workspace):\n    x = 1\n    raise ValueError('no')\n", toml=SEPARATE)
+    script = SHIM.replace('exec "$PY" /tests/.ng/run_verifier.py "$@"', '"$PY" /tests/.ng/run_verifier.py "$@"\nexit 0')
+    assert script != SHIM
+    (demo / "tests" / "test.sh").write_text(script)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    path = str(demo / "tests" / "verifier.py")
+    assert (data["sandbox"]["failure"] or {}).get("line") == 3, data["sandbox"]["failure"]
+    assert data["local_failure"] == {"path": path, "line": 3}, (data["local_failure"], data["local"]["outcome"])
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

@@ -134,10 +134,11 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
     shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
     # The last exception report's frames, as the sandbox's side reads test-stdout.txt (sandbox.py): a frame
     # printed after it (an atexit handler's print_stack) made the two sides name different lines of one failure.
-    # Only a run whose verifier raised (exit 1) ends in the runner's report: after any other end, a traceback in
-    # stderr is one the verifier printed itself (an exception it caught and logged), not where the run failed.
-    raised = result.outcome is Outcome.VERIFIER_RAISED
-    frames = report_frames(result.stderr.text, whole_only=True) if raised else []
+    # One rule with the sandbox's side (sandbox.read_sandbox), which has no exit code to go by (a test.sh may run
+    # the runner and exit 0, or remap its codes): the last report is read unless a reward was written (then it
+    # is one verify logged before it returned, and the replay, which saw it return, names no failing line).
+    written = result.outcome is Outcome.REWARD_WRITTEN
+    frames = [] if written else report_frames(result.stderr.text, whole_only=True)
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
