@@ -34,15 +34,17 @@ _SIGNAL_NUMBER = signals.SIGUSR1
 # per thread, "  File "PATH", line N in FUNCTION" per frame, innermost first,
 # "  ..." past 100 frames, a blank line between threads. After it, the runner
 # lists each waiting asyncio task in the same format, under "Task 'NAME'".
-_HEADER = re.compile(
-    r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):$"
-    r"|^Stack \(most recent call first\):$"
-    r"|^(?P<task>Task) .*\(most recent call first\):$"
+_HEADERS = (
+    r"(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):"
+    r"|Stack \(most recent call first\):"
+    r"|(?P<task>Task) .*\(most recent call first\):"
 )
+_HEADER = re.compile(rf"^(?:{_HEADERS})$")
 _FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
 # Where a header may begin inside a line: faulthandler writes to fd 2 where the output stood, so after a
 # line the verifier left unfinished (a progress bar's `\r3/10`) the dump's first header goes on from it.
-_HEADER_START = re.compile(r"Current thread |Thread |Stack |Task ")
+# Each place from which the rest of the line is a whole header.
+_HEADER_START = re.compile(rf"(?=(?:{_HEADERS})$)")
 _ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
 
 
@@ -205,7 +207,7 @@ def _header_at(line: str) -> int | None:
     if _HEADER.match(line):
         return 0
     starts = [match.start() for match in _HEADER_START.finditer(line)]
-    return next((at for at in reversed(starts) if at and _HEADER.match(line[at:])), None)
+    return starts[-1] if starts else None
 
 
 _CURRENT, _THREAD, _TASK = "current thread", "thread", "task"

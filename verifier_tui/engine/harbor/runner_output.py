@@ -47,13 +47,13 @@ _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
 _SHELL_ERROR = re.compile(r"^(?P<script>\S*test\.sh): (?:line )?(?P<line>\d+): (?P<message>.+)$")
 # An ExceptionGroup (asyncio.TaskGroup's) is printed with every line of its
 # report behind `  | `, each sub-exception's indented further, between `+-` rules.
-_GROUP_HEADER = re.compile(r"^ *\+ Exception Group Traceback \(most recent call last\):$")
 _GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
 # The rule before a group's next sub-exception (``+---- 2 ----``, or ``... ----`` before "and N more").
 _NEXT_RULE = re.compile(r"^ *\+-+ (?:\d+|\.\.\.) -+$")
 # A group's own report begins so (its margin taken off by _ungrouped): a group of exceptions never raised one
 # by one (checks gathered, then raised together) has no other report with frames than this one.
 _GROUP_TRACEBACK = "Exception Group " + TRACEBACK_HEADER
+_GROUP_HEADER = re.compile(rf"^ *\+ {re.escape(_GROUP_TRACEBACK)}$")
 _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
 # The line Python prints before the report of an exception that ended no run, in its exact shapes (a line
 # verify writes must not pass over the run's report after it): one Python could not raise (a __del__'s,
