@@ -187,6 +187,27 @@ _SLOW_N = (
 )
 
 
+async def test_vim_s_late_events_of_a_save_of_a_file_too_big_to_read_start_no_second_run(tmp_path, monkeypatch):
+    """A file past what is read at a run's start (a big CSV of a case) is told by its times and
+    size: vim's late attribute events of its save started a second run of the same file again."""
+    from verifier_tui.engine.watch import live
+
+    monkeypatch.setattr(live, "_HASH_AT_MOST", 4)
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"only": {"big.csv": "a,b\n"}})
+    big = root / "cases" / "only" / "workspace" / "big.csv"
+    app = make_app(root, case="only")
+    async with app.run_test(size=SIZE):
+        await app.first_run_and_watcher()
+        big.write_text("a,b\n1,2\n")
+        await wait_for(lambda: "running only after workspace/big.csv" in widget_text(app, "#status"), "its run")
+        await asyncio.sleep(0.3)
+        os.chmod(big, big.stat().st_mode)  # what vim does after its write
+        await app.wait_for_runs(2)
+        await asyncio.sleep(1)
+        assert app.session.sequence == 2, "a second run started for the save"
+
+
 async def test_a_save_not_known_to_be_before_the_run_is_never_taken_for_its_late_events(tmp_path):
     """The file's time is not known to be before the run started (a coarse clock's tick, or a
     file server whose clock runs ahead): a save after the start may leave the same size and time

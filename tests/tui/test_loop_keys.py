@@ -496,6 +496,33 @@ async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path
         assert "both modes: environment-server mode ✓ 0.5" in widget_text(app, "#reward-body")
 
 
+async def test_b_refused_leaves_the_stale_verdict_to_run_when_live_reload_is_on_again(tmp_path, monkeypatch):
+    """Live reload off, a save marks the verdict stale, then b cannot run (its files unreadable):
+    b had forgotten what made the verdict stale, so w (live reload on again) ran nothing, under a
+    status line that still said stale. What b did not run over stays to run."""
+    from verifier_tui.engine import both_modes
+
+    root = make_task(tmp_path / "tasks" / "refused", "def verify(workspace):\n    return 0.25\n", cases={"c": {}})
+    verifier = root / "tests" / "verifier.py"
+    app, messages = make_app(root, case="c"), []
+    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")  # live reload off
+        await pilot.pause()
+        verifier.write_text("def verify(workspace):\n    return 0.5\n")
+        await wait_for(lambda: any(isinstance(m, VerdictStale) for m in messages), "the watcher to see the save")
+
+        async def refused(*_args, **_kwargs):
+            raise OSError(13, "Permission denied", str(verifier))
+
+        monkeypatch.setattr(both_modes, "arun_both_modes", refused)
+        await pilot.press("b")
+        await wait_for(lambda: app.controller.live.stale is not None, "the save kept as stale")
+        await pilot.press("w")  # live reload on: what changed meanwhile runs
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 0.5}
+
+
 async def test_a_save_between_b_s_two_runs_with_live_reload_off_is_not_compared_as_two_modes(tmp_path, monkeypatch):
     """With live reload off (w), the verifier saved while b's first mode ran: the save only
     marked the verdict stale, so b compared the two verifiers as two modes ("scores otherwise
@@ -570,6 +597,7 @@ async def test_a_save_while_b_runs_with_every_case_on_runs_every_case(tmp_path, 
         gate.verifier("def verify(workspace):\n    return 1.0\n"),
         cases={"c": {"a.txt": "x"}, "d": {"a.txt": "y"}},
     )
+    (root / "cases" / "c" / "response.json").write_text('{"output": []}')
     verifier = root / "tests" / "verifier.py"
     app = make_app(root, case="c", watch=False)
     async with app.run_test(size=(160, 60)) as pilot:
@@ -584,6 +612,8 @@ async def test_a_save_while_b_runs_with_every_case_on_runs_every_case(tmp_path, 
         report_change(app, [verifier])
         gate.go.touch()
         await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        # b's two modes both read the save (the save is not b's to drop, yet it came between them)
+        assert "scores otherwise" not in " ".join(widget_text(app, "#reward-body").split())
         await app.wait_for_runs(5)  # the save's run: every case, the saved verifier
         rewards = {r.case: r.verdict.rewards for r in app.finished[3:5] if r is not None}
         assert rewards == {"c": {"reward": 0.5}, "d": {"reward": 0.5}}, rewards

@@ -110,6 +110,9 @@ class LiveRuns:
         # (paused, restarting): apart, or the waiting run took the held one's words.
         self._trigger: str | None = None
         self._held_trigger: str | None = None
+        self.saves_held = 0
+        """How many saves came while paused, so far: the one who paused (b) tells by it whether
+        one came between its runs, whether or not it may drop them (:meth:`drop_held`)."""
         self.paused = False
         """While paused, requests are held (merged), and run on :meth:`resume`."""
         self._held: Change | None = None
@@ -141,6 +144,8 @@ class LiveRuns:
             self._held_any = True
             if change is None:
                 self._held_trigger = trigger
+            else:
+                self.saves_held += 1
             return
         if change is None:
             self._trigger = trigger
@@ -387,16 +392,19 @@ def _as_read_all(paths: Iterable[Path]) -> dict[Path, tuple[object, ...] | None]
 def _as_read(path: Path, budget: list[int]) -> tuple[object, ...] | None:
     """What a run reads of ``path``: its content (a chmod, chown or xattr leaves it), mode, and
     the inode a rename over it brings; and its modification time, which ``touch`` (a save of the
-    same bytes) moves to ask for a run. None: not a regular file, or bigger than what is left of
-    ``budget`` (bytes, spent here): not known, so not taken as unchanged. Never through a link."""
+    same bytes) moves to ask for a run. A file bigger than what is left of ``budget`` (bytes,
+    spent here) is told by its times and size alone. None: not a regular file, not known, so not
+    taken as unchanged. Never through a link."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > budget[0]:
+        if not stat.S_ISREG(st.st_mode):
             return None  # a folder's, a FIFO's: nothing a run reads of it is told here
+        if st.st_size > budget[0]:  # too big to read at each run's start: told by its times alone
+            return (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_size)
         budget[0] -= st.st_size
         digest, left = hashlib.blake2b(), st.st_size + 1  # a file growing meanwhile differs by its extra byte
         while left > 0 and (block := os.read(fd, min(left, 1 << 16))):

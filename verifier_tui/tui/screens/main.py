@@ -783,19 +783,25 @@ class MainScreen(SizedScreen):
             # b's runs are not the scheduler's, which says ▶ running for its own:
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
+            stale, saves = live.stale, live.saves_held
             live.stale = None  # they read the files as they are now, as a run of the scheduler's does
             both = await arun_both_modes(session, last=session.mode)
-            # A save held while they ran (or, live reload off, marking the verdict stale) may have
+            # A save while they ran (held, or, live reload off, marking the verdict stale) may have
             # come between the two runs, which then compared two states of the files as two modes
-            # ("scores otherwise in each"): both run again over the files as saved, and that is
-            # the save's run. Bounded: a run that writes the files it reads (the copy sandbox)
-            # would go round for ever; its save then runs on resume (or stays stale).
+            # ("scores otherwise in each"): both run again over the files as saved. Bounded: a run
+            # that writes the files it reads (the copy sandbox) would go round for ever; its save
+            # then runs on resume (or stays stale).
             for _ in range(_B_AGAIN_AFTER_SAVES):
-                if not controller.drop_held() and live.stale is None:
+                if live.saves_held == saves and live.stale is None:
+                    # b's last runs read every save: that is their run, unless a key's request or
+                    # every case's run (A, a) is held with them, which runs on resume.
+                    controller.drop_held()
                     break
-                live.stale = None
+                saves, live.stale = live.saves_held, None
                 both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
+            if live.stale is None:
+                live.stale = stale  # nothing ran over what made it stale
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
             return
         finally:
