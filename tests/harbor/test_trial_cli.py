@@ -239,6 +239,26 @@ def test_both_sides_name_the_failing_line_of_a_test_sh_that_exits_0_after_the_ru
     assert data["local_failure"] == {"path": path, "line": 3}, (data["local_failure"], data["local"]["outcome"])
 
 
+def test_both_sides_name_the_failing_line_of_a_test_sh_that_writes_a_reward_after_the_runner_failed(
+    task, runs, tmp_path, env, elsewhere
+):
+    # test.sh gives a score of its own when the runner fails (`|| echo 0 > reward.txt`): verify raised at line 3.
+    # The sandbox's side named verifier.py:3 (a reward beside the report: which ended the run, no file says); the
+    # replay, judged by that test.sh and ending with its reward written, named none, as if verify had returned.
+    demo = task(verifier="def verify(workspace):\n    x = 1\n    raise ValueError('no')\n", toml=SEPARATE)
+    script = SHIM.replace(
+        'exec "$PY" /tests/.ng/run_verifier.py "$@"',
+        '"$PY" /tests/.ng/run_verifier.py "$@" || echo 0 > /logs/verifier/reward.txt',
+    )
+    assert script != SHIM
+    (demo / "tests" / "test.sh").write_text(script)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    path = str(demo / "tests" / "verifier.py")
+    assert (data["sandbox"]["failure"] or {}).get("line") == 3, data["sandbox"]["failure"]
+    assert data["local_failure"] == {"path": path, "line": 3}, (data["local_failure"], data["local"]["outcome"])
+
+
 def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
     # result.json is written when the trial ends: without it Harbor has scored
     # nothing, though verifier/ already holds a reward (the job overview's "not finished").

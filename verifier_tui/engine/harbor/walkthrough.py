@@ -134,11 +134,15 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
     shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
     # The last exception report's frames, as the sandbox's side reads test-stdout.txt (sandbox.py): a frame
     # printed after it (an atexit handler's print_stack) made the two sides name different lines of one failure.
-    # One rule with the sandbox's side (sandbox.read_sandbox), which has no exit code to go by (a test.sh may run
-    # the runner and exit 0, or remap its codes): the last report is read unless a reward was written (then it
-    # is one verify logged before it returned, and the replay, which saw it return, names no failing line).
-    written = result.outcome is Outcome.REWARD_WRITTEN
-    frames = [] if written else report_frames(result.stderr.text, whole_only=True)
+    # The last report is read, as the sandbox's side reads it (sandbox.read_sandbox, which has no exit code to go
+    # by), except where verifier-tui's runner saw verify return (exit 0): a report is then one verify logged.
+    # Judged by the task's test.sh, the runner's own ending is the one run beside it: a reward may be test.sh's,
+    # written after the runner failed (`|| echo 0 > reward.txt`).
+    if result.verdict_by == "test.sh":
+        returned = (result.runner_verdict or {}).get("exit_code") == 0
+    else:
+        returned = result.outcome is Outcome.REWARD_WRITTEN
+    frames = [] if returned else report_frames(result.stderr.text, whole_only=True)
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
