@@ -781,15 +781,9 @@ def test_watch_lines_keep_their_columns_when_the_reward_words_are_long(env, exam
     assert len(whole) == 1 and whole[0] in above, (above, under)
 
 
-def test_watch_says_the_exception_the_run_ended_on_not_one_printed_as_it_exited(env, tmp_path):
-    """Under a run that wrote no reward, watch printed stderr's last line: verify raised ValueError, then an
-    object's __del__ raised as the interpreter exited (`Exception ignored in: ...`), so the line said
-    `RuntimeError: cleanup failed`, an exception that ended nothing."""
-    verifier = (
-        "class Scratch:\n    def __del__(self):\n        raise RuntimeError('cleanup failed')\n\n\nKEEP = []\n\n\n"
-        "def verify(workspace):\n    KEEP.append(Scratch())\n    raise ValueError('the answer is wrong')\n"
-    )
-    task_dir = make_task(tmp_path / "ignored", verifier)
+def _watch_first_run_and_the_line_under_it(env, task_dir) -> tuple[str, str]:
+    """watch's line for its first run and the line it says under it (past the run's notes); watch
+    is stopped cleanly after them."""
     proc, reader = start_watch(env, task_dir, "--python", PY)
     try:
         first = reader.next_run()
@@ -799,6 +793,19 @@ def test_watch_says_the_exception_the_run_ended_on_not_one_printed_as_it_exited(
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
+    return first, said
+
+
+def test_watch_says_the_exception_the_run_ended_on_not_one_printed_as_it_exited(env, tmp_path):
+    """Under a run that wrote no reward, watch printed stderr's last line: verify raised ValueError, then an
+    object's __del__ raised as the interpreter exited (`Exception ignored in: ...`), so the line said
+    `RuntimeError: cleanup failed`, an exception that ended nothing."""
+    verifier = (
+        "class Scratch:\n    def __del__(self):\n        raise RuntimeError('cleanup failed')\n\n\nKEEP = []\n\n\n"
+        "def verify(workspace):\n    KEEP.append(Scratch())\n    raise ValueError('the answer is wrong')\n"
+    )
+    task_dir = make_task(tmp_path / "ignored", verifier)
+    first, said = _watch_first_run_and_the_line_under_it(env, task_dir)
     assert "verifier raised" in first, first
     assert said.strip() == "ValueError: the answer is wrong", said
 
@@ -813,15 +820,7 @@ def test_watch_says_stderrs_last_line_under_a_run_that_did_not_raise(env, tmp_pa
         "    print('giving up on this answer', file=sys.stderr, flush=True)\n    os._exit(3)\n"
     )
     task_dir = make_task(tmp_path / "gives-up", verifier)
-    proc, reader = start_watch(env, task_dir, "--python", PY)
-    try:
-        first = reader.next_run()
-        said = reader.next(HANG_GUARD_S)
-        while said.strip().startswith("note:"):  # the run's notes come first
-            said = reader.next(HANG_GUARD_S)
-    finally:
-        code, stderr = stop(proc)
-    assert code == 0 and "Traceback" not in stderr, stderr
+    first, said = _watch_first_run_and_the_line_under_it(env, task_dir)
     assert "verifier raised" not in first, first
     assert said.strip() == "giving up on this answer", said
 

@@ -105,14 +105,19 @@ def verify(workspace):
 """
 
 
+def _separate_trial(task, runs, tmp_path, verifier: str):
+    """A task of ``verifier`` run in separate mode on an empty /app, and its trial as Harbor left it."""
+    demo = task(verifier=verifier, toml=SEPARATE)
+    return demo, sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+
+
 def test_a_replays_failing_line_is_its_exception_reports_not_a_frame_printed_after_it(
     task, runs, tmp_path, env, elsewhere
 ):
     # verify raised at line 8; as the interpreter exits, an atexit handler prints its stack (File "..." lines with no
     # exception report). The sandbox's side read the last exception report (verifier.py:8), the replay's every
     # File line in stderr (verifier.py:4): the trial screen's two sides named different lines of one failure.
-    demo = task(verifier=PRINTS_A_STACK_AS_IT_EXITS, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, PRINTS_A_STACK_AS_IT_EXITS)
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert "print_stack" in data["local"]["stderr"], data["local"]["stderr"]
     verifier = str(demo / "tests" / "verifier.py")
@@ -126,8 +131,7 @@ def test_a_report_printed_after_unfinished_output_names_its_line(task, runs, tmp
     # --json named no failing line on either side, and the root cause said test-stdout.txt held no report
     # of the runner, so test.sh might not be the runner's shim.
     verifier = "import sys\n\ndef verify(workspace):\n    sys.stderr.write('0;')\n    raise ValueError('no')\n"
-    demo = task(verifier=verifier, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, verifier)
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert "0;Traceback (most recent call last):" in data["local"]["stderr"], data["local"]["stderr"]
     path = str(demo / "tests" / "verifier.py")
@@ -146,8 +150,7 @@ def test_an_exception_group_of_checks_never_raised_one_by_one_is_read_as_the_run
     # have no traceback, and the group's own report starts `Exception Group Traceback`, which was read as no
     # report at all: the root cause said test-stdout.txt held no report of the runner (test.sh may not be the
     # runner's shim), every step of the sandbox's side was unknown, and neither side named line 8.
-    demo = task(verifier=CHECKS_RAISED_AS_A_GROUP, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, CHECKS_RAISED_AS_A_GROUP)
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert "  | ExceptionGroup: 2 checks failed (2 sub-exceptions)" in data["local"]["stderr"], data["local"]["stderr"]
     path = str(demo / "tests" / "verifier.py")
@@ -163,8 +166,7 @@ def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_been_killed(task,
     # verify closed fd 2, then raised: test-stdout.txt is empty, and the root cause said the runner did not run
     # to the end (killed, or test.sh never started it), though it did, as the replay beside it shows.
     verifier = "import os\n\ndef verify(workspace):\n    os.close(2)\n    raise ValueError('no stderr')\n"
-    demo = task(verifier=verifier, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, verifier)
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
     cause = next(line for line in text.splitlines() if line.startswith("root cause"))
     assert "test-stdout.txt is empty" in cause and "or the verifier closed its stderr" in cause, cause
@@ -175,8 +177,7 @@ def test_a_verifier_that_ended_the_interpreter_is_not_said_to_have_been_killed(t
     # verify called os._exit(3): test-stdout.txt is empty, and the root cause said the runner was killed or
     # test.sh never started it, where the replay beside it shows exit 3 from inside verify.
     verifier = "import os\n\ndef verify(workspace):\n    os._exit(3)\n"
-    demo = task(verifier=verifier, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, verifier)
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
     cause = next(line for line in text.splitlines() if line.startswith("root cause"))
     assert "test-stdout.txt is empty" in cause and "verify ended the interpreter with os._exit" in cause, cause
@@ -205,8 +206,7 @@ def test_a_traceback_the_verifier_logged_before_it_returned_is_not_the_runners_r
     # traceback was read as the runner's report: the sandbox's side said verify raised JSONDecodeError, the runner
     # exited 1 without a reward and Harbor scored RewardFileNotFoundError, under `Harbor scored 0.0`; both sides
     # said `failed at tests/verifier.py:7`, and the two parted at 'verify called and awaited'.
-    demo = task(verifier=LOGS_AN_EXCEPTION_AND_SCORES_0, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, LOGS_AN_EXCEPTION_AND_SCORES_0)
     # The sandbox's files alone cannot tell a logged traceback from the runner's report beside a reward something
     # else wrote (it writes none when verify raises): its side names both, its steps not known, and keeps the
     # report's line as where to look; the replay, which saw verify return, names none, and the two do not part.
@@ -283,8 +283,7 @@ def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp
 
 
 def test_a_contract_error_from_a_required_response(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    demo, trial = _separate_trial(task, runs, tmp_path, "def verify(workspace, response):\n    return 1.0\n")
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert done.returncode == 2
     assert "arguments bound            ✗ verify requires 'response'" in done.stdout

@@ -179,14 +179,19 @@ async def test_the_trial_screen_says_absurd_verifier_dates_are_not_usable(task, 
     assert "how long the verifier phase took is not known: result.json's dates are not usable" in sandbox, sandbox
 
 
+def _refused_trial(task, runs, tmp_path):
+    """A failing trial whose task's task.toml is now one Harbor would refuse (``version = 1``)."""
+    demo, trial = failing_trial(task, runs, tmp_path)
+    toml = demo / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    return trial
+
+
 async def test_the_replay_side_gives_no_score_for_a_task_harbor_would_refuse(task, runs, tmp_path):
     """The task's task.toml one Harbor would refuse (``version = 1``): the agreement says
     ``refused``, yet the replay's side said "Harbor would score RewardFileNotFoundError", a
     verdict Harbor gives no task it does not load. It says none, as a task's run does."""
-    demo, trial = failing_trial(task, runs, tmp_path)
-    toml = demo / "task.toml"
-    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
-    app = make_trial_app(trial.path)
+    app = make_trial_app(_refused_trial(task, runs, tmp_path).path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
@@ -200,10 +205,7 @@ async def test_the_replay_side_gives_no_score_for_a_task_harbor_would_refuse(tas
 async def test_the_status_line_says_harbor_would_refuse_not_the_sandbox(task, runs, tmp_path):
     """The status line under a trial's header on a task Harbor would now refuse read "replay #1 refused
     with the sandbox", as if the sandbox had refused something. It says Harbor would refuse the task."""
-    demo, trial = failing_trial(task, runs, tmp_path)
-    toml = demo / "task.toml"
-    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
-    app = make_trial_app(trial.path)
+    app = make_trial_app(_refused_trial(task, runs, tmp_path).path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()

@@ -750,22 +750,33 @@ async def test_a_case_mark_is_current_again_once_shift_s_or_v_chooses_back_what_
         assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
 
 
+def _kept1_of_step_first(tmp_path):
+    """The app on a task of one step, first (its verifier scores 0.1), with a case kept1 that expects 0.1;
+    and the step's own tests folder."""
+    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
+    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
+    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
+    return make_app(root, step="first", case="kept1"), own
+
+
+async def _kept1_run_under_first_then_no_step(app, pilot) -> None:
+    """kept1 run under step first (its mark ✓ 0.1), then no case chosen and S choosing no step."""
+    await app.first_run_and_watcher()
+    await pilot.press("s", "end", "enter")  # no case
+    await app.wait_for_runs(2)
+    await _open_step_chooser(app, pilot)
+    await pilot.press("end", "enter")  # no step
+    await app.wait_for_runs(3)
+
+
 async def test_a_case_mark_is_out_of_date_once_shift_s_comes_back_to_a_step_whose_tests_changed_meanwhile(tmp_path):
     """kept1 ran under step first (`✓ 0.1`), then S chose no step, and steps/first/tests/verifier.py
     was edited (not watched then: no run of the choices reads it); S chose first again: the list said
     `✓ kept1 0.1` as current, though the file that run read had changed. As when the edit is made
     while the step is chosen, its mark is `?`."""
-    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
-    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
-    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
-    app = make_app(root, step="first", case="kept1")
+    app, own = _kept1_of_step_first(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("s", "end", "enter")  # no case
-        await app.wait_for_runs(2)
-        await _open_step_chooser(app, pilot)
-        await pilot.press("end", "enter")  # no step
-        await app.wait_for_runs(3)
+        await _kept1_run_under_first_then_no_step(app, pilot)
         (own / "verifier.py").write_text("def verify(workspace):\n    return 0.75\n")
         await _open_step_chooser(app, pilot)
         await pilot.press("home", "enter")  # first again
@@ -779,17 +790,9 @@ async def test_a_case_mark_stays_current_when_only_an_editor_s_files_came_in_a_s
     opened in vim (its .verifier.py.swp, its 4913 probe, a verifier.py~ backup; the file itself
     untouched); S chose first again: the list said `? kept1 was ✓ 0.1`, as if a run's file had
     changed. What the watcher ignores is no change on coming back either."""
-    root, own = _stepped_task(tmp_path, ("first",), "first", 0.1)
-    (root / "cases" / "kept1" / "workspace").mkdir(parents=True)
-    (root / "cases" / "kept1" / "expected.json").write_text('{"rewards": {"reward": 0.1}}')
-    app = make_app(root, step="first", case="kept1")
+    app, own = _kept1_of_step_first(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("s", "end", "enter")  # no case
-        await app.wait_for_runs(2)
-        await _open_step_chooser(app, pilot)
-        await pilot.press("end", "enter")  # no step
-        await app.wait_for_runs(3)
+        await _kept1_run_under_first_then_no_step(app, pilot)
         for name in (".verifier.py.swp", "4913", "verifier.py~", ".verifier.py.kate-swp"):
             (own / name).write_text("an editor's")
         await _open_step_chooser(app, pilot)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, TextArea
@@ -462,20 +463,27 @@ async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
         assert "running" not in said and "run #2" in said, said
 
 
+def _gated_two_mode_task(tmp_path, monkeypatch, name: str, reward: float) -> tuple[Gate, Path]:
+    """A task whose verifier scores ``reward`` once the gate lets it, and a case c with a response,
+    so b has two modes to run; the copy sandbox, as the gate is outside the task."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    gate = Gate(tmp_path / "gate")
+    root = make_task(
+        tmp_path / "tasks" / name,
+        gate.verifier(f"def verify(workspace):\n    return {reward}\n"),
+        cases={"c": {"a.txt": "x"}},
+    )
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    return gate, root
+
+
 async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path, monkeypatch):
     """b ran Harbor mode, the verifier was saved, then the environment-server
     mode ran the saved file: b said "the verifier works in both modes but
     scores otherwise in each: 0.5 ... 0.25", two verifiers compared as two
     modes. A save while b runs makes b run both modes again, over the files
     as saved, and that is the one run the save gets."""
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
-    gate = Gate(tmp_path / "gate")
-    root = make_task(
-        tmp_path / "tasks" / "saved",
-        gate.verifier("def verify(workspace):\n    return 0.25\n"),
-        cases={"c": {"a.txt": "x"}},
-    )
-    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "saved", 0.25)
     verifier = root / "tests" / "verifier.py"
     app, messages = make_app(root, case="c"), []
     async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
@@ -528,14 +536,7 @@ async def test_a_save_between_b_s_two_runs_with_live_reload_off_is_not_compared_
     marked the verdict stale, so b compared the two verifiers as two modes ("scores otherwise
     in each") under a stale mark. b runs both modes again over the saved files, and the
     verdict it shows, of the files as they are, is not marked stale."""
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
-    gate = Gate(tmp_path / "gate")
-    root = make_task(
-        tmp_path / "tasks" / "off",
-        gate.verifier("def verify(workspace):\n    return 0.25\n"),
-        cases={"c": {"a.txt": "x"}},
-    )
-    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "off", 0.25)
     verifier = root / "tests" / "verifier.py"
     app, messages = make_app(root, case="c"), []
     async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
