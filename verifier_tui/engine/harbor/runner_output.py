@@ -131,9 +131,7 @@ def parse_runner_output(text: str) -> RunnerOutput:
     """Recognise the runner's (and the shim's) report in ``text``, its colours
     taken out: Python 3.13 colours what it prints itself under FORCE_COLOR
     (a task's own runner, a trial's test.sh), ``File \\x1b[35m"..."\\x1b[0m``."""
-    if "\x1b" in text:
-        text = re.sub(untrusted.ANSI, "", text)
-    lines = _ungrouped(_report_lines(text))
+    lines = _plain_lines(text)
     meaningful = [line for line in lines if line.strip()]
     last_line = meaningful[-1] if meaningful else None
     if not meaningful:
@@ -173,6 +171,14 @@ def parse_runner_output(text: str) -> RunnerOutput:
             break
     nemo = tuple(f.file for f in tb.frames if "/nemo_gym/" in f.file)
     return RunnerOutput("traceback", traceback=tb, python_version=version, nemo_gym_files=nemo, last_line=last_line)
+
+
+def _plain_lines(text: str) -> list[str]:
+    """``text``'s lines as the readers read them: colours off, a report's first line split from output
+    left unfinished before it (:func:`_report_lines`), an exception group's margin off (:func:`_ungrouped`)."""
+    if "\x1b" in text:
+        text = re.sub(untrusted.ANSI, "", text)
+    return _ungrouped(_report_lines(text))
 
 
 def _report_lines(text: str) -> list[str]:
@@ -319,9 +325,7 @@ def _outside_passed_over(text: str) -> str:
     """``text``'s lines (its colours and a group's margin off) without the reports Python introduced as
     ending no run (:func:`_ends_no_run`), their chains and groups too: each is skipped from its introduction
     to its last line in column 0 (a group's, kept as printed, to its end)."""
-    if "\x1b" in text:
-        text = re.sub(untrusted.ANSI, "", text)
-    lines = _ungrouped(_report_lines(text))
+    lines = _plain_lines(text)
     kept: list[str] = []
     skipping, ended = False, False  # in a passed-over report; its last line read, a chain may follow
     for index, line in enumerate(lines):

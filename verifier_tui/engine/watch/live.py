@@ -46,7 +46,7 @@ COARSE_CLOCK_NS = 10_000_000
 #: The most files of a run's change looked at as it starts, to tell the late events of that save
 #: (one file, or a few) from a new one: a checkout of thousands would stall the event loop.
 _READ_AS_AT_MOST = 100
-#: The most bytes of them read to know their content (a file past it is not known, and runs).
+#: The most bytes of them read to know their content (a file past it is told by its times and size).
 _HASH_AT_MOST = 8 * 1024 * 1024
 
 if TYPE_CHECKING:
@@ -100,9 +100,9 @@ class LiveRuns:
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
+        """What changed that the current choices read since the last run started (live reload off)."""
         self._run_started_ns: int | None = None  # when the last run started (wall clock, as file times are)
         self._read_as: dict[Path, tuple[object, ...] | None] = {}  # the files of the change it ran for, then (_as_read)
-        """What changed that the current choices read since the last run started (live reload off)."""
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
         another case's workspace or expected.json too."""
