@@ -170,7 +170,8 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
         "no case's expected.json asks for a reward above 0 (that of c cannot be used: see the note above)"
     ), done.stdout
     assert run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY).stderr.endswith(
-        "u has no cases: audit compares its probes with a passing case\n"
+        "u has no cases: audit compares its probes with a passing case;"
+        " make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)\n"
     )
 
 

@@ -17,6 +17,7 @@ from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
+from verifier_tui.engine.suite import MAKE_A_CASE
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.task.steps import steps_notices
@@ -39,9 +40,10 @@ def audit_command(args: argparse.Namespace) -> int:
             return 2
         task = session.task
         if not task.cases:
-            terminal.error(
-                f"{task.cases_unread or f'{task.name} has no cases'}: audit compares its probes with a passing case"
-            )
+            # As `test` says it: a newcomer without cases is told how to keep one; an unreadable cases/ is not "none".
+            why = task.cases_unread or f"{task.name} has no cases"
+            how = "" if task.cases_unread else f"; {MAKE_A_CASE}"
+            terminal.error(f"{why}: audit compares its probes with a passing case{how}")
             return 2
         unread: list[str] = []  # a case's folder that cannot be read: said, not dropped from the probes
         chosen = probes(task.cases, unread)
