@@ -107,9 +107,16 @@ RETURNS = {
     "bool": "True",
     "string-in-a-dict": '{"reward": "1.0"}',
     "str-after-unfinished-output": "'pass'",
+    "str-after-unfinished-output-naming-the-prefix": "'pass'",
 }
-# What verify does first: a mark with no newline, so the runner's line goes on from it (`0;run_verifier: error: ...`).
-BEFORE = {"str-after-unfinished-output": "sys.stderr.write('0;')"}
+# What verify does first: a mark with no newline, so the runner's line goes on from it (`0;run_verifier: error: ...`);
+# or a log line left unfinished that names the runner's prefix itself, mid-line, before the runner's own line.
+BEFORE = {
+    "str-after-unfinished-output": "sys.stderr.write('0;')",
+    "str-after-unfinished-output-naming-the-prefix": (
+        "sys.stderr.write('log: run_verifier: error: verify returned 0.5 (checked) -- ')"
+    ),
+}
 
 
 @pytest.fixture(params=list(RETURNS), ids=list(RETURNS))
@@ -132,12 +139,14 @@ def test_run_says_what_verify_returned_before_what_harbor_would_raise(env, wrong
     lines = done.stdout.splitlines()
     outcome = next(line for line in lines if line.startswith("exit 2"))
     assert outcome.startswith("exit 2 · contract error: verify returned ")
+    assert "run_verifier" not in outcome and "0.5 (checked)" not in outcome, outcome  # the runner's cause alone
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert verdict.startswith("verdict: none: verify returned ")
+    assert "run_verifier" not in verdict, verdict
     assert before(verdict, "verify returned", "Harbor would raise RewardFileNotFoundError")
     data = json.loads(run_tool(env, "run", wrong_return, "--json", "--python", PY).stdout)
     assert data["outcome_words"].startswith("exit 2 · contract error: verify returned ")
-    assert data["verdict_message"].startswith("verify returned ")
+    assert data["verdict_message"].startswith("verify returned ") and "run_verifier" not in data["verdict_message"]
     assert data["verdict_error"] == "RewardFileNotFoundError"
 
 
@@ -146,6 +155,7 @@ def test_test_row_says_what_verify_returned_first(env, wrong_return):
     assert done.returncode == 0  # expected.json asks for the contract error
     row = next(line for line in done.stdout.splitlines() if line.startswith("✓  only"))
     assert before(row, "contract error: verify returned", "RewardFileNotFoundError")
+    assert "run_verifier" not in row, row
 
 
 def test_watch_line_says_what_verify_returned_first(env, wrong_return):
@@ -158,6 +168,7 @@ def test_watch_line_says_what_verify_returned_first(env, wrong_return):
     assert code == 0 and "Traceback" not in stderr
     assert "contract error   verify returned " in line, line
     assert before(whole, "verify returned", "RewardFileNotFoundError"), whole
+    assert "run_verifier" not in whole, whole
 
 
 def test_a_case_killed_past_memory_mb_says_so_under_the_table_once(env, tmp_path):

@@ -5,6 +5,8 @@ raise for the reward file it never got. The panel reads the engine's words
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.model import Outcome
@@ -22,11 +24,13 @@ async def test_the_reward_panel_says_what_verify_returned_first(tmp_path):
     assert reward.index("verify returned 'pass' (str)") < reward.index("Harbor would raise RewardFileNotFoundError")
 
 
-async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_unfinished(tmp_path):
+@pytest.mark.parametrize("mark", ["0;", "log: run_verifier: error: verify returned 0.5 (checked) -- "])
+async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_unfinished(tmp_path, mark):
     """verify wrote `0;` with no newline, then returned 'pass': the runner's line went on from it,
     `0;run_verifier: error: verify returned ...`, and the panel said `exit 2 · contract error` with no cause,
-    then `why: 0;run_verifier: error: verify returned ...`, the runner's prefix and the verifier's mark in it."""
-    verifier = "import sys\n\ndef verify(workspace):\n    sys.stderr.write('0;')\n    return 'pass'\n"
+    then `why: 0;run_verifier: error: verify returned ...`, the runner's prefix and the verifier's mark in it.
+    A mark that names the runner's prefix itself was taken for the start of the runner's line."""
+    verifier = f"import sys\n\ndef verify(workspace):\n    sys.stderr.write({mark!r})\n    return 'pass'\n"
     root = make_task(tmp_path / "tasks" / "returns", verifier, cases={"only": {}})
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -34,6 +38,6 @@ async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_u
         await pilot.pause()
         assert result.outcome is Outcome.CONTRACT_ERROR
         reward = " ".join(widget_text(app, "#reward-body").split())
-    assert "0;run_verifier: error:" in result.stderr.text, result.stderr.text
+    assert f"{mark}run_verifier: error:" in result.stderr.text, result.stderr.text
     assert "exit 2 · contract error: verify returned 'pass' (str)" in reward, reward
     assert "why: verify returned 'pass' (str); it must return" in reward and "run_verifier" not in reward, reward

@@ -26,12 +26,16 @@ CONTRACT_PREFIX = "run_verifier: error: "
 
 def contract_line_at(line: str) -> int:
     """Where the runner's contract error line starts in ``line`` (-1: it holds
-    none). The runner writes it where the output stood: after a line verify
-    left unfinished (``sys.stderr.write("0;")``) it goes on from that,
-    ``0;run_verifier: error: ...``, as Python's own report does. Its first
-    place in the line: a run that writes the prefix can forge a line at its
-    start as easily."""
-    return line.find(CONTRACT_PREFIX)
+    none). A line that starts with the prefix is the runner's whole (what
+    verify returned, in its words, may name the prefix again:
+    ``verify returned 'run_verifier: error: ...' (str)``). Else the runner
+    wrote it where the output stood: after a line verify left unfinished
+    (``sys.stderr.write("0;")``) it goes on from that,
+    ``0;run_verifier: error: ...``, as Python's own report does; that
+    unfinished output is verify's and may name the prefix itself
+    (``log: run_verifier: error: ... -- ``), so the runner's line is the
+    prefix's last place."""
+    return 0 if line.startswith(CONTRACT_PREFIX) else line.rfind(CONTRACT_PREFIX)
 
 
 def returned_wrong(stderr: str) -> str | None:
