@@ -163,12 +163,15 @@ def test_watch_line_says_what_verify_returned_first(env, wrong_return):
     try:
         line = reader.next_run(HANG_GUARD_S)
         whole = reader.next()  # the words too long for their column, whole on the line below
+        said = reader.next()  # the runner's line, as stderr ends
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
     assert "contract error   verify returned " in line, line
     assert before(whole, "verify returned", "RewardFileNotFoundError"), whole
     assert "run_verifier" not in whole, whole
+    # The runner's line alone, as run names its cause: not `0;` (output verify left unfinished) before it.
+    assert said.startswith("      run_verifier: error: verify returned ") and "0.5 (checked)" not in said, said
 
 
 def test_a_case_killed_past_memory_mb_says_so_under_the_table_once(env, tmp_path):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.keep_case import refusal, save
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import CONTRACT_PREFIX, Outcome, RunResult
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.task.config import refused_words
@@ -348,10 +348,20 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
                 # The last line of the report the run ended on, as its panel says it: an exception printed after
                 # it (a __del__ Python ignored as the interpreter exited) ended nothing. Only a run whose verify
-                # raised ended on a report; after any other end a report in stderr is one verify logged.
+                # raised ended on a report; after any other end a report in stderr is one verify logged. A
+                # contract error's is the runner's line alone, as run names its cause: it goes on from output
+                # verify left unfinished (`0;run_verifier: error: ...`), which is verify's, not the runner's.
                 raised = result.outcome is Outcome.VERIFIER_RAISED
-                ended_on = parse_runner_output(result.stderr.text).traceback if raised else None
-                last = plain_text(ended_on.text if ended_on else result.stderr.text).strip().splitlines()[-1:] or [""]
+                contract = result.outcome is Outcome.CONTRACT_ERROR
+                reading = parse_runner_output(result.stderr.text) if raised or contract else None
+                cause = reading.contract_message if reading is not None and contract else None
+                ended_on = reading.traceback if reading is not None and raised else None
+                text = result.stderr.text
+                if cause is not None:
+                    text = f"{CONTRACT_PREFIX}{cause}"
+                elif ended_on is not None:
+                    text = ended_on.text
+                last = plain_text(text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
 
