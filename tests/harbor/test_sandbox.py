@@ -694,3 +694,34 @@ def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(tas
     for forged in ("Exception ignored by me", "Error in atexit._run_exitfuncs: none"):
         parsed = parse_runner_output(f"{forged}\n{_RAISED}")
         assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", (forged, parsed)
+
+
+FORGES_AN_IGNORED_INTRODUCTION_THEN_RAISES = """\
+import sys
+
+
+class Scratch:
+    def __del__(self):
+        raise RuntimeError("cleanup failed")
+
+
+def verify(workspace):
+    Scratch()  # gone at once: Python prints its __del__'s report, `Exception ignored in: <function Scratch.__del__ ...`
+    print("Exception ignored in: <function Scratch.__del__ at 0x7f5e8f022ee0>", file=sys.stderr)
+    raise ValueError("the answer is wrong")
+"""
+
+
+def test_a_forged_ignored_introduction_does_not_pass_over_the_runs_report(task, runs, tmp_path):
+    """verify wrote Python's `Exception ignored in: <...>` line itself, then raised: the runner's report after it
+    was passed over as a __del__'s, like the genuine one before it, so no report was read (every step unknown,
+    no failing line on either side). With every report so introduced, the last is the run's."""
+    demo = task(verifier=FORGES_AN_IGNORED_INTRODUCTION_THEN_RAISES)
+    run = sandbox_run(demo, tmp_path)
+    assert run.files["test-stdout.txt"].count("Exception ignored in: <function Scratch.__del__") == 2, run.files
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert report is not None and report.bare_type == "ValueError", walk.sandbox.runner
+    assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 12, walk.sandbox.failure
