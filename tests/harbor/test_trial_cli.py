@@ -1994,3 +1994,35 @@ def test_a_huge_exception_type_takes_one_line_s_worth_with_a_count_of_the_rest(t
     out = tool(env, "run", trial.parent, cwd=elsewhere).stdout.splitlines()  # the job's overview, its tables too
     assert f"ended   1 passed, 1 {cut}" in out, out
     assert not [line for line in out if "X" * 100 in line], out
+
+
+RAISES_IN_A_TASK_GROUP = """\
+import asyncio
+
+
+async def check(answer):
+    raise ValueError(f"wrong answer {answer}")
+
+
+async def verify(workspace):
+    async with asyncio.TaskGroup() as group:
+        group.create_task(check(1))
+    return 1.0
+"""
+
+
+def test_both_sides_name_one_exception_of_a_task_groups_failure(task, runs, tmp_path, env, elsewhere):
+    # verify's TaskGroup ended on a task's ValueError at line 5: Python prints an ExceptionGroup around it. The
+    # sandbox's side (test-stdout.txt) named the sub-exception, ValueError, and the replay's the group,
+    # ExceptionGroup, in the text and in --json: two exceptions for one failure.
+    demo, trial = _separate_trial(task, runs, tmp_path, RAISES_IN_A_TASK_GROUP)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert "ExceptionGroup" in data["local"]["stderr"], data["local"]["stderr"]
+    path = str(demo / "tests" / "verifier.py")
+    assert data["sandbox"]["failure"]["line"] == 5 and data["local_failure"] == {"path": path, "line": 5}, data
+    sandbox = {step["name"]: step["detail"] for step in data["sandbox"]["phases"]}
+    local = {step["name"]: step["detail"] for step in data["local_phases"]["phases"]}
+    assert sandbox["verify_called"] == local["verify_called"] == "ValueError: wrong answer 1", (sandbox, local)
+    assert data["local_phases"]["explanation"].startswith("verify raised ValueError: wrong answer 1:"), data
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    assert "unhandled errors in a TaskGroup" not in text.split("── sandbox: verifier/test-stdout.txt")[0], text

@@ -321,11 +321,23 @@ def _plan_words(plan: list[Any]) -> tuple[str, tuple[str, ...]]:
     return "; ".join(rows) if rows else "verify takes no arguments", tuple(rows)
 
 
-def _failed_detail(line: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    """``(detail, error, problem)`` of a failed line."""
+def _failed_detail(line: dict[str, Any], stderr: str) -> tuple[str, str | None, str | None]:
+    """``(detail, error, problem)`` of a failed line. What raised is named as
+    the report in ``stderr`` reads, by the rule the sandbox's side reads
+    test-stdout.txt with (:mod:`.runner_output`), where it holds one: an
+    exception group (an ``asyncio.TaskGroup``'s) is its last sub-exception
+    printed, ``ValueError: wrong answer``, where the runner's line names the
+    group; one failure, one exception on both sides, the one whose line is
+    named. Else as the runner's line names it."""
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
     error = line.get("error")
     if isinstance(error, dict):
-        text = exception_words(str(error.get("type")), str(error.get("message") or ""))
+        report = parse_runner_output(stderr).traceback
+        if report is not None:
+            text = exception_words(report.bare_type, report.exception_message)
+        else:
+            text = exception_words(str(error.get("type")), str(error.get("message") or ""))
         return text, text, None
     problem = str(line.get("problem") or "")
     return problem, None, problem
@@ -386,7 +398,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             phases.append(Phase(name, label, DONE, detail, more, final))
             continue
         if final is not None:  # failed
-            detail, error, problem = _failed_detail(final)
+            detail, error, problem = _failed_detail(final, result.stderr.text)
             more = tuple(str(p) for p in final.get("problems") or [] if str(p) != problem)
             if final.get("plan"):
                 more += _plan_words(final["plan"])[1]
