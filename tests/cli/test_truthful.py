@@ -555,6 +555,29 @@ def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_pa
     assert "ValueError: the end" in shown[-1]
 
 
+def test_a_reports_header_after_a_huge_unfinished_line_stays_in_test_and_junit(env, tmp_path):
+    """verify wrote 10 MB with no newline, then raised: Python's header went on from it,
+    `xxx…xxxTraceback (most recent call last):`, one line, and the kept end started at the line after it,
+    so test's stderr block and the JUnit failure and system-err began at the frame, no header above it."""
+    task_dir = make_task(
+        tmp_path / "t",
+        "import sys\n\n\ndef verify(workspace):\n    sys.stderr.write('x' * 10_000_000)\n"
+        "    raise ValueError('the answer is wrong')\n",
+    )
+    with_case(task_dir, "only", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "junit.xml"
+    tested = run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
+    case = ET.parse(report).getroot().find("testcase")
+    block = tested.stdout.split("only: stderr", 1)[1].split("\n", 1)[1]
+    for text in (block, case.find("failure").text, case.find("system-err").text):
+        cut = re.search(r"\[\.\.\. ([\d,]+) bytes of output dropped here by verifier-tui \.\.\.\]\n", text)
+        assert cut is not None, text[:300]
+        kept = text[cut.end() :]
+        assert kept.startswith("Traceback (most recent call last):\n"), kept[:300]
+        assert 'verifier.py", line 6, in verify' in kept and "ValueError: the answer is wrong" in kept, kept
+        assert cut.group(1) == "10,000,000", cut.group()  # what the run printed before the header
+
+
 @given(
     head=st.text(alphabet="ab\n\ufffd", max_size=40),
     tail=st.text(alphabet="cd\n\ufffd", max_size=40),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_test
+from verifier_tui.engine.harbor.runner_output import report_line_at
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -456,12 +457,23 @@ def text_tail(captured: CapturedText, chars: int) -> str:
     after the line a capture puts where it drops output (:func:`dropped_marker`)
     saying how many bytes the run wrote before them, those the capture itself
     dropped included; the whole text when it is that short. The bare last
-    characters began mid-line, with no word that anything was left out."""
+    characters began mid-line, with no word that anything was left out.
+    A report's first line at the end of the line the window cuts is kept
+    too, as the reader splits it (:func:`.runner_output.report_line_at`):
+    after output the run left unfinished (10 MB of it) Python's header goes
+    on from it, ``xxx…xxxTraceback (most recent call last):``, and the kept
+    end began at the frame below it."""
     text = captured.text
     if len(text) <= chars:
         return text
     start = len(text) - chars
-    start = text.find("\n", start - 1, len(text) - 1) + 1 or start  # the next line's start; none: mid-line
+    cut = text.rfind("\n", 0, start) + 1  # where the line the window cuts starts
+    end = text.find("\n", start)
+    line = text[cut : end if end >= 0 else len(text)]
+    # (a line the window holds whole is kept whole; an indented one is a frame's source, no output)
+    at = report_line_at(line) if cut < start and not line[:1].isspace() else -1
+    # else the next line's start; none: mid-line
+    start = cut + at if at >= 0 else text.find("\n", start - 1, len(text) - 1) + 1 or start
     head = len(captured.head)
     if captured.dropped_bytes and start >= head:  # the capture's own cut, left out too, its line with it
         tail = len(text) - len(captured.tail)

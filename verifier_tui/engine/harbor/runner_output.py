@@ -197,8 +197,7 @@ def _report_lines(text: str) -> list[str]:
     lines: list[str] = []
     frame_at = top_at = -1  # in lines: the last frame line, the last line in column 0 (a group's margin off)
     for line in text.splitlines():
-        first = _GROUP_FIRST_LINE if line.endswith(_GROUP_TRACEBACK) else TRACEBACK_HEADER
-        at = len(line) - len(first) if line.endswith(first) else contract_line_at(line)
+        at = report_line_at(line)
         in_report = frame_at > top_at and _a_reports_line(line[:at], lines[top_at] if top_at >= 0 else "")
         for piece in [line[:at], line[at:]] if at > 0 and line[:at].strip(" |") and not in_report else [line]:
             unmarked = _unmarked(piece)
@@ -208,6 +207,15 @@ def _report_lines(text: str) -> list[str]:
                 top_at = len(lines)
             lines.append(piece)
     return lines
+
+
+def report_line_at(line: str) -> int:
+    """Where a report's first line starts in ``line`` (-1: it holds none): Python's header (a group's
+    too) only where it ends the line, as Python prints it, else the runner's contract line
+    (:func:`~verifier_tui.engine.model.contract_line_at`). What comes before it is output the run left
+    unfinished, or a line of a report Python was printing (:func:`_report_lines` tells them apart)."""
+    first = _GROUP_FIRST_LINE if line.endswith(_GROUP_TRACEBACK) else TRACEBACK_HEADER
+    return len(line) - len(first) if line.endswith(first) else contract_line_at(line)
 
 
 def _a_reports_line(before: str, top: str) -> bool:
