@@ -227,6 +227,27 @@ async def test_the_folder_pickers_hint_is_read_to_its_end(example):
         assert "ctrl+u uses it · esc cancels" in words, words
 
 
+async def test_a_pickers_refusal_is_read_to_its_end(tmp_path):
+    """Why a picker refused a path ran on one line past the dialog's edge: a .py file that is no
+    verifier was refused as "...; this task has: tests/verifie", the verifiers the user could
+    choose instead cut off."""
+    root = make_task(tmp_path / "tasks" / "other", "def verify(workspace):\n    return 1.0\n")
+    (root / "tests" / "helpers_for_the_scoring_of_answers.py").write_text("x = 1\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("v", "down", "enter")  # "another .py file…"
+        assert isinstance(app.screen, PickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = "other/tests/helpers_for_the_scoring_of_answers.py"
+        await pilot.press("enter")
+        await pilot.pause()
+        said = str(app.screen.query_one("#picker-error").content)
+        assert said.endswith("this task has: tests/verifier.py"), said
+        words = " ".join(screen_text(app).replace("│", " ").split())
+        assert "this task has: tests/verifier.py" in words, words
+
+
 async def test_the_folder_picker_starts_with_the_path_as_typed_from_where_the_tool_started(example, monkeypatch):
     # f's box held the workspace's whole path, where the box takes one from the tool's folder.
     root = example("hello-file")
