@@ -104,6 +104,23 @@ def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):
     assert walk(runs, demo, "b", mode=None, steps=steps).facts.timeout.seconds == 5.0
 
 
+def test_a_timeout_the_task_does_not_set_is_said_as_harbors_default_not_as_the_tasks(task, runs):
+    """The trial screen and run TRIAL said `task.toml [steps.verifier] of first timeout_sec 600 (Harbor's
+    default 600)` of Harbor's own multi-step job, whose task sets no timeout_sec: the user looked in
+    task.toml for a 600 it does not hold."""
+    plain = walk(runs, task("plain", toml=""), config={"timeout_multiplier": 2.0}).facts.timeout.words
+    assert plain == "1200 s (task.toml [verifier] sets no timeout_sec: Harbor's default 600, × timeout_multiplier 2)"
+    demo = task(toml='[[steps]]\nname = "a"\n\n[[steps]]\nname = "b"\n[steps.verifier]\ntimeout_sec = 5.0\n')
+    steps = [dict(PASSED, name="a"), dict(PASSED, name="b")]
+    words = walk(runs, demo, "a", mode=None, steps=steps).facts.timeout.words
+    assert words == (
+        "600 s (task.toml [steps.verifier] of a sets no timeout_sec: Harbor's default 600, × timeout_multiplier 1)"
+    )
+    assert walk(runs, demo, "b", mode=None, steps=steps).facts.timeout.words == (
+        "5 s (task.toml [steps.verifier] of b timeout_sec 5, × timeout_multiplier 1)"
+    )
+
+
 def test_the_timeout_is_unknown_without_the_task_but_the_sandbox_may_say(task, runs):
     import shutil
 

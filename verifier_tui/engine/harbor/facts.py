@@ -167,8 +167,14 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
             step_settings = task.step(step.name)
             settings = step_settings.verifier if step_settings else type(task.verifier)()
             where = f"[steps.verifier] of {step.name}"
-        default = "" if settings.timeout_given else f" (Harbor's default {HARBOR_DEFAULT_VERIFIER_TIMEOUT_S:g})"
-        base, base_words = settings.timeout_sec, f"task.toml {where} timeout_sec {settings.timeout_sec:g}{default}"
+        base = settings.timeout_sec
+        # A task that sets none is said so: "timeout_sec 600 (Harbor's default 600)" sent the user to
+        # task.toml for a 600 it does not hold.
+        base_words = (
+            f"task.toml {where} timeout_sec {base:g}"
+            if settings.timeout_given
+            else f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
+        )
         if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
             base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
         elif settings.harbor_timeout is not None:  # inf: no limit in Harbor, as below once multiplied
