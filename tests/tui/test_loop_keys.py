@@ -440,6 +440,28 @@ async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_ru
             assert said in shown, (said, shown)
 
 
+async def test_b_s_line_shows_every_reward_key_of_each_mode(tmp_path):
+    """b's line named one reward of a dict that has no 'reward': its first value. Two modes that
+    scored {"exact": 1.0, "words": 0.5} and {"exact": 1.0, "words": 1.0} read "environment-server
+    mode ✓ 1.0 · Harbor mode ✓ 1.0", the same score, above a finding that they score otherwise."""
+    verifier = (
+        'def verify(workspace, response=None):\n    return {"exact": 1.0, "words": 1.0 if response is None else 0.5}\n'
+    )
+    root = make_task(tmp_path / "tasks" / "keys", verifier, cases={"c": {"a.txt": "x"}})
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        shown = " ".join(widget_text(app, "#reward-body").split())
+        line = (
+            'both modes: environment-server mode ✓ {"exact": 1.0, "words": 0.5} · '
+            'Harbor mode ✓ {"exact": 1.0, "words": 1.0}'
+        )
+        assert line in shown, shown
+
+
 async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
     """b ran both modes without a word: for as long as its runs took, the
     status line still showed the run before, no ▶ running, as if the key had

@@ -102,15 +102,18 @@ class BothModes:
         return f"the verifier fails in both modes: {HARBOR} ({harbor_fails}), {SERVER} ({_failure(self.server)})"
 
     def line(self) -> str:
-        """Both modes in a line: ``environment-server mode ✓ 1.0 · Harbor mode ✗ contract error``."""
+        """Both modes in a line: ``environment-server mode ✓ 1.0 · Harbor mode ✗ contract error``
+        (several rewards: ``✓ {"exact": 1.0, "words": 0.5}``)."""
         parts = []
         for label, result in ((SERVER, self.server), (HARBOR, self.harbor)):
             if result is None:
                 parts.append(f"{label} - not run")
             elif works(result):
+                # A lone reward by its value; several as the JSON run --both-modes prints: the first
+                # value alone made two modes that score otherwise on a second key read as one score.
                 rewards = result.verdict.rewards or {}
-                reward = rewards.get("reward", next(iter(rewards.values()), ""))
-                parts.append(f"{label} ✓ {reward}")
+                shown = str(next(iter(rewards.values()))) if len(rewards) == 1 else rewards_json(rewards)[0]
+                parts.append(f"{label} ✓ {shown}")
             else:
                 parts.append(f"{label} ✗ {result.outcome.value}")
         return " · ".join(parts)
