@@ -51,6 +51,17 @@ def test_a_path_that_cannot_be_debugged_is_one_clear_line(tmp_path, env):
     no_traceback(done)
 
 
+def test_a_folder_it_cannot_open_is_told_every_kind_it_opens(tmp_path, env):
+    """`verifier-tui jobs/` on Harbor's jobs folder before any job: "expected a task folder ..., or a
+    Harbor trial folder", as if a job or a folder of jobs (what the README opens first) were no
+    input of the tool's."""
+    (tmp_path / "jobs").mkdir()
+    done = run_tool(env, tmp_path / "jobs")
+    assert done.returncode == 2
+    assert done.stderr.rstrip().endswith("or a Harbor trial or job folder, or Harbor's jobs/ folder"), done.stderr
+    no_traceback(done)
+
+
 @pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
 def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env, signame):
     """The runner lives in its own session, so a terminal's hangup never reaches

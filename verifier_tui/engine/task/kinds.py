@@ -147,9 +147,12 @@ def not_a_task_message(path: Path, found: TasksFound | None = None, expected: st
     """One line for a folder that is none of the things the tool opens: what
     was ``expected`` (by default, anything the tool opens), and what it holds
     when that helps (tasks of its own)."""
+    # Every kind the tool opens: naming the trial alone told a user on Harbor's jobs/ folder, empty
+    # before its first job, that jobs were no input of the tool's.
     expected = expected or (
         f"expected a task folder ({TASK_FILES}), its tests/ folder, "
-        "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder"
+        "a case folder (cases/<name>/), a .py file with a top-level verify, "
+        "or a Harbor trial or job folder, or Harbor's jobs/ folder"
     )
     found = found if found is not None else tasks_in(path)
     where = str(path)
