@@ -158,7 +158,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     searches the current folder instead: run in a task (``cd tasks/t &&
     pytest --verifier-cases . cases/correct``, or from its ``tests/``) that
     imported the task's ``tests/conftest.py`` all the same. There pytest is
-    given a path that lies in no task as well, and never falls back to it."""
+    given a path that lies in no task as well, and never falls back to it.
+
+    Wherever the search starts (:func:`_search_starts`: a path given, the
+    ini's ``testpaths``, the current folder), it reads the ``conftest.py`` of
+    each ``test*`` folder there: a task named ``test-x`` in a folder of
+    tasks, or ``testpaths = tasks/*``, had the task's imported too. Such a
+    start is given as the ``conftest.py`` files pytest may read there
+    (:func:`_searched_safely`)."""
     known = early_config.known_args_namespace
     given = getattr(known, "verifier_cases", None)
     if not given:
@@ -174,10 +181,65 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         return _in_a_given_task(base, given, arg) or (harbor and _in_a_trial(base / arg.split("::")[0]))
 
     kept = [arg for arg in known.file_or_dir if not plugins_alone(str(arg))]
-    if plugins_alone("."):
-        # This module's own file: in no task, no conftest.py beside it, and a file has no test* folders.
-        kept.append(__file__)
-    known.file_or_dir = kept
+    starts = _search_starts(early_config, kept)
+    searched = [str(one) for start in starts for one in _searched_safely(start, plugins_alone)]
+    # Left with none, this module's own file: in no task, no conftest.py beside it, and a file has no test*
+    # folders (an empty list, pytest would search the current folder).
+    known.file_or_dir = list(dict.fromkeys(searched)) or [__file__]
+
+
+def _search_starts(config: pytest.Config, args: list[str]) -> list[Path]:
+    """Where pytest 8's start-up search for ``conftest.py`` begins
+    (``Config._decide_args``, then ``_set_initial_conftests``), given
+    ``args``: each that exists (an id's path, before its ``::``); given none,
+    the ini's ``testpaths`` (globbed) when run from the rootdir; else, or
+    when none exists, the current folder."""
+    import glob
+
+    base = config.invocation_params.dir
+    if not args and base == config.rootpath:
+        args = [one for path in config.getini("testpaths") for one in sorted(glob.glob(path, recursive=True))]
+    starts = [Path(os.path.abspath(base / arg.split("::")[0])) for arg in args]
+    return [start for start in starts if _exists(start)] or [base]
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; one the system cannot look up (a long option read as a path) does not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _searched_safely(start: Path, plugins_alone: Any) -> list[Path]:
+    """What pytest's start-up search may be given for ``start`` so that it
+    reads no ``conftest.py`` of a folder that is the plugin's alone (a task
+    given, a Harbor trial): ``start`` itself when none is in reach; for a
+    start in such a folder, the nearest ``conftest.py`` outside it (the
+    user's, above the task, which pytest reads from there up as before); for
+    a folder whose ``test*`` folders include one (pytest reads each's
+    ``conftest.py``), its own nearest and those of its other ``test*``
+    folders."""
+    if plugins_alone(str(start)):
+        outside = next((folder for folder in start.parents if not plugins_alone(str(folder))), None)
+        return _nearest_conftest(outside)
+    if not start.is_dir():
+        return [start]
+    with contextlib.suppress(OSError):
+        tests = [one for one in start.glob("test*") if one.is_dir()]  # as pytest's _try_load_conftest globs
+        if any(plugins_alone(str(one)) for one in tests):
+            others = [one / "conftest.py" for one in tests if not plugins_alone(str(one))]
+            return _nearest_conftest(start) + [one for one in others if one.is_file()]
+    return [start]
+
+
+def _nearest_conftest(folder: Path | None) -> list[Path]:
+    """The ``conftest.py`` in ``folder`` or nearest above it, as a start of
+    pytest's search: pytest reads each from its confcutdir down to it."""
+    for one in [] if folder is None else [folder, *folder.parents]:
+        if (one / "conftest.py").is_file():
+            return [one / "conftest.py"]
+    return []
 
 
 def _in_a_given_task(base: Path, given: list[str], arg: str) -> bool:

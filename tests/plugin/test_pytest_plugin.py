@@ -472,6 +472,41 @@ def test_a_run_started_in_a_task_has_no_conftest_of_its_imported(pytester, tasks
 
 
 @pytest.mark.parametrize(
+    ("where", "ini", "args"),
+    [
+        ("tasks", None, ["--verifier-cases", "."]),
+        (".", None, ["--verifier-cases", "tasks", "tasks"]),
+        (".", "testpaths = tasks", ["--verifier-cases=tasks"]),
+        (".", "testpaths = tasks/*", ["--verifier-cases", "tasks"]),
+        (".", "testpaths = tasks/test-evil/tests", ["--verifier-cases", "tasks"]),
+    ],
+    ids=["run-in-the-folder-of-tasks", "folder-of-tasks-given", "testpaths", "testpaths-glob", "testpaths-in-a-task"],
+)
+def test_no_conftest_of_a_task_is_imported_where_pytests_own_search_starts(
+    pytester, tmp_path, monkeypatch, where, ini, args
+):
+    """pytest starts its search for ``conftest.py`` at each path it is given, or, given none, at the ini's
+    ``testpaths`` (run from the rootdir) or the current folder, and reads each ``test*`` folder's there too:
+    a task named ``test-evil`` in the folder of tasks, or ``testpaths`` that lead into a task, had the task's
+    ``conftest.py`` (its author's, written for the sandbox) imported here, outside any sandbox. Nothing of the
+    task's runs, its cases do, and the user's own ``conftest.py`` beside it is still read."""
+    marker = tmp_path / "PWNED"
+    evil = one_case_task(pytester, "test-evil")
+    for folder in (evil, evil / "tests"):
+        (folder / "conftest.py").write_text(f"open({str(marker)!r}, 'a').write({str(folder)!r})\n")
+    mine = tmp_path / "MINE"
+    (pytester.path / "tasks" / "conftest.py").write_text(f"open({str(mine)!r}, 'w').close()\n")
+    if ini is not None:
+        pytester.makeini(f"[pytest]\n{ini}\n")
+    monkeypatch.chdir(pytester.path / where)
+    done = run(pytester, *args, "-v")
+    assert not marker.exists(), marker.read_text()
+    assert mine.exists(), done.stdout.str()
+    assert done.ret == 0, done.stdout.str()
+    done.stdout.fnmatch_lines(["*test-evil::only PASSED*"])
+
+
+@pytest.mark.parametrize(
     "given",
     ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
     ids=["folder-in-another-job", "file-in-the-job", "trial-of-another-job"],
