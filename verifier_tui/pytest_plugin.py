@@ -170,6 +170,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     given = getattr(known, "verifier_cases", None)
     if not given:
         return
+    _refuse_a_tasks_settings(early_config)
     from verifier_tui.engine.task.target import find_harbor_folder
 
     base = early_config.invocation_params.dir
@@ -186,6 +187,34 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Left with none, this module's own file: in no task, no conftest.py beside it, and a file has no test*
     # folders (an empty list, pytest would search the current folder).
     known.file_or_dir = list(dict.fromkeys(searched)) or [__file__]
+
+
+def _refuse_a_tasks_settings(config: pytest.Config) -> None:
+    """pytest's settings from an ini file in a task (or a Harbor trial):
+    refused, even named with ``-c`` (the task's ``addopts`` may name it so). pytest looks for them from the paths it is
+    given, before any plugin is loaded, and then takes the path after
+    ``--verifier-cases`` for one (``pytest --verifier-cases tasks/evil`` reads
+    ``tasks/evil/pytest.ini``): the task author's ``addopts`` wrote where they
+    chose (``--junitxml``, ``--log-file``) and their ``pythonpath`` and ``-p``
+    imported what they chose. Refused here, before anything is collected or
+    written; what pytest imported before this plugin was loaded, no plugin can
+    stop, so the sentence says how to keep pytest's settings the user's. An
+    ini file that sets nothing (``[pytest]`` alone) changes nothing."""
+    ini = config.inipath
+    if ini is None or not config.inicfg:
+        return
+    from verifier_tui.engine.task.kinds import looks_like_task
+    from verifier_tui.words.paths import here
+
+    where = Path(os.path.abspath(ini)).parent
+    if any(looks_like_task(folder) for folder in [where, *where.parents]) or _in_a_trial(where):
+        raise pytest.UsageError(
+            f"{here(ini, config.invocation_params.dir)}: pytest's settings came from this file of a task, its "
+            "author's (pytest finds them from the folder it runs in and the paths given, the one after "
+            "--verifier-cases too, before verifier-tui is loaded: the file's pythonpath and -p plugins may have "
+            "run already); write --verifier-cases=PATH as one word and run from outside the task, or choose your "
+            "own settings with -c FILE"
+        )
 
 
 def _search_starts(config: pytest.Config, args: list[str]) -> list[Path]:

@@ -507,6 +507,53 @@ def test_no_conftest_of_a_task_is_imported_where_pytests_own_search_starts(
 
 
 @pytest.mark.parametrize(
+    ("name", "section"),
+    [
+        ("pytest.ini", "[pytest]"),
+        ("pyproject.toml", "[tool.pytest.ini_options]"),
+        ("tox.ini", "[pytest]"),
+        ("setup.cfg", "[tool:pytest]"),
+    ],
+)
+def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path, monkeypatch, name, section):
+    """``pytest --verifier-cases tasks/evil``: pytest, before any plugin is loaded, takes the path after an
+    option it does not know yet for a test path, and looks for its settings there: the task's own ini file,
+    its author's, became the run's: its ``addopts`` wrote where it chose (``--junitxml``, ``--log-file``: a
+    file of the user's), and its ``pythonpath`` and ``-p`` imported what it chose. Refused in one line naming
+    the file and what to write instead, before anything is collected or written; from in the task too. The
+    user's own settings (``-c FILE``) run, and so does a task's ini file that sets nothing."""
+    evil = one_case_task(pytester, "evil")
+    marker, written = tmp_path / "PWNED", tmp_path / "users-file"
+    (evil / "tests" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    quote = '"' if name == "pyproject.toml" else ""
+    settings = [f"addopts = {quote}--junitxml={written}{quote}", f"testpaths = {quote}tests{quote}"]
+    if name == "pyproject.toml":
+        settings[1] = 'testpaths = ["tests"]'
+    (evil / name).write_text("\n".join([section, *settings, ""]))
+    done = run(pytester, "--verifier-cases", "tasks/evil")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines(
+        [f"ERROR: tasks/evil/{name}: pytest's settings came from this file of a task*write --verifier-cases=PATH*"]
+    )
+    assert not written.exists()
+    monkeypatch.chdir(evil)
+    done = run(pytester, "--verifier-cases", ".")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    assert not marker.exists()
+    assert not written.exists()
+    # The way out the sentence names: the option's value as one word, pytest's settings then the user's.
+    monkeypatch.chdir(pytester.path)
+    run(pytester, "--verifier-cases=tasks/evil").assert_outcomes(passed=1)
+    # The user's own settings chosen with -c; a task's ini that sets nothing changes nothing (the task is the
+    # rootdir, as test_a_task_that_is_pytests_rootdir_is_named_by_its_folder has it).
+    run(pytester, "-c", "/dev/null", "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
+    (evil / name).write_text(f"{section}\n")
+    run(pytester, "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
+    assert not marker.exists()
+    assert not written.exists()
+
+
+@pytest.mark.parametrize(
     "given",
     ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
     ids=["folder-in-another-job", "file-in-the-job", "trial-of-another-job"],
