@@ -4,13 +4,18 @@ and the layouts it reuses between cases."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.processes import MEET_VERIFIER, meeting, set_meeting
 from tests.helpers.tasks import PY, copy_example, make_task
+from verifier_tui.commands import terminal
 
 
 def _tasks(tmp_path: Path, *names: str) -> Path:
@@ -460,3 +465,50 @@ def test_two_verifiers_of_one_task_in_one_run_have_ids_of_their_own(env, tmp_pat
     ]
     done = run_tool(env, "test", *given[:2], "--case", "hello-file::tests/other.py::*", "--json", "--python", PY)
     assert [c["id"].rsplit("::", 1)[0] for c in json.loads(done.stdout)["cases"]] == ["hello-file::tests/other.py"] * 4
+
+
+#: Any text a verifier can print or a folder be named: every code point, lone surrogates (a name's bytes
+#: that are not UTF-8, as Python decodes them) and XML's own delimiters among them.
+_ANY_TEXT = st.lists(
+    st.characters()
+    | st.integers(0xD800, 0xDFFF).map(chr)
+    | st.sampled_from(["]]>", "<![CDATA[", "&amp;", '"', "\x00"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+@given(name=_ANY_TEXT, classname=_ANY_TEXT, said=_ANY_TEXT, printed=_ANY_TEXT, note=_ANY_TEXT)
+def test_the_junit_writer_always_writes_a_file_a_reader_takes(tmp_path, name, classname, said, printed, note):
+    """Whatever a verifier printed and a case or task is named (controls, a NUL, lone surrogates, ``]]>``,
+    quotes): the report is well-formed XML, one testcase each, and text XML can hold arrives as it was."""
+    from verifier_tui.commands.report import JunitCase, junit_name, write_junit
+
+    cases = [
+        JunitCase(classname, name, "0.1", failure=(said, printed), stdout=printed, stderr=printed),
+        JunitCase(classname, name + "x", "0.1", error=said),
+        JunitCase(classname, name + "y", "0.1", skipped=said),
+    ]
+    report = tmp_path / "report.xml"
+    assert write_junit(report, name, cases, 1.0, sandbox=said, notes=[note]) is None
+    suite = ET.parse(report).getroot()
+    found = suite.findall("testcase")
+    assert [c.get("name") for c in found] == [junit_name(c.name) for c in cases]
+    assert {c.get("classname") for c in found} == {junit_name(classname)}
+    if printed and not re.search(r"[^\t\n\x20-\x7e]", printed):  # (a carriage return is a line break to XML)
+        assert found[0].find("system-out").text == printed
+        assert found[0].find("failure").text == printed
+
+
+def test_the_junit_writer_keeps_a_huge_output_whole_and_well_formed(tmp_path):
+    """5 MB of output with controls, NUL, a lone surrogate and ``]]>``, a name of 10,000 characters: a file a
+    reader takes, every line of the output in it, the name as every face shows it."""
+    from verifier_tui.commands.report import JunitCase, junit_name, write_junit
+
+    printed = ("line \x1b[31mred\x00 ]]> & <b> \ud800 é\n" * 200_000)[:5_000_000]
+    report = tmp_path / "report.xml"
+    name = "n" * 10_000 + "<&\"'>"
+    assert write_junit(report, name, [JunitCase(name, name, "1.0", stderr=printed)], 1.0) is None
+    case = ET.parse(report).getroot().find("testcase")
+    assert case is not None and case.get("name") == junit_name(name)
+    assert case.find("system-err").text == terminal.xml_text(printed)
