@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -961,6 +962,40 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
     assert "Traceback" not in err
     assert wait_none_with(scratch) == [], "the runner outlived the command"
     assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, tmp_path, sig):
+    """Ctrl+C (or a CI job's timeout) while ``test --junit out.xml`` runs: no report was written, so the
+    last run's, all green, was left for CI to show as this one's. The report says what ran, and one error
+    that the run was stopped before every case ran; a file any reader takes."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    slow = make_task(
+        folder / "slow",
+        "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n",
+        cases={"only": {}},
+    )
+    (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    report = tmp_path / "out.xml"
+    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    scratch = env["TMPDIR"]
+    args = ["test", folder, "--junit", report, "-j", "1", "--python", PY]
+
+    def ready() -> bool:  # the slow case started, and (given a moment) the last fast one's verdict read
+        return has_started(scratch) and time.sleep(1) is None
+
+    code, err = interrupted(env, args, ready, sig, "the slow verifier never started")
+    assert code == 128 + sig and "Traceback" not in err, (code, err)
+    assert list(Path(scratch).iterdir()) == []
+    suite = ET.parse(report).getroot()
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+    assert ("old", "green") not in cases
+    assert all(cases[("hello-file", name)].find("failure") is None for name in ("correct", "wrong-text")), cases
+    stopped = f"stopped by {signal.Signals(sig).name} before every case ran: 4 of 5 cases finished"
+    assert cases[("verifier-tui", "(stopped)")].find("error").get("message").startswith(stopped)
+    assert suite.get("errors") == "1"
+    assert stopped in err
 
 
 # The tool, its first scratch folder's removal signalling it with SIGTERM: a

@@ -166,13 +166,22 @@ def test_command(args: argparse.Namespace) -> int:
             return watch_rounds(collection, args)
         started = time.perf_counter()
         progress = terminal.Progress(sum(len(group.cases) for group in runnable), "cases", "failed")
+        finished: dict[int, dict[int, RunResult]] = {}  # each group's outcomes so far, by case: for a stop
 
-        def ended(_group: object, _index: int, outcome: RunResult) -> RunResult:
+        def ended(group: object, index: int, outcome: RunResult) -> RunResult:
             progress.step(not outcome.expected_matched)
+            finished.setdefault(id(group), {})[index] = outcome
             return outcome
 
         try:
             ran_groups = stopping.run(arun_groups(runnable, args.jobs or machine_cpus(), ended))
+        except (KeyboardInterrupt, SystemExit) as stop:
+            progress.erase()
+            # Stopped (Ctrl+C, a CI job's timeout): a report of what ran and that it stopped, never none, which
+            # left the last run's report, all green perhaps, for CI to show as this one's.
+            ran = [(group, [one for _i, one in sorted(finished.get(id(group), {}).items())]) for group in groups]
+            _stopped_run(args, stop, ran, collection, junit_name, time.perf_counter() - started)
+            raise
         finally:
             progress.erase()
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
@@ -211,6 +220,34 @@ def test_command(args: argparse.Namespace) -> int:
         if refused or _coverage_report(args, named) or junit is not None:
             return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
+
+
+def _stopped_run(
+    args: argparse.Namespace,
+    stop: BaseException,
+    ran: list[tuple[Any, list[RunResult]]],
+    collection: Collection,
+    name: str,
+    wall: float,
+) -> None:
+    """``test`` stopped by a signal before every case ran: said in one line,
+    and ``--junit``'s report written with the cases that ran and that line as
+    an error of its own, ``(stopped)``."""
+    import signal
+
+    code = stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
+    count = sum(len(group.cases) for group in collection.runnable)
+    why = (
+        f"stopped by {signal.Signals(code - 128).name} before every case ran: "
+        f"{sum(len(rs) for _group, rs in ran)} of {count} cases finished"
+    )
+    terminal.error(why)
+    if args.junit:
+        cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
+        cases.append(report.JunitCase("verifier-tui", "(stopped)", "0", error=why))
+        problem = report.write_junit(args.junit, name, cases, wall, notes=report.junit_notes(ran))
+        if problem is not None:
+            terminal.error(problem)
 
 
 def _nothing_to_test(

@@ -791,9 +791,11 @@ def write_junit(
             ET.SubElement(case, "system-out").text = x(each.stdout)
         if each.stderr:
             ET.SubElement(case, "system-err").text = x(each.stderr)
+    # Made whole before the file is opened, then one write: a signal in between leaves it whole or empty.
+    document = ET.tostring(suite, encoding="utf-8", xml_declaration=True)
     try:
         with open_report(path) as handle:
-            ET.ElementTree(suite).write(handle, encoding="utf-8", xml_declaration=True)
+            handle.write(document)
     except OSError as exc:
         return f"--junit {path}: cannot write it: {exc.strerror or exc}"
     return None
