@@ -980,10 +980,10 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     report = tmp_path / "out.xml"
     report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
     scratch = env["TMPDIR"]
-    args = ["test", folder, "--junit", report, "-j", "1", "--python", PY]
+    args = ["test", folder, "--junit", report, "-j", "5", "--python", PY]
 
-    def ready() -> bool:  # the slow case started, and (given a moment) the last fast one's verdict read
-        return has_started(scratch) and time.sleep(1) is None
+    def ready() -> bool:  # the slow case started, and (given a moment) the fast ones, beside it, ended
+        return has_started(scratch) and time.sleep(3) is None
 
     code, err = interrupted(env, args, ready, sig, "the slow verifier never started")
     assert code == 128 + sig and "Traceback" not in err, (code, err)
@@ -992,7 +992,7 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
     assert ("old", "green") not in cases
     assert all(cases[("hello-file", name)].find("failure") is None for name in ("correct", "wrong-text")), cases
-    stopped = f"stopped by {signal.Signals(sig).name} before every case ran: 4 of 5 cases finished"
+    stopped = f"stopped by {signal.Signals(sig).name} before every one ran: 4 of 5 cases finished"
     assert cases[("verifier-tui", "(stopped)")].find("error").get("message").startswith(stopped)
     assert suite.get("errors") == "1"
     assert stopped in err

@@ -4,8 +4,16 @@ otherwise (a full disk) after the table, which is never lost."""
 
 from __future__ import annotations
 
-from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import SEPARATE, sandbox_trial
+import signal
+import textwrap
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.helpers.commands import interrupted, no_traceback, run_tool
+from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
+from tests.helpers.processes import SAY_STARTED, has_started
 from tests.helpers.tasks import PY
 
 
@@ -60,3 +68,33 @@ def test_a_refused_test_job_writes_its_refusal_into_the_junit_file(task, runs, t
         assert done.returncode == 2 and said in done.stderr
         text = report.read_text()
         assert 'errors="1"' in text and said in text, text
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(task, runs, tmp_path, env, sig):
+    """Ctrl+C (or a CI job's timeout) while ``test JOB --junit out.xml`` replays: no report was written, so
+    the last run's, all green, was left for CI to show as this one's. The report holds the trials that
+    finished and one error saying the run was stopped, as ``test`` on tasks has it."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name, files in (("a__aaaaaaa", {"hello.txt": "hi"}), ("b__bbbbbbb", {"hello.txt": "hi", "slow.txt": ""})):
+        sandbox_trial(job, demo, tmp_path, workspace=files, mode="separate", capture=True, name=name)
+    slow = "import time\n\ndef verify(workspace):\n    if (workspace / 'slow.txt').exists():\n"
+    slow += textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n    return 1.0\n"
+    (demo / "tests" / "verifier.py").write_text(slow)
+    report = tmp_path / "out.xml"
+    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    scratch = env["TMPDIR"]
+
+    def ready() -> bool:  # the slow trial's replay started, and (given a moment) the other's, beside it, ended
+        return has_started(scratch) and time.sleep(2) is None
+
+    args = ["test", job, "--junit", report, "-j", "2", "--python", PY]
+    code, err = interrupted(env, args, ready, sig, "the slow replay never started")
+    assert code == 128 + sig and "Traceback" not in err, (code, err)
+    suite = ET.parse(report).getroot()
+    names = [(c.get("classname"), c.get("name")) for c in suite.iter("testcase")]
+    assert names == [("j", "a__aaaaaaa"), ("verifier-tui", "(stopped)")], (names, err)
+    stopped = f"stopped by {signal.Signals(sig).name} before every one ran: 1 of 2 trials finished"
+    assert suite.find("testcase[@name='(stopped)']/error").get("message") == stopped
+    assert stopped in err

@@ -611,8 +611,7 @@ def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     from verifier_tui.commands.report import output_file_problem, refused_run, write_junit
-    from verifier_tui.engine.procfs import machine_cpus
-    from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
+    from verifier_tui.engine.suite import CollectionError, NotReplayed, collect
 
     own = _test_reads(args)
     problem = output_file_problem("--junit", args.junit, own)
@@ -645,10 +644,12 @@ def test_command(args: argparse.Namespace) -> int:
                 assert opened.last is not None  # the replay just ran
                 row = job_row(opened, opened.last, stderr=bool(args.junit), in_jobs=in_jobs)
             progress.step(row.same is False)
+            kept[index] = row
             return row
 
+        kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
         try:
-            rows = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
+            rows = _replay_all(args, group, keep, kept, in_jobs, progress)
         finally:
             progress.erase()
     wall = time.perf_counter() - started
@@ -690,11 +691,46 @@ def test_command(args: argparse.Namespace) -> int:
             )
     if args.junit:
         cases = [junit_case(r.job or group.name, r) for r in rows]
-        what = "jobs folder" if in_jobs else "job"
-        problem = write_junit(args.junit, f"verifier-tui {what} {group.name}", cases, wall, copied, network)
+        problem = write_junit(args.junit, _junit_suite(group, in_jobs), cases, wall, copied, network)
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
+
+
+def _junit_suite(group: JobTrials, in_jobs: bool) -> str:
+    """``test JOB --junit``'s suite name."""
+    return f"verifier-tui {'jobs folder' if in_jobs else 'job'} {group.name}"
+
+
+def _replay_all(
+    args: argparse.Namespace,
+    group: JobTrials,
+    keep: Callable[..., JobRow],
+    kept: dict[int, JobRow],
+    in_jobs: bool,
+    progress: terminal.Progress,
+) -> list[JobRow]:
+    """Every trial's row, each made by ``keep`` (which puts it in ``kept``).
+    Stopped by a signal, as ``test`` on tasks is: one line, and ``--junit``'s
+    report of the trials that finished with that line as an error, never the
+    last run's report left for CI to show as this one's."""
+    from verifier_tui.commands.report import stopped_case, stopped_words, write_junit
+    from verifier_tui.engine.procfs import machine_cpus
+    from verifier_tui.engine.suite import arun_groups
+
+    try:
+        rows: list[JobRow] = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
+    except (KeyboardInterrupt, SystemExit) as stop:
+        progress.erase()
+        why = stopped_words(stop, len(kept), len(group.cases), "trials")
+        terminal.error(why)
+        if args.junit:
+            cases = [junit_case(kept[i].job or group.name, kept[i]) for i in sorted(kept)]
+            problem = write_junit(args.junit, _junit_suite(group, in_jobs), [*cases, stopped_case(why)], 0.0)
+            if problem is not None:
+                terminal.error(problem)
+        raise
+    return rows
 
 
 @record

@@ -233,19 +233,14 @@ def _stopped_run(
     """``test`` stopped by a signal before every case ran: said in one line,
     and ``--junit``'s report written with the cases that ran and that line as
     an error of its own, ``(stopped)``."""
-    import signal
-
-    code = stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
     count = sum(len(group.cases) for group in collection.runnable)
-    why = (
-        f"stopped by {signal.Signals(code - 128).name} before every case ran: "
-        f"{sum(len(rs) for _group, rs in ran)} of {count} cases finished"
-    )
+    why = report.stopped_words(stop, sum(len(rs) for _group, rs in ran), count, "cases")
     terminal.error(why)
     if args.junit:
         cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
-        cases.append(report.JunitCase("verifier-tui", "(stopped)", "0", error=why))
-        problem = report.write_junit(args.junit, name, cases, wall, notes=report.junit_notes(ran))
+        problem = report.write_junit(
+            args.junit, name, [*cases, report.stopped_case(why)], wall, notes=report.junit_notes(ran)
+        )
         if problem is not None:
             terminal.error(problem)
 

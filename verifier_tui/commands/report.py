@@ -719,6 +719,23 @@ def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path 
     return 2
 
 
+def stopped_words(stop: BaseException, finished: int, count: int, what: str) -> str:
+    """``test`` (``test JOB``) stopped by a signal (``KeyboardInterrupt`` is
+    Ctrl+C's, ``SystemExit(128 + signal)`` SIGTERM's and SIGHUP's, as
+    :mod:`~verifier_tui.commands.stopping` raises them) when ``finished`` of
+    its ``count`` cases (trials) had finished: one line."""
+    import signal
+
+    code = stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
+    return f"stopped by {signal.Signals(code - 128).name} before every one ran: {finished} of {count} {what} finished"
+
+
+def stopped_case(why: str) -> JunitCase:
+    """A stopped run's JUnit error, beside the cases that finished: a report of
+    this run, never none (the last run's, left in place, was CI's to show)."""
+    return JunitCase("verifier-tui", "(stopped)", "0", error=why)
+
+
 #: What pytest's junitxml (bin_xml_escape) writes as ``#xFFFE``, its pattern as pytest 8 writes it: there
 #: ``\u10000`` is U+1000 then "0", so a character past U+FFFF (an emoji) is written ``#x1F600`` too, DEL is not.
 #: Left to ``re``'s own cache, not compiled at import: its ranges take 5 ms to compile, which every `run`
