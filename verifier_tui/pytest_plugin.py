@@ -190,9 +190,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def _refuse_a_tasks_settings(config: pytest.Config) -> None:
-    """pytest's settings from an ini file in a task (or a Harbor trial):
-    refused, even named with ``-c`` (the task's ``addopts`` may name it so). pytest looks for them from the paths it is
-    given, before any plugin is loaded, and then takes the path after
+    """pytest's settings from an ini file in a task (or a Harbor trial),
+    unless chosen with ``-c`` typed for this run: refused. pytest looks for
+    them from the paths it is given, before any plugin is loaded, and then
+    takes the path after
     ``--verifier-cases`` for one (``pytest --verifier-cases tasks/evil`` reads
     ``tasks/evil/pytest.ini``): the task author's ``addopts`` wrote where they
     chose (``--junitxml``, ``--log-file``) and their ``pythonpath`` and ``-p``
@@ -201,7 +202,7 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
     stop, so the sentence says how to keep pytest's settings the user's. An
     ini file that sets nothing (``[pytest]`` alone) changes nothing."""
     ini = config.inipath
-    if ini is None or not config.inicfg:
+    if ini is None or not config.inicfg or _typed(config, "-c", "--config-file"):
         return
     from verifier_tui.engine.task.kinds import looks_like_task
     from verifier_tui.words.paths import here
@@ -315,8 +316,17 @@ def _on_the_command_line(config: pytest.Config) -> bool:
     run in the ini file's ``addopts`` (or ``PYTEST_ADDOPTS``): there it adds
     the cases to the run, and a plain ``pytest`` still runs ``testpaths``
     (they were silently left out, and the user's own tests never ran)."""
-    typed = config.invocation_params.args
-    return any(arg == "--verifier-cases" or arg.startswith("--verifier-cases=") for arg in typed)
+    return _typed(config, "--verifier-cases")
+
+
+def _typed(config: pytest.Config, *options: str) -> bool:
+    """Whether one of ``options`` was typed on the command line (``--name
+    VALUE``, ``--name=VALUE``, ``-cVALUE``), not set in an ini file's ``addopts``."""
+    return any(
+        arg == option or arg.startswith(option + "=" if option.startswith("--") else option)
+        for arg in config.invocation_params.args
+        for option in options
+    )
 
 
 def _case_id(config: pytest.Config, arg: str) -> tuple[str, list[str]] | None:

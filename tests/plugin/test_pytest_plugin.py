@@ -521,7 +521,8 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     its author's, became the run's: its ``addopts`` wrote where it chose (``--junitxml``, ``--log-file``: a
     file of the user's), and its ``pythonpath`` and ``-p`` imported what it chose. Refused in one line naming
     the file and what to write instead, before anything is collected or written; from in the task too. The
-    user's own settings (``-c FILE``) run, and so does a task's ini file that sets nothing."""
+    settings chosen with ``-c FILE`` typed for the run are the user's and run, and so does a task's ini file
+    that sets nothing."""
     evil = one_case_task(pytester, "evil")
     marker, written = tmp_path / "PWNED", tmp_path / "users-file"
     (evil / "tests" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
@@ -547,6 +548,12 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     # The user's own settings chosen with -c; a task's ini that sets nothing changes nothing (the task is the
     # rootdir, as test_a_task_that_is_pytests_rootdir_is_named_by_its_folder has it).
     run(pytester, "-c", "/dev/null", "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
+    # Chosen with -c typed for this run, even the task's own file is the user's choice (its -c in addopts is not).
+    run(pytester, "-c", f"tasks/evil/{name}", "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
+    assert written.exists()
+    written.unlink()
+    (evil / name).write_text("\n".join([section, f"addopts = {quote}-c {name}{quote}", ""]))
+    assert run(pytester, "--verifier-cases", "tasks/evil").ret == pytest.ExitCode.USAGE_ERROR
     (evil / name).write_text(f"{section}\n")
     run(pytester, "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
     assert not marker.exists()
