@@ -382,6 +382,33 @@ def test_a_task_below_whose_cases_cannot_be_read_says_so_not_that_it_has_none(or
     assert (alone.returncode, alone.stderr) == (2, f"verifier-tui: no case to test: {unread}\n"), alone.stderr
 
 
+def test_one_case_folder_that_cannot_be_read_is_a_case_not_run_and_the_others_run(ordinary_user):
+    """``test tasks/`` with one case folder of mode 000, run as an ordinary user: the whole run ended in
+    one line (``.../cases/locked/workspace: Permission denied``), exit 2, no case run and no ``--junit``
+    report written (the last run's left in place); the pytest plugin ended the same way. That case is one
+    not run, saying why, as a case whose expected.json cannot be used is; the others run; exit 1."""
+    tasks = ordinary_user.root / "tasks"
+    task = make_task(tasks / "t", cases={"right": {"answer.txt": "42\n"}, "locked": {}, "other": {}})
+    for case in ("right", "locked", "other"):
+        (task / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "locked").chmod(0)
+    unread = f"{task / 'cases' / 'locked'} cannot be read (Permission denied)"
+    report = ordinary_user.root / "r.xml"
+    done = ordinary_user.run("test", tasks, "--junit", report)
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"locked: not run: {unread}" in done.stdout, done.stdout
+    assert "2 passed, 0 failed" in done.stdout, done.stdout
+    failures = {c.get("name"): c.find("failure") for c in ET.parse(report).getroot().iter("testcase")}
+    assert failures["right"] is None and failures["other"] is None
+    assert failures["locked"].get("message") == f"not run: {unread}"
+    plugin = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+    done = ordinary_user.run_python(plugin, "-p", "no:cacheprovider", "--verifier-cases", tasks, "-q", "-rf")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout and f"not run: {unread}" in done.stdout, done.stdout
+
+
 def test_a_named_task_whose_cases_cannot_be_read_is_said_once_from_here(ordinary_user):
     """``test a b``, b's cases/ of mode 000: b's part said it twice, a note
     (``…/b/cases cannot be read (Permission denied): no case is listed``) and

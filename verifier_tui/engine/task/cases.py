@@ -66,7 +66,7 @@ def case_order(name: str) -> tuple[tuple[str | tuple[int, str], ...], str]:
 
 
 def cases_unread(folder: Path, exc: OSError) -> str:
-    """Why a task's ``cases/``, there, cannot be listed, as every face says it."""
+    """Why a task's ``cases/`` (or one case folder), there, cannot be read, as every face says it."""
     return f"{folder} cannot be read ({exc.strerror or exc})"
 
 
@@ -89,7 +89,14 @@ def find_cases(
             unread.append(cases_unread(folder, exc))
         return []
     for entry in entries:
-        cases.append(load_case(entry, fallbacks, rows))
+        try:
+            cases.append(load_case(entry, fallbacks, rows))
+        except OSError as exc:
+            # One case folder that cannot be read (mode 000) is that case's problem: it ended the whole run
+            # (every task's, the report unwritten). It is a case not run, saying why, as an unusable
+            # expected.json is; the others run.
+            why = cases_unread(entry, exc)
+            cases.append(Case(entry.name, entry, None, None, None, None, (why,), expected_problem=why))
     return cases
 
 
