@@ -29,7 +29,6 @@ import asyncio
 import hashlib
 import os
 import stat
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -40,11 +39,9 @@ from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher
 
-#: A file's times are taken from a clock that advances a tick at a time (up to
-#: 10 ms): a save that close to a run's start is not known to be before it.
-COARSE_CLOCK_NS = 10_000_000
-#: The most files of a run's change looked at as it starts, to tell the late events of that save
-#: (one file, or a few) from a new one: a checkout of thousands would stall the event loop.
+#: The most files of a run's change (and of the saves it clears as stale) looked at as it starts, to
+#: tell the late events of that save (one file, or a few) from a new one: a checkout of thousands
+#: would stall the event loop.
 _READ_AS_AT_MOST = 100
 #: The most bytes of them read to know their content (a file past it is told by its times and size).
 _HASH_AT_MOST = 8 * 1024 * 1024
@@ -101,7 +98,6 @@ class LiveRuns:
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
         """What changed that the current choices read since the last run started (live reload off)."""
-        self._run_started_ns: int | None = None  # when the last run started (wall clock, as file times are)
         self._read_as: dict[Path, tuple[object, ...] | None] = {}  # the files of the change it ran for, then (_as_read)
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
@@ -201,10 +197,8 @@ class LiveRuns:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
         change = self._less_its_own(change)
         if not change.paths or self._as_the_last_run_read(change):
-            return
+            return  # late events of a save the last run read (vim's, a loaded machine's)
         if not self.live_reload:
-            if self._seen_by_last_run(change):
-                return  # a late event of a save the last run started after (a loaded machine's)
             self.stale = change if self.stale is None else self.stale.merge(change)
             if self._on_stale is not None:
                 self._on_stale(self.stale)
@@ -272,9 +266,10 @@ class LiveRuns:
                 self._go(change)  # live reload may have been turned off meanwhile
 
     def _as_the_last_run_read(self, change: Change) -> bool:
-        """Whether every file of ``change`` is as it was when the last run, started for it, began:
-        the late events of that save. vim saves in place, fsyncs, and only then sets the file's
-        mode and ACL again; those events cancelled the save's run for a run of the same file."""
+        """Whether every file of ``change`` is as it was when the last run, started for it (or
+        clearing it as stale: r with live reload off), began: the late events of that save. vim
+        saves in place, fsyncs, and only then sets the file's mode and ACL again; those events
+        cancelled the save's run for a run of the same file, or marked r's fresh verdict stale."""
         read = self._read_as
         if not read or change.recreated or change.moved or not change.paths <= read.keys():
             return False
@@ -283,28 +278,14 @@ class LiveRuns:
         now = _as_read_all(change.paths)
         return all(now[path] is not None and now[path] == read[path] for path in change.paths)
 
-    def _seen_by_last_run(self, change: Change) -> bool:
-        """Whether every file of ``change`` was last changed before the last run
-        started, so that run read it as it is. By the inode's change time, which
-        no tool sets back (``cp -p`` and ``touch -d`` set the modification
-        time), well before the start: the file system's clock runs coarser."""
-        started = self._run_started_ns
-        if started is None or change.deleted or change.recreated:
-            return False
-        for path in change.paths:
-            try:
-                st = os.lstat(path)
-            except OSError:
-                return False
-            if not stat.S_ISREG(st.st_mode) or st.st_ctime_ns > started - COARSE_CLOCK_NS:  # a folder: anything in it
-                return False
-        return True
-
     async def _run(self, change: Change | None) -> Any:
-        self.stale = None  # this run reads the files as they are now
-        self._run_started_ns = time.time_ns()
-        small = change is not None and len(change.paths) <= _READ_AS_AT_MOST
-        self._read_as = _as_read_all(change.paths) if change is not None and small else {}
+        # This run reads the files as they are now: the saves held as stale too (r with live reload
+        # off), whose late events are then no change to it. Told by their content, never by times
+        # against the run's start: a file system keeping times to the second (or 2 s) stamps a save
+        # just after the start with a time before it.
+        read = (change.paths if change is not None else frozenset()) | (self.stale.paths if self.stale else frozenset())
+        self.stale = None
+        self._read_as = _as_read_all(read) if len(read) <= _READ_AS_AT_MOST else {}
         if change is not None:
             trigger = change.describe()
         else:
