@@ -11,8 +11,10 @@ blocking the suite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -870,6 +872,34 @@ def test_watch_names_the_file_an_atomic_save_wrote_and_a_file_deleted(env, examp
     for line in (saved, sed):
         assert "tests/verifier.py" in line and "more" not in line, line
     assert "tests/helper.py deleted" in removed and "more" not in removed, removed
+
+
+def test_watch_gives_one_line_for_a_save_that_truncates_then_writes(env, example):
+    """VS Code, and any editor that saves in place, truncates the file, then writes it: with more
+    than 20 ms between the two, watch printed a line for the empty verifier (contract error,
+    RewardFileNotFoundError) before the save's own. One save is one line, the verdict of what
+    was written."""
+    task_dir = example("hello-file")
+    verifier = task_dir / "tests" / "verifier.py"
+    saved = verifier.read_text().replace("return 1.0 if", "return 0.5 if")
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        with verifier.open("r+") as handle:
+            handle.truncate(0)
+            handle.flush()
+            time.sleep(0.05)  # tens of milliseconds between the two: a loaded machine, a big file
+            handle.write(saved)
+        line = reader.next_run()
+        more = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                more.append(reader.next(3))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert line.startswith("#2") and "tests/verifier.py" in line and "reward 0.5" in line, line
+    assert not [said for said in more if said.startswith("#")], more
 
 
 def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):

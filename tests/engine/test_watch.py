@@ -287,9 +287,10 @@ async def test_a_save_that_truncates_then_writes_is_one_change(tmp_path: Path, m
     run on an empty verifier before the save's run (run #12 never shown, #13
     after it). The empty file is held for the rest of the save, as a file
     just created and still empty is."""
-    # The hold lasts one wait (_WAKE_MS, 20 ms): widened here, so that the write lands inside it however
-    # loaded the machine. In this process only: a watcher in a child process (isolate) keeps its own.
-    monkeypatch.setattr(channel_module, "_WAKE_MS", 2000)
+    # The hold lasts until the rest comes, _SETTLE_MS (300 ms) at most: widened here, so that the write lands
+    # inside it however loaded the machine. In this process only: a watcher in a child process (isolate)
+    # keeps its own (tests/cli/test_headless.py tries that one as it is).
+    monkeypatch.setattr(channel_module, "_SETTLE_MS", 2000)
     tests = folder(tmp_path / "tests")
     target = tests / "verifier.py"
     target.write_text("def verify(workspace):\n    return 0.0\n")

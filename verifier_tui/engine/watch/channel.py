@@ -60,12 +60,19 @@ DEBOUNCE_MS = 300
 
 #: How long ``watch`` may wait with no event before handing control back (its
 #: ``rust_timeout``). This bounds how late a re-created root is noticed when no
-#: event tells us, how long a batch that looks like half a save is held for the
-#: rest (``Channel._unsettled``), and how long after the watch is built it is
+#: event tells us, and how long after the watch is built it is
 #: said to be ready (a new ``watch`` builds its OS watch in its first step and
 #: hands nothing back before its first wait ends). 20 ms: 50 idle wake-ups a
 #: second, against the 200 of the steps themselves.
 _WAKE_MS = 20
+
+#: The most a batch that looks like half a save (``Channel._unsettled``) is held for the rest: an
+#: editor that saves in place (VS Code) truncates the file, then writes it, up to tens of
+#: milliseconds apart on a loaded machine or for a big file; held one wait (20 ms) alone, the
+#: empty file was a change of its own, and ``watch`` printed a run of the empty verifier before
+#: the save's. The hold ends as soon as the rest comes; only a file deleted or emptied on purpose
+#: waits it out. The top of the range advised for editors' saves, as :data:`DEBOUNCE_MS`.
+_SETTLE_MS = DEBOUNCE_MS
 
 #: watchfiles' codes for an added and a deleted path (``watchfiles.Change``,
 #: an IntEnum, imported only when watching starts).
@@ -346,8 +353,11 @@ class Channel:
             if appeared:
                 self._rebuild(raw)
             change = self._change(raw, appeared, vanished)
-            if change is not None and self._unsettled(change, vanished):
+            settled_by = time.monotonic() + _SETTLE_MS / 1000
+            while change is not None and self._unsettled(change, vanished) and time.monotonic() < settled_by:
                 extra = self._wait()
+                if not extra:
+                    continue  # a wait with no event: the rest of the save may still come
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
                 if more_appeared:
@@ -501,9 +511,10 @@ class Channel:
         between "rename x away" and "write new x"), or a file now empty: just
         created (between open() and write()), or truncated by an editor that
         saves in place (VS Code: truncate, then write). Such a batch is held
-        for one more wait so the save is one Change, not two, and no run reads
-        an empty file. Cost: a real deletion or a file emptied on purpose is
-        reported up to ``_WAKE_MS`` later; a normal save, nothing."""
+        until the rest comes (:data:`_SETTLE_MS` at most) so the save is one Change,
+        not two, and no run reads an empty file. Cost: a real deletion or a file
+        emptied on purpose is reported up to ``_SETTLE_MS`` later; a normal save,
+        nothing."""
         if change.deleted - vanished:
             return True
         return any(_is_empty_file(path) for path in change.paths)
