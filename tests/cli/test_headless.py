@@ -902,6 +902,29 @@ def test_watch_gives_one_line_for_a_save_that_truncates_then_writes(env, example
     assert not [said for said in more if said.startswith("#")], more
 
 
+def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
+    """A verifier stuck in a loop, then the fix saved: watch waited for the stuck run's timeout
+    (the task's 30 s here; Harbor tasks often give 600 s) before it ran the fix, saying nothing
+    meanwhile. A save ends the run in flight, says so, and runs the files as saved, as test
+    --watch ends its round and the TUI its run."""
+    task_dir = example("hello-file")
+    verifier = task_dir / "tests" / "verifier.py"
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
+        time.sleep(2)  # the stuck run well under way
+        verifier.write_text("def verify(workspace):\n    return 0.5\n")
+        said = [reader.next(10)]
+        while not said[-1].startswith("#"):
+            said.append(reader.next(10))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert said[0] == "run cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
+    assert "tests/verifier.py" in said[-1] and "reward 0.5" in said[-1], said
+
+
 def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):
     """``mv hello-file hello-world`` while watch ran: the run that followed was
     said to be for ``cases deleted +1 more``, as if the user had deleted the

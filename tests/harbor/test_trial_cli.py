@@ -955,6 +955,28 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     assert any("stopped after 2 replay(s)" in line for line in rest), rest
 
 
+def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs, tmp_path, env, elsewhere):
+    """The task's verifier stuck in a loop, then the fix saved: watch TRIAL waited for the stuck
+    replay's timeout before it replayed the fix, saying nothing meanwhile. A save ends the replay
+    in flight, says so, and replays the files as saved."""
+    demo, trial = captured_trial(task, runs, tmp_path)
+    proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
+    try:
+        assert reader.next_run().startswith("#1 ")
+        verifier = demo / "tests" / "verifier.py"
+        verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
+        time.sleep(2)  # the stuck replay well under way
+        verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        said = [reader.next(15)]
+        while not said[-1].startswith("#"):
+            said.append(reader.next(15))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert said[0] == "replay cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
+    assert said[-1].startswith("#2 ") and "replay 0.0" in said[-1], said
+
+
 def test_watch_a_trial_whose_folder_is_renamed_says_the_trial_folder_moved(task, runs, tmp_path, env, elsewhere):
     # `mv TRIAL elsewhere` while watched: the replay's line said `workspace deleted`, as if the user had deleted a
     # workspace of theirs, where the trial folder, which holds the captured /app, is what went.

@@ -992,7 +992,7 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
                 terminal.say(f"      {copied[0]}")
         terminal.flush()
 
-    await watch_session(opened.session, replay, args.poll, "replay failed")
+    await watch_session(opened.session, replay, args.poll, "replay", json=args.json)
 
 
 # ---------------------------------------------------------------------------

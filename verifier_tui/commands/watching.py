@@ -33,20 +33,49 @@ def watch_to_the_end(work: Coroutine[Any, Any, Any], poll: bool) -> str | None:
 
 
 async def watch_session(
-    session: Session, run: Callable[[str, Change | None], Awaitable[Any]], poll: bool, failed: str
+    session: Session, run: Callable[[str, Change | None], Awaitable[Any]], poll: bool, what: str, *, json: bool
 ) -> None:
     """``run`` first, then again on each change a run reads, until stopped. A
-    run that raises is one line on stderr (``{failed}: {exc}``), as are a task
-    that cannot be re-read and a change that is not run."""
+    run that raises is one line on stderr (``{what} failed: {exc}``), as are a task
+    that cannot be re-read and a change that is not run. A change during a run ends
+    that run, said in a line (nothing with ``json``), and runs the files as saved."""
     import asyncio
 
     from verifier_tui.engine.watch.live import LiveRuns
 
     def on_error(exc: BaseException) -> None:
-        terminal.error(f"{failed}: {exc}")
+        terminal.error(f"{what} failed: {exc}")
 
+    cut_said = False  # since the last run that ended: a stream of changes (git checkout) cuts several
+
+    async def run_or_cut_short(trigger: str, change: Change | None) -> Any:
+        nonlocal cut_said
+        try:
+            result = await run(trigger, change)
+        except asyncio.CancelledError:
+            if live.scheduler.pending and not json and not cut_said:  # a save, not Ctrl+C (it drops the pending)
+                terminal.out(f"{what} cut short ({trigger}): a file changed meanwhile, and it runs again")
+                terminal.flush()
+                cut_said = True
+            raise
+        except BaseException:
+            cut_said = False
+            raise
+        cut_said = False
+        return result
+
+    # Superseding, as the TUI's runs and test --watch's rounds: a run stuck in a loop kept the fix saved
+    # meanwhile waiting for its timeout (often 600 s in Harbor's tasks), with not a word, and a run of a
+    # tree half checked out printed a verdict of files no longer there. (In the copy sandbox a change
+    # during a run still waits for its end: LiveRuns holds it, to tell the run's own writes.)
     live = LiveRuns(
-        session, run, force_polling=poll, on_error=on_error, on_task_error=terminal.error, on_note=terminal.error
+        session,
+        run_or_cut_short,
+        supersede=True,
+        force_polling=poll,
+        on_error=on_error,
+        on_task_error=terminal.error,
+        on_note=terminal.error,
     )
     # Nobody reads the stream any more (| head -1 exited): stop, as Ctrl+C would, rather than run on for no one.
     reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))

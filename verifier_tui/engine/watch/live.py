@@ -17,8 +17,8 @@ into a run request through a :class:`~.scheduler.RunScheduler`:
 * a change to another case (its workspace, its expected.json) runs nothing
   (unless :attr:`~LiveRuns.every_case`: a run is then every case's);
   the task's cases are re-read when a case folder or a file beside one changes;
-* with ``supersede`` (the TUI), a request during a run cancels the run in
-  flight; without (``watch``), it waits as the single pending run.
+* with ``supersede`` (the TUI, ``watch``), a request during a run cancels the
+  run in flight; without, it waits as the single pending run.
 
 What a run does and how it is shown is the face's: the ``run`` callback.
 """
