@@ -139,6 +139,28 @@ async def test_a_save_in_the_clock_tick_of_rs_run_marks_it_stale(example, monkey
         assert len(app.finished) == 2  # nothing ran: live reload is off
 
 
+async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
+    """Live reload off, a (every case): a save of the current case's workspace once its run had
+    started marked its verdict stale, and the next case's run, starting, took the mark away,
+    though the verdict shown was still of the file before the save. Only a run of the case whose
+    verdict is shown reads the files anew for it."""
+    slow = "import time\n\n\ndef verify(workspace):\n    time.sleep(1)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"a-first": {"n.txt": "1"}, "b-second": {"n.txt": "2"}})
+    app = make_app(root, case="a-first")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")
+        await pilot.press("a")
+        await wait_for(lambda: "running" in widget_text(app, "#status"), "a-first's run")
+        (root / "cases" / "a-first" / "workspace" / "n.txt").write_text("3")
+        await wait_for(lambda: app.controller.live.stale is not None, "the save held as stale")
+        await app.wait_for_runs(3)  # a-first's, then b-second's
+        await pilot.pause()
+        assert app.finished[-1].case == "b-second"
+        assert "stale: workspace/n.txt changed since this run" in widget_text(app, "#status")
+        assert "Reward · stale" in screen_text(app)
+
+
 async def test_live_reload_turned_on_after_starting_without_it_runs(example):
     """Started with --no-watch nothing saw what changed meanwhile: turned on, it runs once."""
     root = example("hello-file")

@@ -374,8 +374,10 @@ class MainScreen(SizedScreen):
     def on_run_started(self, message: RunStarted) -> None:
         self.running_case = message.case
         self.query_one(StatusLine).set_running(message.case, message.trigger)
-        self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
+            # This run reads the files as they are now, for the verdict shown. Another case's run (a)
+            # is none of its: a save after the current case's run started left that verdict stale.
+            self._show_stale(None)
             self._response_edited = False
             self.query_one(OutputPanel).start_streaming(self.controller.output)
             if self.latest is None:
