@@ -130,6 +130,23 @@ async def test_task_without_verifier_opens_with_a_clear_message(tmp_path):
         assert result is not None and result.verdict.rewards == {"reward": 0.5}
 
 
+async def test_task_without_verifier_and_live_reload_off_says_r_runs_one_written(tmp_path):
+    """Started with --no-watch (or w pressed) on a task with no verifier, the resolution panel
+    said "live reload picks it up and runs it": written, nothing ran. It says what will."""
+    root = make_task(tmp_path / "tasks" / "empty-task", None, cases={"only": {}})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_for_runs(1) is None
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "live reload picks it up" not in said, said
+        assert "then r runs it (live reload is off: w turns it on)" in said, said
+        await pilot.press("w")
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#resolution-body").split())
+        assert "live reload picks it up and runs it" in said, said
+
+
 async def test_plain_test_sh_notice_is_shown(example):
     app = make_app(example("plain-test-sh"))
     async with app.run_test(size=SIZE) as pilot:

@@ -307,8 +307,8 @@ def no_verifier_message(task: Task) -> str:
     return Advice(*said)
 
 
-def no_verifier_help(task: Task) -> str:
-    """What to do next, when a task has no verifier to run."""
+def no_verifier_help(task: Task, live_reload: bool = True) -> str:
+    """What to do next, when a task has no verifier to run (``live_reload``: a save runs)."""
     if task.plain_test_sh:
         return (
             "To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
@@ -316,10 +316,11 @@ def no_verifier_help(task: Task) -> str:
             f"verifier-tui vendor {shell_word(str(task.root))} "
             "does that (it keeps your script as tests/test.sh.old)."
         )
-    return (
-        "Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
-        "and runs it. v chooses another file."
+    # With live reload off (--no-watch, w) nothing runs a verifier written: what does is said.
+    runs = (
+        "live reload picks it up and runs it" if live_reload else "then r runs it (live reload is off: w turns it on)"
     )
+    return f"Write one (tests/verifier.py with a top-level def verify(workspace): ...): {runs}. v chooses another file."
 
 
 def verifier_notices(task: Task, verifier: Path | None) -> list[str]:

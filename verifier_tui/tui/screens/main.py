@@ -360,7 +360,8 @@ class MainScreen(SizedScreen):
         session = self.session
         # words(): the message is Advice (a multi-step task's says S), which an f-string would read as its flags
         help_text = (
-            f"{self.fmt.words(no_verifier_message(session.task))}\n\n{self.fmt.text(no_verifier_help(session.task))}"
+            f"{self.fmt.words(no_verifier_message(session.task))}\n\n"
+            f"{self.fmt.text(no_verifier_help(session.task, self.controller.live_reload))}"
         )
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
@@ -760,6 +761,8 @@ class MainScreen(SizedScreen):
         self.controller.set_live_reload(on)
         if on and self._response_edited and self.controller.live.targets is not None:
             self.controller.request("response edited")  # (with no watcher yet, turning it on runs once anyway)
+        if self.session.verifier is None:
+            self._no_verifier()  # its help says what runs a verifier written, which w just changed
         if on:
             self.notify("live reload on: every relevant save re-runs", markup=False)
         else:
