@@ -161,6 +161,24 @@ async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
         assert "Reward · stale" in screen_text(app)
 
 
+async def test_r_on_a_verifier_deleted_with_live_reload_off_clears_the_stale_mark(example):
+    """Live reload off, the verifier deleted (stale), then r: the panel said "Nothing to run yet:
+    this task has no verifier", the files as they are now, under "Reward · stale", and the status
+    line still said the deletion made it stale."""
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")
+        (root / "tests" / "verifier.py").unlink()
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        await pilot.press("r")
+        assert await app.wait_for_runs(2) is None
+        await pilot.pause()
+        assert "no verifier found" in widget_text(app, "#status")
+        assert "stale" not in widget_text(app, "#status") and "Reward · stale" not in screen_text(app)
+
+
 async def test_live_reload_turned_on_after_starting_without_it_runs(example):
     """Started with --no-watch nothing saw what changed meanwhile: turned on, it runs once."""
     root = example("hello-file")

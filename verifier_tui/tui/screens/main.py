@@ -449,6 +449,8 @@ class MainScreen(SizedScreen):
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
         self.query_one(StatusLine).set_finished(None)  # no run in flight: the note says why
+        if self.controller.live.stale is None and not self._response_edited:
+            self._show_stale(None)  # r found no verifier in the files as they are now: that is what is shown
         if self.session.verifier is None:
             self._no_verifier()
         else:
