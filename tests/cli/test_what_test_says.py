@@ -108,6 +108,7 @@ RETURNS = {
     "string-in-a-dict": '{"reward": "1.0"}',
     "str-after-unfinished-output": "'pass'",
     "str-after-unfinished-output-naming-the-prefix": "'pass'",
+    "str-then-an-atexit-callback-raises": "'pass'",
 }
 # What verify does first: a mark with no newline, so the runner's line goes on from it (`0;run_verifier: error: ...`);
 # or a log line left unfinished that names the runner's prefix itself, mid-line, before the runner's own line.
@@ -116,13 +117,17 @@ BEFORE = {
     "str-after-unfinished-output-naming-the-prefix": (
         "sys.stderr.write('log: run_verifier: error: verify returned 0.5 (checked) -- ')"
     ),
+    # Python prints the callback's report after the runner's line as it exits (`Exception ignored in atexit
+    # callback ...`): it ended nothing, the runner's line is still the cause.
+    "str-then-an-atexit-callback-raises": "atexit.register(lambda: {}['cleanup'])",
 }
 
 
 @pytest.fixture(params=list(RETURNS), ids=list(RETURNS))
 def wrong_return(request, tmp_path):
     first = BEFORE.get(request.param, "pass")
-    verifier = f"import sys\n\ndef verify(workspace):\n    {first}\n    return {RETURNS[request.param]}\n"
+    verifier = f"import atexit\nimport sys\n\n\ndef verify(workspace):\n    {first}\n"
+    verifier += f"    return {RETURNS[request.param]}\n"
     task = make_task(tmp_path / "returns", verifier)
     (task / "cases" / "only" / "workspace").mkdir(parents=True)
     (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 2}')

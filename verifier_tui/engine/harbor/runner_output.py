@@ -356,15 +356,8 @@ def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
     right after a header and its indented frames, or after a SyntaxError's
     location), or None. A report Python introduces as one of an exception
-    that ended no run (:func:`_ends_no_run`) is passed over. But a run can
-    write an introduction other than a thread's itself (``Exception ignored
-    in: <...>``, then raise): when every report was so passed over, the last
-    of those is the run's (the runner's report is the one a raise leaves;
-    Python's own reports of a ``__del__`` during verify come before it). A
-    thread's is never the run's: its first frame is threading's, which the
-    runner's report never has. One backward pass: each indented run is
-    walked once."""
-    forgeable: int | None = None  # the last report passed over by an introduction a run can write itself
+    that ended no run (:func:`_ends_no_run`) is passed over. One backward
+    pass: each indented run is walked once."""
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         if not line or line[0].isspace():
@@ -379,13 +372,11 @@ def _traceback_end(lines: list[str]) -> int | None:
         if probe >= 0 and lines[probe] in _HEADERS:
             first = _chain_start(lines, probe)
             if first > 0 and _ends_no_run(lines[first - 1], lines[first + 1 : first + 2]):
-                if forgeable is None and not lines[first - 1].startswith(_THREAD):
-                    forgeable = index
                 continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
-    return forgeable
+    return None
 
 
 def _ends_no_run(before: str, first_frame: list[str]) -> bool:
