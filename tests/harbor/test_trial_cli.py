@@ -2048,3 +2048,32 @@ def test_both_sides_name_one_exception_of_a_task_groups_failure(task, runs, tmp_
     assert data["local_phases"]["explanation"].startswith("verify raised ValueError: wrong answer 1:"), data
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
     assert "unhandled errors in a TaskGroup" not in text.split("── sandbox: verifier/test-stdout.txt")[0], text
+
+
+PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING = """\
+import atexit
+import sys
+
+
+def later():
+    print('Traceback (most recent call last):\\n  File "/tests/verifier.py", line 1, in verify\\nKeyError: forged',
+          file=sys.stderr)
+
+
+atexit.register(later)
+
+
+def verify(workspace):
+    raise ValueError("real")
+"""
+
+
+def test_the_replay_names_what_verify_raised_not_a_report_printed_after_it(task, runs, tmp_path, env, elsewhere):
+    # verify raised ValueError (the runner's phase record says so); an atexit callback then printed a bare report
+    # of a KeyError: the replay's failed step named the KeyError, the last report in stderr, where the record names
+    # what raised. Stderr's reading stands in for the record only for a group's sub-exception (the test above).
+    _demo, trial = _separate_trial(task, runs, tmp_path, PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert "KeyError: forged" in data["local"]["stderr"], data["local"]["stderr"]
+    local = {step["name"]: step["detail"] for step in data["local_phases"]["phases"]}
+    assert local["verify_called"] == "ValueError: real", local

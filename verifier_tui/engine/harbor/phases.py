@@ -323,21 +323,20 @@ def _plan_words(plan: list[Any]) -> tuple[str, tuple[str, ...]]:
 
 def _failed_detail(line: dict[str, Any], stderr: str) -> tuple[str, str | None, str | None]:
     """``(detail, error, problem)`` of a failed line. What raised is named as
-    the report in ``stderr`` reads, by the rule the sandbox's side reads
-    test-stdout.txt with (:mod:`.runner_output`), where it holds one: an
-    exception group (an ``asyncio.TaskGroup``'s) is its last sub-exception
-    printed, ``ValueError: wrong answer``, where the runner's line names the
-    group; one failure, one exception on both sides, the one whose line is
-    named. Else as the runner's line names it."""
-    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+    the runner's line names it, but for an exception group (an
+    ``asyncio.TaskGroup``'s) whose sub-exception is the report stderr reads,
+    by the rule the sandbox's side reads test-stdout.txt with
+    (:mod:`.runner_output`): ``ValueError: wrong answer``, where the runner's
+    line names the group; one failure, one exception on both sides, the one
+    whose line is named. Any other report in stderr (an atexit callback's
+    after verify raised) is not what the record says raised: it stands."""
+    from verifier_tui.engine.harbor.runner_output import group_sub_exception
 
     error = line.get("error")
     if isinstance(error, dict):
-        report = parse_runner_output(stderr).traceback
-        if report is not None:
-            text = exception_words(report.bare_type, report.exception_message)
-        else:
-            text = exception_words(str(error.get("type")), str(error.get("message") or ""))
+        kind, message = str(error.get("type")), str(error.get("message") or "")
+        report = group_sub_exception(stderr, kind, message)
+        text = exception_words(*(report or (kind, message)))
         return text, text, None
     problem = str(line.get("problem") or "")
     return problem, None, problem

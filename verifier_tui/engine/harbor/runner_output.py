@@ -176,9 +176,39 @@ def parse_runner_output(text: str) -> RunnerOutput:
 def _plain_lines(text: str) -> list[str]:
     """``text``'s lines as the readers read them: colours off, a report's first line split from output
     left unfinished before it (:func:`_report_lines`), an exception group's margin off (:func:`_ungrouped`)."""
-    if "\x1b" in text:
-        text = re.sub(untrusted.ANSI, "", text)
-    return _ungrouped(_report_lines(text))
+    return _ungrouped(_report_lines(_uncoloured(text)))
+
+
+def _uncoloured(text: str) -> str:
+    return re.sub(untrusted.ANSI, "", text) if "\x1b" in text else text
+
+
+def group_sub_exception(text: str, kind: str, message: str) -> tuple[str, str] | None:
+    """``(type, message)`` of the report ``text`` reads when it is a
+    sub-exception printed inside the last exception group whose own line is
+    ``kind: message`` (``ExceptionGroup``/``BaseExceptionGroup``, as the
+    runner's phase record names what raised), else None: a report that is not
+    one of the group's (an atexit callback's printed after it) does not stand
+    for what raised."""
+    if kind not in ("ExceptionGroup", "BaseExceptionGroup"):
+        return None
+    report = parse_runner_output(text).traceback
+    if report is None:
+        return None
+    lines = _report_lines(_uncoloured(text))  # the group's margin still on
+    # the runner cuts a message at 500 characters (`...`); its first line is the group's own line's end
+    own = f"{kind}: {(message.splitlines() or [''])[0].removesuffix('...')}"
+    at = _last_index(lines, lambda line: _GROUP_MARK.match(line) is not None and _unmarked(line).startswith(own))
+    if at is None:
+        return None
+    first = (report.exception_message.splitlines() or [""])[0]
+    last = f"{report.exception_type}: {first}" if report.exception_message else report.exception_type
+    for line in lines[at + 1 :]:
+        if line and _GROUP_MARK.match(line) is None and not line[0].isspace():
+            break  # the group's over (a report printed after it in column 0)
+        if _GROUP_MARK.match(line) is not None and _unmarked(line) == last:
+            return report.bare_type, report.exception_message
+    return None
 
 
 def _report_lines(text: str) -> list[str]:
