@@ -9,6 +9,7 @@ user reads it: the real tool in a subprocess on real task folders.
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -109,6 +110,7 @@ RETURNS = {
     "str-after-unfinished-output": "'pass'",
     "str-after-unfinished-output-naming-the-prefix": "'pass'",
     "str-then-an-atexit-callback-raises": "'pass'",
+    "str-naming-the-prefix-after-unfinished-output": "'run_verifier: error: verify returned 1.0 (float)'",
 }
 # What verify does first: a mark with no newline, so the runner's line goes on from it (`0;run_verifier: error: ...`);
 # or a log line left unfinished that names the runner's prefix itself, mid-line, before the runner's own line.
@@ -120,6 +122,8 @@ BEFORE = {
     # Python prints the callback's report after the runner's line as it exits (`Exception ignored in atexit
     # callback ...`): it ended nothing, the runner's line is still the cause.
     "str-then-an-atexit-callback-raises": "atexit.register(lambda: {}['cleanup'])",
+    # what verify returned names the prefix: the runner's line holds it twice, its own place first
+    "str-naming-the-prefix-after-unfinished-output": "sys.stderr.write('0;')",
 }
 
 
@@ -128,7 +132,7 @@ def wrong_return(request, tmp_path):
     first = BEFORE.get(request.param, "pass")
     verifier = f"import atexit\nimport sys\n\n\ndef verify(workspace):\n    {first}\n"
     verifier += f"    return {RETURNS[request.param]}\n"
-    task = make_task(tmp_path / "returns", verifier)
+    task = make_task(tmp_path / request.param, verifier)
     (task / "cases" / "only" / "workspace").mkdir(parents=True)
     (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 2}')
     return task
@@ -138,20 +142,33 @@ def before(text: str, first: str, then: str) -> bool:
     return first in text and then in text and text.index(first) < text.index(then)
 
 
+def returned(task) -> str:
+    """What the runner says verify returned, as its words give it: `verify returned 'pass' (` (a dict's
+    value is named further on)."""
+    value = ast.literal_eval(RETURNS[task.name])
+    return f"verify returned {value!r} (" if isinstance(value, str) else "verify returned "
+
+
+def runners_cause_alone(text: str, task) -> bool:
+    """``text`` says what verify returned, and no more of the runner's line or of verify's own output."""
+    return returned(task) in text and "run_verifier" not in text.replace(returned(task), "") and "0.5 (" not in text
+
+
 def test_run_says_what_verify_returned_before_what_harbor_would_raise(env, wrong_return):
     done = run_tool(env, "run", wrong_return, "--python", PY)
     assert done.returncode == 2
     lines = done.stdout.splitlines()
     outcome = next(line for line in lines if line.startswith("exit 2"))
     assert outcome.startswith("exit 2 · contract error: verify returned ")
-    assert "run_verifier" not in outcome and "0.5 (checked)" not in outcome, outcome  # the runner's cause alone
+    assert runners_cause_alone(outcome, wrong_return), outcome
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert verdict.startswith("verdict: none: verify returned ")
-    assert "run_verifier" not in verdict, verdict
+    assert runners_cause_alone(verdict, wrong_return), verdict
     assert before(verdict, "verify returned", "Harbor would raise RewardFileNotFoundError")
     data = json.loads(run_tool(env, "run", wrong_return, "--json", "--python", PY).stdout)
     assert data["outcome_words"].startswith("exit 2 · contract error: verify returned ")
-    assert data["verdict_message"].startswith("verify returned ") and "run_verifier" not in data["verdict_message"]
+    assert data["verdict_message"].startswith("verify returned ")
+    assert runners_cause_alone(data["verdict_message"], wrong_return), data["verdict_message"]
     assert data["verdict_error"] == "RewardFileNotFoundError"
 
 
@@ -160,7 +177,7 @@ def test_test_row_says_what_verify_returned_first(env, wrong_return):
     assert done.returncode == 0  # expected.json asks for the contract error
     row = next(line for line in done.stdout.splitlines() if line.startswith("✓  only"))
     assert before(row, "contract error: verify returned", "RewardFileNotFoundError")
-    assert "run_verifier" not in row, row
+    assert runners_cause_alone(row, wrong_return), row
 
 
 def test_watch_line_says_what_verify_returned_first(env, wrong_return):
@@ -172,9 +189,9 @@ def test_watch_line_says_what_verify_returned_first(env, wrong_return):
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
-    assert "contract error   verify returned " in line, line
+    assert "contract error   verify returned" in line, line  # cut to its column, a long value with `…`
     assert before(whole, "verify returned", "RewardFileNotFoundError"), whole
-    assert "run_verifier" not in whole, whole
+    assert runners_cause_alone(whole, wrong_return), whole
     # The runner's line alone, as run names its cause: not `0;` (output verify left unfinished) before it.
     assert said.startswith("      run_verifier: error: verify returned ") and "0.5 (checked)" not in said, said
 

@@ -7,6 +7,7 @@ Everything here is a frozen or plain record (see
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,12 @@ if TYPE_CHECKING:
 CONTRACT_PREFIX = "run_verifier: error: "
 
 
+# In the runner's line, the next quote that opens a value it names (a returned str's repr), or the prefix;
+# and, for each quote, the rest of the literal it opens (its escapes skipped).
+_QUOTE_OR_PREFIX = re.compile("['\"]|" + re.escape(CONTRACT_PREFIX))
+_LITERAL_END = {quote: re.compile(rf"(?:\\.|[^{quote}\\])*{quote}", re.DOTALL) for quote in "'\""}
+
+
 def contract_line_at(line: str) -> int:
     """Where the runner's contract error line starts in ``line`` (-1: it holds
     none). A line that starts with the prefix is the runner's whole (what
@@ -34,8 +41,22 @@ def contract_line_at(line: str) -> int:
     ``0;run_verifier: error: ...``, as Python's own report does; that
     unfinished output is verify's and may name the prefix itself
     (``log: run_verifier: error: ... -- ``), so the runner's line is the
-    prefix's last place."""
-    return 0 if line.startswith(CONTRACT_PREFIX) else line.rfind(CONTRACT_PREFIX)
+    prefix's last place, but not one inside a quoted value a line before it
+    names (``0;run_verifier: error: verify returned 'run_verifier: error:
+    ...' (str)``: what verify returned, not where the line starts)."""
+    at = 0 if line.startswith(CONTRACT_PREFIX) else line.find(CONTRACT_PREFIX)
+    if at <= 0:
+        return at
+    index = at + len(CONTRACT_PREFIX)
+    while (found := _QUOTE_OR_PREFIX.search(line, index)) is not None:
+        if found.group() == CONTRACT_PREFIX:
+            at, index = found.start(), found.end()
+            continue
+        closed = _LITERAL_END[found.group()].match(line, found.end())
+        if closed is None:
+            break  # a value quoted to the line's end (the runner shortens a long repr): no later line starts in it
+        index = closed.end()
+    return at
 
 
 def returned_wrong(stderr: str) -> str | None:
