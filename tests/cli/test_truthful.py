@@ -555,27 +555,49 @@ def test_junit_and_test_say_how_much_of_a_long_output_they_leave_out(env, tmp_pa
     assert "ValueError: the end" in shown[-1]
 
 
-def test_a_reports_header_after_a_huge_unfinished_line_stays_in_test_and_junit(env, tmp_path):
+# What verify writes before it raises, and how many bytes that is (None: the kept end starts in it, at a piece the
+# reader splits at `\r`): a header goes on from it, or it is a line of its own.
+BEFORE_A_HEADER = {
+    # 10 MB with no newline: `xxx…xxxTraceback (most recent call last):`, one line
+    "huge-unfinished-line": ("sys.stderr.write('x' * 10_000_000)", 10_000_000),
+    # a progress bar, `\r` and no newline: the reader splits lines at `\r` too, so the header's line is the last
+    # piece, ` 999/1000 checked Traceback (most recent call last):`, which starts with a space
+    "progress-bar": (
+        "[sys.stderr.write(f'\\r {i}/1000 checked') for i in range(1000)]",
+        None,
+    ),
+    # a whole line of 100 KB that starts with the runner's prefix: not a report's first line to keep whole
+    "huge-line-naming-the-prefix": ("print('run_verifier: error: ' + 'x' * 100_000, file=sys.stderr)", 100_022),
+}
+
+
+@pytest.mark.parametrize("first", list(BEFORE_A_HEADER), ids=list(BEFORE_A_HEADER))
+def test_a_reports_header_after_a_huge_unfinished_line_stays_in_test_and_junit(env, tmp_path, first):
     """verify wrote 10 MB with no newline, then raised: Python's header went on from it,
     `xxx…xxxTraceback (most recent call last):`, one line, and the kept end started at the line after it,
-    so test's stderr block and the JUnit failure and system-err began at the frame, no header above it."""
+    so test's stderr block and the JUnit failure and system-err began at the frame, no header above it.
+    After a progress bar (`\r`, no newline) the header was left out the same way; after a 100 KB line
+    starting with the runner's prefix, the whole line was kept (100,587 bytes where 2,000 are kept) under
+    `[... 0 bytes of output dropped here ...]`."""
+    writes, printed = BEFORE_A_HEADER[first]
     task_dir = make_task(
         tmp_path / "t",
-        "import sys\n\n\ndef verify(workspace):\n    sys.stderr.write('x' * 10_000_000)\n"
-        "    raise ValueError('the answer is wrong')\n",
+        f"import sys\n\n\ndef verify(workspace):\n    {writes}\n    raise ValueError('the answer is wrong')\n",
     )
     with_case(task_dir, "only", '{"rewards": {"reward": 1.0}}')
     report = tmp_path / "junit.xml"
     tested = run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
     case = ET.parse(report).getroot().find("testcase")
     block = tested.stdout.split("only: stderr", 1)[1].split("\n", 1)[1]
-    for text in (block, case.find("failure").text, case.find("system-err").text):
+    for text, cap in ((block, 2000), (case.find("failure").text, 4000), (case.find("system-err").text, 4000)):
         cut = re.search(r"\[\.\.\. ([\d,]+) bytes of output dropped here by verifier-tui \.\.\.\]\n", text)
         assert cut is not None, text[:300]
         kept = text[cut.end() :]
-        assert kept.startswith("Traceback (most recent call last):\n"), kept[:300]
+        header = "Traceback (most recent call last):\n"
+        assert kept.startswith(header) if printed is not None else header in kept, kept[:300]
         assert 'verifier.py", line 6, in verify' in kept and "ValueError: the answer is wrong" in kept, kept
-        assert cut.group(1) == "10,000,000", cut.group()  # what the run printed before the header
+        assert printed is None or cut.group(1) == f"{printed:,}", cut.group()  # what the run printed before
+        assert cut.group(1) != "0" and len(kept) <= cap + 100, len(kept)  # (and test's count of cases after it)
 
 
 @given(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_test
-from verifier_tui.engine.harbor.runner_output import report_line_at
+from verifier_tui.engine.harbor.runner_output import tail_start
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -459,7 +459,7 @@ def text_tail(captured: CapturedText, chars: int) -> str:
     dropped included; the whole text when it is that short. The bare last
     characters began mid-line, with no word that anything was left out.
     A report's first line at the end of the line the window cuts is kept
-    too, as the reader splits it (:func:`.runner_output.report_line_at`):
+    too, as the reader splits it (:func:`.runner_output.tail_start`):
     after output the run left unfinished (10 MB of it) Python's header goes
     on from it, ``xxx…xxxTraceback (most recent call last):``, and the kept
     end began at the frame below it."""
@@ -467,13 +467,11 @@ def text_tail(captured: CapturedText, chars: int) -> str:
     if len(text) <= chars:
         return text
     start = len(text) - chars
-    cut = text.rfind("\n", 0, start) + 1  # where the line the window cuts starts
-    end = text.find("\n", start)
-    line = text[cut : end if end >= 0 else len(text)]
-    # (a line the window holds whole is kept whole; an indented one is a frame's source, no output)
-    at = report_line_at(line) if cut < start and not line[:1].isspace() else -1
-    # else the next line's start; none: mid-line
-    start = cut + at if at >= 0 else text.find("\n", start - 1, len(text) - 1) + 1 or start
+    # a report's first line the window cuts is kept whole if short (a header, the runner's line: at most a
+    # quarter of the window more)
+    start = tail_start(text, start, chars // 4)
+    if start == 0:
+        return text  # nothing left out: no line saying so
     head = len(captured.head)
     if captured.dropped_bytes and start >= head:  # the capture's own cut, left out too, its line with it
         tail = len(text) - len(captured.tail)

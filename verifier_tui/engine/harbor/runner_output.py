@@ -248,6 +248,32 @@ def report_line_at(line: str) -> int:
     return len(line) - len(first) if line.endswith(first) else contract_line_at(line)
 
 
+# Where str.splitlines ends a line, as the reader splits them (a progress bar's `\r` too).
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# How far before a line the reader is run to tell its start apart (a frame's source line, after the frame).
+_LOOK_BACK = 1000
+
+
+def tail_start(text: str, at: int, most: int) -> int:
+    """Where the end of ``text`` kept from about ``at`` starts, at a line as the reader splits
+    ``text`` (:func:`_report_lines`: lines end at a progress bar's ``\r`` too). When ``at`` falls in
+    a report's first line (Python's header, the runner's contract line) or in output the run left
+    unfinished before it on its line, that first line's start, if it is at most ``most`` characters
+    (a whole line of 100 KB that starts with the prefix is not kept whole; a frame's source line naming
+    the prefix is the report's, as the reader reads it); else the next line's start; none: ``at``."""
+    cut = max(text.rfind(mark, 0, at) for mark in _LINE_BREAKS) + 1
+    if cut < at:  # ``at`` falls inside a line
+        end = min((found for mark in _LINE_BREAKS if (found := text.find(mark, at)) >= 0), default=len(text))
+        last = _report_lines(text[max(0, cut - _LOOK_BACK) : end])[-1]  # the line, or the piece the reader split
+        if report_line_at(last) == 0 and len(last) <= most:
+            return end - len(last)
+    ends = [found for mark in _LINE_BREAKS if (found := text.find(mark, at - 1, len(text) - 1)) >= 0]
+    if not ends:
+        return at
+    start = min(ends) + 1
+    return start + 1 if text[start - 1 : start + 1] == "\r\n" and start + 1 < len(text) else start
+
+
 def _a_reports_line(before: str, top: str) -> bool:
     """``before``, the start of a line after a frame (``top`` the last line in column 0 before it), is a line
     of the report Python was printing, never output left unfinished: the frame's source line (indented:
