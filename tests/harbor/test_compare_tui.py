@@ -177,6 +177,22 @@ async def test_two_jobs_with_no_task_in_common_are_said_so(runs, task):
         )
 
 
+async def test_f_with_no_task_that_differs_says_none_does(runs, task):
+    """f on two jobs that agree left both tables empty under "showing tasks that differ", as if
+    the comparison had not been read."""
+    alpha = task("alpha")
+    make_job(runs / "jobs" / "left", {"alpha__a1": dict(task=alpha, rewards={"reward": 1.0})})
+    make_job(runs / "jobs" / "right", {"alpha__b1": dict(task=alpha, rewards={"reward": 1.0})})
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await compared(app, pilot, "left", "right")
+        await pilot.press("f")
+        assert rows(app, "#job-tasks") == []
+        assert "showing tasks that differ: none · sorted" in text_of(app, "#job-header")
+        await pilot.press("f")
+        assert "differ: none" not in text_of(app, "#job-header") and len(rows(app, "#job-tasks")) == 1
+
+
 async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differences(runs, task):
     """alpha: one key, +0.5; beta: B higher on key b only; gamma: different keys, both passed; delta: the same."""
     alpha, beta, gamma, delta = (task(name) for name in ("alpha", "beta", "gamma", "delta"))

@@ -120,6 +120,20 @@ async def test_the_jobs_folder_lists_its_jobs_and_opens_one(real):
         assert isinstance(app.screen, JobsScreen)
 
 
+async def test_f_on_a_job_with_no_failure_says_none_is(runs, task):
+    """f on a job whose every trial passed left the table empty under "showing failures only"."""
+    hello = task("hello")
+    make_job(runs / "jobs" / "green", {"hello__1": dict(task=hello, **PASSED), "hello__2": dict(task=hello, **PASSED)})
+    app = job_app(runs / "jobs" / "green")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("f")
+        assert trial_names(app) == []
+        assert "showing failures only: none · sorted" in text_of(app, "#job-header")
+        await pilot.press("f")
+        assert len(trial_names(app)) == 2 and "only: none" not in text_of(app, "#job-header")
+
+
 async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
     job = mixed_job(real, tmp_path / "jobs" / "mixed")
     app = job_app(job)

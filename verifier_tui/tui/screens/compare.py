@@ -17,6 +17,7 @@ from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.compare import (
     Comparison,
+    TaskComparison,
     compare,
     job_line,
     read_compared,
@@ -127,7 +128,7 @@ class CompareScreen(TasksScreen):
         self.shown_flips = []
         if comparison is None:
             return
-        rows = [t for t in comparison.tasks if t.differs or not self.differences_only]
+        rows = self._rows(comparison)
         if self.sort == "difference":
             rows.sort(key=lambda t: -t.largest_difference)
         for task in rows:
@@ -146,6 +147,9 @@ class CompareScreen(TasksScreen):
                     cell(one_name(task.task)),
                 )
                 self.shown_flips.append(a.path)
+
+    def _rows(self, comparison: Comparison) -> list[TaskComparison]:
+        return [t for t in comparison.tasks if t.differs or not self.differences_only]
 
     def _show_header(self) -> None:
         comparison = self.comparison
@@ -184,6 +188,8 @@ class CompareScreen(TasksScreen):
         if self.task_filter:
             shown.append(f"task {one_name(self.task_filter)}")
         what = "showing " + (", ".join(shown) if shown else "every task")
+        if shown and comparison is not None and comparison.tasks and not self._rows(comparison):
+            what += ": none"  # an empty table under a filter reads as a comparison not read yet
         lines.append(
             self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
         )

@@ -458,7 +458,9 @@ class JobOverviewScreen(TasksScreen):
         if self.task_filter:
             shown.append(f"task {one_name(self.task_filter)}")
         what = "showing " + (", ".join(shown) if shown else "every trial")
-        return f"{what} · sorted by {self.sort}"
+        # An empty table under a filter reads as a job not read yet: say the filter left nothing.
+        none = ": none" if shown and self.done and self.overview.rows and not self.shown_rows else ""
+        return f"{what}{none} · sorted by {self.sort}"
 
     def _update_tasks(self, rows: list[TrialRow]) -> None:
         table = self.query_one("#job-tasks", DataTable)
