@@ -306,11 +306,29 @@ def test_a_trial_harbor_did_not_finish_is_counted_under_the_name_its_task_record
     assert "alpha" not in table, lines
     assert table["org/alpha"] == ["org/alpha", "1/2", "1.000", "2/2", "1.000", "+0.000", "1"]
     assert "only B passes: org/alpha" in lines
-    assert "  org/alpha: alpha__a2 · not finished → alpha__b1 ✓ passed" in lines, lines  # no start time: first
+    # no start time: paired last, as the latest started (test_a_trial_harbor_was_killed_in_is_paired_last_not_first)
+    assert "  org/alpha: alpha__a2 · not finished → alpha__b2 ✓ passed" in lines, lines
     # Every trial of the task killed in A: B's trials name it.
     (a / "alpha__a1" / "result.json").unlink()
     table = {line.split()[0]: line.split() for line in compare_lines(env, (a, b), tmp_path)[3:] if line}
     assert "alpha" not in table and table["org/alpha"][:5] == ["org/alpha", "0/2", "-", "2/2", "1.000"], table
+
+
+def test_a_trial_harbor_was_killed_in_is_paired_last_not_first(env, runs, task, tmp_path):
+    # Harbor writes result.json when a trial ends: the trial it was running
+    # when killed, its latest started, has no start time. Paired first, it
+    # shifted every pair of its task by one, so trials that went alike were
+    # said to flip (a1 passed → b1 not finished, a2 below 1 → b1 passed, ...).
+    alpha = task("alpha")
+    passed, below = dict(task=alpha, rewards={"reward": 1.0}), dict(task=alpha, rewards={"reward": 0.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": passed, "alpha__a2": below, "alpha__a3": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": passed, "alpha__b2": below, "alpha__b3": passed})
+    (b / "alpha__b3" / "result.json").unlink()  # Harbor was killed while it ran
+    lines = compare_lines(env, (a, b), tmp_path)
+    flipped = [line for line in lines if line.startswith("  alpha: ")]
+    assert flipped == ["  alpha: alpha__a3 ✓ passed → alpha__b3 · not finished"], lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["flipped"] == 1
 
 
 def test_a_trial_that_cannot_be_read_is_never_paired_nor_read_through_its_link(env, runs, task, tmp_path):

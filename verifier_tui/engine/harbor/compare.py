@@ -241,9 +241,12 @@ def _trial_json(row: TrialRow) -> dict[str, Any]:
 
 def _order(rows: list[TrialRow]) -> list[TrialRow]:
     """The trials to pair, in the order they started. One that cannot be read
-    is left out: how it ended is not known, so no flip can be said of it, and
-    with no start time it would come first and shift every other pair."""
-    return sorted((r for r in rows if r.outcome != UNREADABLE), key=lambda r: (r.started_at or _EARLIEST, r.name))
+    is left out: how it ended is not known, so no flip can be said of it. One
+    with no start time (Harbor writes result.json when a trial ends, so the
+    trial it was running when killed has none) comes after the rest: it is the
+    latest started, and put first it would shift every other pair by one."""
+    known = (r for r in rows if r.outcome != UNREADABLE)
+    return sorted(known, key=lambda r: (r.started_at is None, r.started_at or _EARLIEST, r.name))
 
 
 def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
