@@ -340,12 +340,13 @@ def test_a_trial_that_cannot_be_read_is_never_paired_nor_read_through_its_link(e
     a = make_job(runs / "jobs" / "a", {"alpha__a0": passed, "alpha__a1": passed})
     b = make_job(runs / "jobs" / "b", {"alpha__b1": passed})
     planted = tmp_path / "planted.json"
-    planted.write_text(json.dumps({"task_name": "planted", "verifier_result": {"rewards": {"reward": 0.0}}}))
+    planted.write_text(json.dumps({"task_name": "what-it-holds", "verifier_result": {"rewards": {"reward": 0.0}}}))
     (a / "alpha__a0" / "result.json").unlink()
     (a / "alpha__a0" / "result.json").symlink_to(planted)
     lines = compare_lines(env, (a, b), tmp_path)
     assert "no trial's outcome flipped (trials paired in the order they started)" in lines, lines
-    assert not any("planted" in line for line in lines), lines
+    assert not any("what-it-holds" in line for line in lines), lines
+    assert "note: A: alpha__a0: result.json is a link to planted.json: not read here" in lines, lines  # said as one
     data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
     assert data["flipped"] == 0 and data["tasks"][0]["flipped"] == []
     assert data["a"]["outcomes"] == {"passed": 1, "cannot be read": 1}

@@ -5,6 +5,7 @@ command prints, and what ``test`` and the pytest plugin collect."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mi
 from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
 from tests.helpers.harbor import PASSED, harbor_exception, make_job
 from tests.helpers.tasks import PY
-from verifier_tui.engine.harbor.folders import open_harbor
+from verifier_tui.engine.harbor.folders import open_harbor, sub_folders
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import JobOverview, read_jobs, read_overview, select_rows, trial_rows
 from verifier_tui.engine.record import replace
@@ -714,6 +715,45 @@ def test_a_trial_nothing_names_the_task_of_is_named_by_its_folder_and_said_why(t
     assert bare in lines, done.stdout
     data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)
     assert {row["task"] for row in data["job"]["trial_rows"]} == {"demo"}
+
+
+def test_a_trial_whose_result_json_is_no_file_of_harbors_says_why_on_every_face(task, runs, env, tmp_path):
+    """A trial's result.json a link (to /etc/passwd), a FIFO, bigger than the
+    tool reads or nested past its bound: ``run JOB``, ``compare`` and the TUI's
+    overview listed it ``? cannot be read`` or ``· not finished`` and said
+    nowhere why (only ``run JOB --json``'s ``problem``), so a link was never
+    said to be one. Each says why in a note; one Harbor was stopped in (its
+    result.json missing or cut short) is the usual not finished, and no note."""
+    demo = task()
+    names = ("demo__ok", "demo__link", "demo__fifo", "demo__huge", "demo__deep", "demo__cut", "demo__gone")
+    job = make_job(runs / "jobs" / "j", {n: dict(task=demo, **PASSED) for n in names})
+    (job / "demo__link" / "result.json").unlink()
+    (job / "demo__link" / "result.json").symlink_to("/etc/passwd")
+    (job / "demo__fifo" / "result.json").unlink()
+    os.mkfifo(job / "demo__fifo" / "result.json")
+    with (job / "demo__huge" / "result.json").open("r+b") as big:
+        big.truncate(1 << 30)  # sparse: 1 GB that takes no disk
+    (job / "demo__deep" / "result.json").write_text("[" * 100_000 + "]" * 100_000)
+    (job / "demo__cut" / "result.json").write_text('{"task_name": "de')
+    (job / "demo__gone" / "result.json").unlink()
+    said = {
+        "demo__link: result.json is a link to /etc/passwd: not read here",
+        "demo__fifo: result.json is a FIFO (a named pipe), not a regular file",
+        "demo__huge: result.json is 1,024 MB: more than the 16 MB this tool reads: not a file Harbor writes",
+        "demo__deep: result.json nests more than 200 levels deep: not a file Harbor writes",
+    }
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    notes = {line.removeprefix("note: ") for line in done.stdout.splitlines() if line.startswith("note: ")}
+    assert notes == said, done.stdout
+    compared = run_tool(env, "compare", job, job, cwd=tmp_path)
+    assert {f"note: A: {note}" for note in said} <= set(compared.stdout.splitlines()), compared.stdout
+    data = json.loads(run_tool(env, "compare", "--json", job, job, cwd=tmp_path).stdout)
+    assert set(data["a"]["problems"]) == said
+    # the TUI's overview reads its notes through trial_rows, as it lists the folder
+    folders, listed = sub_folders(job)
+    list(trial_rows(folders, listed))
+    assert set(listed) == said
 
 
 def test_a_trial_named_by_its_folder_counts_under_the_name_its_tasks_other_trials_recorded(task, runs, env, tmp_path):

@@ -92,6 +92,9 @@ class TrialRow:
     task_config: str = ""
     task_recorded: bool = True
     named_by_folder: bool = False  # no file named its task: ``task`` is the trial folder's (``problem`` says why)
+    #: result.json is there but is no file Harbor writes or cannot be read (a link, a FIFO, too big, too
+    #: deep, not JSON): not the missing or cut-short one of a trial Harbor was stopped in. ``problem`` says which.
+    result_unusable: bool = False
 
     @property
     def failed(self) -> bool:
@@ -316,6 +319,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         steps=len(steps),
         problem=_problem(result.problem if not result.ok else "; ".join(problems), config_problem, unnamed),
         named_by_folder=unnamed,
+        result_unusable=result.state in ("unreadable", "invalid"),
         task_config=json.dumps(task, sort_keys=True, default=str),
         task_recorded=bool(recorded),
     )
@@ -374,14 +378,16 @@ def trial_rows(folders: Iterable[Path], notes: list[str] | None = None) -> Itera
     :func:`~.folders.sub_folders`), one at a time (a screen reads them
     between its frames); each other folder is a line added to ``notes``, in
     ``open_job``'s words (Harbor writes only trial folders in a job), and so
-    is each trial no file of which names its task, with why."""
+    is each trial no file of which names its task, or whose result.json is
+    no file Harbor writes (its row says only ``cannot be read`` or ``not
+    finished``: a link, never followed, would go unsaid), with why."""
     for folder in folders:
         if kind_within(folder, "trial") != "trial":
             if notes is not None:
                 notes.append(f"{folder.name}: {NOT_A_TRIAL}")
             continue
         row = read_trial_row(folder)
-        if row.named_by_folder and notes is not None:  # said as test JOB says what it cannot read of a trial
+        if (row.named_by_folder or row.result_unusable) and notes is not None:  # as test JOB says it of a trial
             notes.append(f"{folder.name}: {row.problem}")
         yield row
 
@@ -625,7 +631,7 @@ class JobOverview:
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
     #: What of the job's folder is no trial, a line each in ``test JOB``'s
     #: words: a link to a folder (never followed), a folder that is no trial;
-    #: and each trial no file of which names its task, with why.
+    #: and each trial no file of which names its task, or whose result.json cannot be used, with why.
     #: Found as the folder is listed and read (:func:`read_overviews`), never by listing it again.
     notes: list[str] = field(default_factory=list)
     tokens: list[int | float | None] = field(default_factory=lambda: [None, None, None, None])
