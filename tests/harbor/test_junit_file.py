@@ -98,3 +98,22 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     stopped = f"stopped by {signal.Signals(sig).name} before every one ran: 1 of 2 trials finished"
     assert suite.find("testcase[@name='(stopped)']/error").get("message") == stopped
     assert stopped in err
+
+
+def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):
+    """A link in a job (never followed) and a folder that is no trial: ``test
+    JOB`` says each in a ``note:`` line under its table and in ``--json``'s
+    ``problems``, but its ``--junit`` report had no word of them, so a CI page
+    showed every trial accounted for. Each is a ``note`` property of the suite,
+    as a task's notes are in ``test --junit``."""
+    job = a_job(task, runs, tmp_path)
+    (job / "other__x1").symlink_to(tmp_path)
+    (job / "scratch").mkdir()
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", job, "--junit", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = [line.removeprefix("note: ") for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert len(said) == 2 and any("other__x1 is a link to" in note for note in said), done.stdout
+    suite = ET.parse(report).getroot()
+    notes = [p.get("value") for p in suite.iter("property") if p.get("name") == "note"]
+    assert notes == said, ET.tostring(suite)
