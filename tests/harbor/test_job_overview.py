@@ -554,6 +554,33 @@ def test_trial_naming_any_folder_the_job_leaves_out_says_why_and_only_that_one(t
     assert done.returncode == 2 and "--trial my trial: my trial is a link to " in done.stderr, done.stderr
 
 
+def test_a_jobs_own_config_json_that_cannot_be_read_is_said_in_the_jobs_list(task, runs, env, tmp_path):
+    """A job's config.json (which names its agents) a link to a file of the
+    user's, or a FIFO: ``run JOBS`` and the TUI's list of jobs showed the
+    job with agent ``-`` and said nowhere why, the link never said as one.
+    A note says why; nothing is read through the link."""
+    demo = task()
+    for name in ("ok", "linked", "piped"):
+        make_job(runs / "jobs" / name, {"demo__a": dict(task=demo, **PASSED)})
+    planted = tmp_path / "mine.json"
+    planted.write_text(json.dumps({"agents": [{"name": "what-it-holds"}]}))
+    (runs / "jobs" / "linked" / "config.json").unlink()
+    (runs / "jobs" / "linked" / "config.json").symlink_to(planted)
+    (runs / "jobs" / "piped" / "config.json").unlink()
+    os.mkfifo(runs / "jobs" / "piped" / "config.json")
+    done = run_tool(env, "run", runs / "jobs", cwd=tmp_path)
+    no_traceback(done)
+    assert "what-it-holds" not in done.stdout
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert notes == [  # in the order the jobs are listed
+        "note: piped: config.json is a FIFO (a named pipe), not a regular file",
+        "note: linked: config.json is a link to mine.json: not read here",
+    ], done.stdout
+    listed: list[str] = []  # the TUI's list of jobs takes its notes here too
+    read_jobs(runs / "jobs", notes=listed)
+    assert len(listed) == 2 and listed[0] == "piped: config.json is a FIFO (a named pipe), not a regular file"
+
+
 def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
     demo = task()
     make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})

@@ -929,6 +929,7 @@ class JobSummary:
     outcomes: dict[str, int]  # as the job's overview counts them
     means: dict[str, dict[str, float | None]]  # evals key -> Harbor's metric (None: recorded null, no number)
     problem: str | None = None
+    config_problem: str | None = None  # why config.json (its agents) could not be read: a link, a FIFO, not JSON
 
     @property
     def ended_words(self) -> str:
@@ -1067,6 +1068,7 @@ def read_job_summary(folder: Path) -> JobSummary:
         outcomes=_job_outcomes(folder, evals, unfinished),
         means=means,
         problem=problem,
+        config_problem=None if config.ok or config.state == "missing" else config.problem,
     )
 
 
@@ -1075,9 +1077,14 @@ def read_jobs(
 ) -> list[JobSummary]:
     """Every job of a jobs folder, the latest started first; ``cancelled`` is
     asked before each job (:func:`until`): once it says so, no more is read.
-    ``notes`` gets what of the folder is no job (:func:`~.folders.job_paths`)."""
+    ``notes`` gets what of the folder is no job (:func:`~.folders.job_paths`),
+    then, in the order the jobs are listed, why a job's config.json could not
+    be read: its row shows no agent, and a link would go unsaid."""
     from datetime import datetime, timezone
 
     jobs = [read_job_summary(job) for job in until(cancelled, job_paths(folder, notes))]
     oldest = datetime.min.replace(tzinfo=timezone.utc)
-    return sorted(jobs, key=lambda job: (job.started_at or oldest, job.name), reverse=True)
+    jobs.sort(key=lambda job: (job.started_at or oldest, job.name), reverse=True)
+    if notes is not None:
+        notes += [f"{job.name}: {job.config_problem}" for job in jobs if job.config_problem]
+    return jobs
