@@ -26,6 +26,7 @@ from tests.helpers.tasks import make_task
 from tests.strategies import utf8_text
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import shadows
+from verifier_tui.engine.harbor.compare import Compared, compare
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_overviews, read_trial_row
 from verifier_tui.engine.harbor.reading import EARLIEST_YEAR, FUTURE_SLACK_S
@@ -157,6 +158,33 @@ def test_a_trial_with_anything_in_place_of_one_file_reads_without_raising(data, 
         one_line(note)
     walk = bounded(walk_trial, trial, step, task_dir=trial_folder.parent.parent.parent / "tasks" / "demo")
     json.dumps(trial_json(walk))  # what --json prints
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_trial_with_anything_in_place_of_one_file_is_accounted_for_in_its_jobs_overview_and_comparison(
+    data, trial_folder, tmp_path_factory
+):
+    """The job overview and ``compare`` read every trial of a job: one with
+    anything in place of one of its files is a row, or a note saying why it is
+    left out, never lost, and nothing they print raises or breaks a line."""
+    job = tmp_path_factory.mktemp("job") / "j"
+    for trial in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        shutil.copytree(trial_folder, job / trial, symlinks=True)
+    name = data.draw(st.sampled_from(TRIAL_FILES))
+    real = (trial_folder / name).read_bytes() if (trial_folder / name).is_file() else b""
+    put(job / "demo__bbbbbbb" / name, data.draw(contents(real)))
+    ours, theirs = bounded(read_overviews, job, job)
+    for note in ours.notes:
+        one_line(note)
+    rows = {row.name for row in ours.rows}
+    assert rows | {note.split(":")[0] for note in ours.notes} >= {"demo__aaaaaaa", "demo__bbbbbbb"}, "a trial was lost"
+    assert ours.total == len(rows) and sum(n for _outcome, n in ours.counts()) == ours.total
+    json.dumps(ours.to_json())
+    comparison = compare(Compared(job, "A", ours), Compared(job, "B", theirs))
+    for task in comparison.tasks:
+        assert not any("\n" in cell for cell in (task.task, *task.cells())), task.cells()
+    json.dumps(comparison.to_json())
 
 
 @SETTINGS
@@ -408,15 +436,20 @@ def test_a_jobs_result_json_of_any_shape_lists_the_job_in_one_row(data, genuine_
     shutil.copytree(genuine_jobs / "jobs" / "oracle-pass", job, symlinks=True)
     result = json.loads((job / "result.json").read_text())
     group = next(iter(result["stats"]["evals"].values()))
-    field = data.draw(st.sampled_from(["reward_stats", "exception_stats", "metrics", "evals", "stats", "file"]))
+    fields = ["reward_stats", "exception_stats", "metrics", "evals", "stats", "file", "config"]
+    field = data.draw(st.sampled_from(fields))
     value = data.draw(JSON_VALUES)
-    if field == "file":
-        put(job / "result.json", data.draw(contents((job / "result.json").read_bytes())))
+    if field in ("file", "config"):
+        mine = job / ("result.json" if field == "file" else "config.json")
+        put(mine, data.draw(contents(mine.read_bytes())))
     else:
         {"evals": result["stats"], "stats": result}.get(field, group)[field] = value
         (job / "result.json").write_text(json.dumps(result))
-    [summary] = bounded(read_jobs, job.parent)
+    notes: list[str] = []
+    [summary] = bounded(read_jobs, job.parent, notes=notes)
     one_line(summary.ended_words)
+    for note in notes:  # a config.json that cannot be read: said why
+        one_line(note)
     assert all(isinstance(n, int) and n >= 0 for n in summary.outcomes.values())
     json.dumps(summary.to_json())
 
