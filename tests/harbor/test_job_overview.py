@@ -991,6 +991,26 @@ def test_the_jobs_list_says_a_mean_harbor_recorded_as_null_is_no_number_as_the_o
     assert big["means"] == {"oracle__adhoc": {"mean": None}}, big
 
 
+def test_the_jobs_list_says_a_mean_of_nan_or_infinity_in_a_jobs_result_json_is_no_number(task, runs, env):
+    """A job's result.json whose mean is ``NaN`` or ``1e999`` (another
+    writer's: pydantic writes null for both): the jobs list said ``nan`` and
+    ``inf`` as if figures, where the job's overview says no number, and
+    ``--json``'s ``means`` held the strings ``"nan"`` and ``"inf"`` where a
+    number or null is documented."""
+    demo = task()
+    for name, figure in (("nan", "NaN"), ("inf", "1e999")):
+        job = make_job(runs / "jobs" / name, {"demo__a": dict(task=demo, **PASSED)})
+        text = (job / "result.json").read_text()
+        assert '"mean": 1.0' in text
+        (job / "result.json").write_text(text.replace('"mean": 1.0', f'"mean": {figure}'))
+    done = run_tool(env, "run", runs / "jobs", cwd=runs)
+    no_traceback(done)
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:] if line.startswith(("nan ", "inf "))}
+    assert "no number (NaN)" in rows["nan"] and "no number (Infinity)" in rows["inf"], done.stdout
+    data = strict_json(run_tool(env, "run", "--json", runs / "jobs", cwd=runs).stdout)
+    assert [job["means"] for job in data["jobs"]] == [{"oracle__adhoc": {"mean": None}}] * 2, data["jobs"]
+
+
 def test_a_float_and_an_integer_past_18_digits_are_written_alike(task, runs, env, tmp_path):
     """A trial rewarded ``{"a": -1e308, "b": 10**400}``: the float read
     ``-1e+308`` and the integer ``1.000e+400`` side by side, two ways of

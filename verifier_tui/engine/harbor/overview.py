@@ -929,6 +929,9 @@ class JobSummary:
     outcomes: dict[str, int]  # as the job's overview counts them
     means: dict[str, dict[str, float | None]]  # evals key -> Harbor's metric (None: recorded null, no number)
     problem: str | None = None
+    #: The means (keyed as ``means``, where they are None) the file writes as ``NaN`` or ``Infinity``, which
+    #: Harbor never writes (pydantic writes null), as JSON spells them: said so, never as a figure.
+    written_no_number: dict[str, dict[str, str]] = field(default_factory=dict)
     config_problem: str | None = None  # why config.json (its agents) could not be read: a link, a FIFO, not JSON
 
     @property
@@ -940,9 +943,17 @@ class JobSummary:
     @property
     def mean_words(self) -> str:
         values = {f"{group} {key}": v for group, means in self.means.items() for key, v in means.items()}
+        written = {f"{group} {key}": v for group, means in self.written_no_number.items() for key, v in means.items()}
         # A mean recorded null (Harbor's figure was inf or nan) is said as the job's overview says one, not "-",
-        # which says the job had no valid reward at all (no metric).
-        return reward_pairs(values, lambda _key, v: mean_number(v, None) if v is not None else NULL_MEAN, " / ") or "-"
+        # which says the job had no valid reward at all (no metric); one written NaN or Infinity as the overview
+        # says the mean of such a reward.
+
+        def said(key: str, value: float | None) -> str:
+            if value is not None:
+                return mean_number(value, None)
+            return mean_error_words(written[key]) if key in written else NULL_MEAN
+
+        return reward_pairs(values, said, " / ") or "-"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1029,18 +1040,24 @@ def read_job_summary(folder: Path) -> JobSummary:
     stats = stats if isinstance(stats, dict) else {}
     evals = untrusted.table(stats, "evals")
     means: dict[str, dict[str, float | None]] = {}
+    written: dict[str, dict[str, str]] = {}
     for key, group in evals.items():
         metrics = group.get("metrics") if isinstance(group, dict) else None
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
         # reward_float: an integer past any float (JSON has no bound) is an infinity, never an OverflowError;
         # null is what pydantic writes for Harbor's inf or nan (a sum past the largest float): no number, kept.
+        # A float the file writes NaN or Infinity (1e999) is no number either, and said as written: --json's
+        # means hold null for it, as documented, never the string "nan".
         numbers: dict[str, float | None] = {
-            k: None if v is None else reward_float(v)
+            k: None if v is None or (isinstance(v, float) and not math.isfinite(v)) else reward_float(v)
             for k, v in first.items()
             if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
         }
+        odd = {k: json.dumps(v) for k, v in first.items() if isinstance(v, float) and not math.isfinite(v)}
         if numbers:
             means[str(key)] = numbers
+        if odd:
+            written[str(key)] = odd
     problem = None
     if result.state == "missing":
         problem = "no result.json: the job is running, or was stopped"
@@ -1069,6 +1086,7 @@ def read_job_summary(folder: Path) -> JobSummary:
         means=means,
         problem=problem,
         config_problem=None if config.ok or config.state == "missing" else config.problem,
+        written_no_number=written,
     )
 
 
