@@ -555,6 +555,33 @@ def test_a_nan_reward_is_not_said_below_1(env, runs, task, tmp_path):
     assert "ended   1 passed, 1 reward not a number" in overview.stdout.splitlines(), overview.stdout
 
 
+def test_an_infinite_reward_is_not_said_to_pass(env, runs, task, tmp_path):
+    """A trial whose result.json records the reward Infinity (or 1e999; another
+    writer's: Harbor's verifier refuses a reward that is not finite, and writes
+    null): run JOB counted it ``passed``, and compare said ``only A passes`` and
+    ``beta__a1 ✓ passed → beta__b1 · reward below 1``, where Harbor scored no such
+    trial, while the mean beside it said ``no number (Infinity)``. It ended with a
+    reward that is no number, as NaN does."""
+    beta = task("beta")
+    a = make_job(
+        runs / "jobs" / "inf",
+        {
+            "beta__a1": dict(task=beta, rewards={"reward": 0.5}),
+            "alpha__a1": dict(task=task("alpha"), rewards={"reward": 1}),
+        },
+    )
+    result = json.loads((a / "beta__a1" / "result.json").read_text())
+    result["verifier_result"]["rewards"] = {"reward": float("inf")}  # json.dumps writes Infinity
+    (a / "beta__a1" / "result.json").write_text(json.dumps(result))
+    b = make_job(runs / "jobs" / "one", {"beta__b1": dict(task=beta, rewards={"reward": 0.0})})
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert "  beta: beta__a1 ✗ reward not a number (inf) → beta__b1 · reward below 1 (0.0)" in lines, lines
+    assert "only A passes: alpha" in lines, lines  # alpha, in A alone; never beta
+    overview = run_tool(env, "run", a, cwd=tmp_path)
+    no_traceback(overview)
+    assert "ended   1 passed, 1 reward not a number" in overview.stdout.splitlines(), overview.stdout
+
+
 def test_a_task_named_with_thousands_of_characters_takes_a_names_room(env, runs, task, tmp_path):
     """A result.json naming its task with 5,000 characters: compare's table padded every row
     to 1,100 columns, and its flips and "only B passes" lines held 1,000 of them; run JOB's

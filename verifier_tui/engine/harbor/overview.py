@@ -288,8 +288,9 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = AGENT_FAILED
     elif not rewards:
         outcome = NO_REWARD
-    elif not all(isinstance(v, (int, float)) and v == v for v in rewards.values()):
-        # NaN too (another writer's: Harbor's result.json writes null): it is below nothing, as `nan >= 1` is not
+    elif not all(isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)) for v in rewards.values()):
+        # NaN and Infinity too (another writer's: Harbor's verifier refuses a reward that is not finite, and
+        # its result.json writes null): NaN is below nothing (`nan >= 1` is not), Infinity passed nothing Harbor scored
         outcome = NOT_A_NUMBER
     elif all(v >= 1 for v in rewards.values()):
         outcome = PASSED
