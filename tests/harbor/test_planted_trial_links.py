@@ -160,8 +160,31 @@ def test_a_captured_app_planted_as_a_link_is_said_as_a_link_not_as_uncollected(p
     plant(job / "demo__aaaaaaa" / "artifacts" / "app", private)
     done = run_tool(env, "run", job / "demo__aaaaaaa", "--python", PY, cwd=tmp_path)
     no_traceback(done)
-    assert "the trial's artifacts/app is not a folder of its own (a link, or no folder)" in done.stdout
+    assert "the trial's artifacts/app is no folder of its own: app is a link to private: not read here" in done.stdout
     assert "Harbor did not collect" not in done.stdout
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_a_captured_app_whose_manifest_leads_out_of_the_trial_is_said_so(private, env, tmp_path):
+    """The manifest says /app was collected at a destination that leads out
+    of the trial folder, to a folder of the user's: never replayed on, and
+    said as what it is. The replay said the destination was "not a folder of
+    its own (a link, or no folder)", neither of which it is."""
+    runs = tmp_path / "runs"
+    task = make_task(runs / "tasks" / "demo", PRINTS_APP)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, task, tmp_path / "scratch", workspace={"hello.txt": "hi"}, capture=True)
+    manifest = job / "demo__aaaaaaa" / "artifacts" / "manifest.json"
+    out = os.path.relpath(private, job / "demo__aaaaaaa")
+    entries = [
+        entry | {"destination": out} if entry["source"] == "/app" else entry
+        for entry in json.loads(manifest.read_text())
+    ]
+    manifest.write_text(json.dumps(entries))
+    done = run_tool(env, "run", job / "demo__aaaaaaa", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert f"the trial's {out} is no folder of its own: private is not inside demo__aaaaaaa" in done.stdout
+    assert "a link, or no folder" not in done.stdout
     assert SECRET not in done.stdout + done.stderr
 
 

@@ -60,7 +60,7 @@ from verifier_tui.engine.sandbox.environment import (
     template_variable,
 )
 from verifier_tui.engine.task.config import SENSITIVE_KEY, SEPARATE, TaskConfig
-from verifier_tui.engine.untrusted import look
+from verifier_tui.engine.untrusted import kind, look
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping
@@ -187,10 +187,11 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
                     f"destination {entry.destination!r})"
                 )
             else:  # the folder itself gone since it was opened is no fault of the trial's
-                why = trial.gone() or (
-                    f"the trial's {entry.destination} is not a folder of its own (a link, or no folder): a replay "
-                    "never runs on what a link in a trial points to"
-                )
+                # what is there said as what it is (a link, a place out of the trial, a file, nothing), which
+                # "a link, or no folder" never told apart, and was neither for a destination out of the trial
+                where = step.artifacts_dir.parent / entry.destination  # destinations are relative to this folder
+                what = _what_is_there(where, step.trial_path) if entry.destination else "the manifest gives none"
+                why = trial.gone() or f"the trial's {entry.destination or '/app'} is no folder of its own: {what}"
             return WorkspaceInput(None, None, Advice(why, STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"
@@ -221,6 +222,15 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         False,
         f"{how}: a snapshot taken after the agent, before the verifier ran in the same container (shared mode)",
     )
+
+
+def _what_is_there(path: Path, trial: Path) -> str:
+    """What is at ``path`` instead of a folder of the trial's own, in words
+    (``app is a link to /home/me: not read here``, ``x is not inside t``)."""
+    found = look(path, trial)
+    if not isinstance(found, os.stat_result):
+        return found.problem or f"{path.name} cannot be read"
+    return f"{path.name} is {'a file' if stat.S_ISREG(found.st_mode) else kind(found.st_mode)}, not a folder"
 
 
 def _real_folder(path: Path, trial: Path) -> bool:
