@@ -204,3 +204,27 @@ def test_a_trial_named_through_a_link_finds_its_task_from_where_the_link_leads(t
     latest.symlink_to(target / "demo__aaaaaaa")
     location = locate_task(open_harbor(latest)[0])
     assert location.path == tmp_path / "archive" / "tasks" / "demo", location.tried
+
+
+def test_a_config_json_that_cannot_be_read_is_said_so_not_said_to_have_no_task(task, runs, tmp_path, env):
+    """The trial's config.json a link (to a file of the user's), a FIFO or not
+    JSON, and no result.json to copy it from: ``run``, ``explain`` and
+    ``watch`` said ``the trial does not say where its task was (config.json has
+    no task)``, of a file they never read; they say why it was not read."""
+    from tests.helpers.commands import no_traceback, run_tool
+
+    demo = task()
+    trial = one_trial(runs, demo).path
+    (trial / "result.json").unlink()  # Harbor stopped: its copy of config.json is not there either
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps({"task": {"path": str(demo)}}))
+    (trial / "config.json").unlink()
+    (trial / "config.json").symlink_to(mine)
+    location = locate_task(open_harbor(trial)[0])
+    assert location.message().startswith(
+        f"the trial does not say where its task was (config.json is a link to {mine}: not read here); "
+    ), location.message()
+    done = run_tool(env, "explain", trial, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2 and "config.json has no task" not in done.stdout + done.stderr, done
+    assert "config.json is a link to mine.json: not read here" in done.stdout + done.stderr, done

@@ -43,6 +43,9 @@ class TaskLocation:
     found_by: str | None
     kind: str  # "local", "git", "package" or "unknown"
     tried: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (place, why)
+    #: Why config.json, which says where the task was, could not be read (missing, a link, a FIFO, not JSON), when no
+    #: copy of it in result.json said it either: "config.json has no task" would be said of a file never read.
+    unread: str | None = None
 
     @property
     def found(self) -> bool:
@@ -53,7 +56,8 @@ class TaskLocation:
         it. Only for that: every caller checks :attr:`found` first, and where
         a found task is the faces say (``words.trial.task_found_at``)."""
         if not self.tried:
-            return Advice("the trial does not say where its task was (config.json has no task); ", GIVE_TASK)
+            why = self.unread or "config.json has no task"
+            return Advice(f"the trial does not say where its task was ({why}); ", GIVE_TASK)
         groups: list[tuple[str, list[str]]] = []
         for place, why in self.tried:
             if groups and groups[-1][0] == why:
@@ -181,7 +185,9 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
             )
         )
     if not qualified:
-        return TaskLocation(None, None, kind, tuple(tried))
+        config = trial.config
+        unread = config.problem if not trial.task_config and not config.ok else None
+        return TaskLocation(None, None, kind, tuple(tried), unread)
     chosen = next((q for q in qualified if q[2]), qualified[0])
     return TaskLocation(chosen[0], chosen[1] + _why_this_copy(chosen, qualified), kind, tuple(tried))
 
