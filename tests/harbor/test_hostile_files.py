@@ -82,6 +82,33 @@ def test_a_test_stdout_that_is_no_regular_file_is_said_not_read(how, trial, env,
     assert data["sandbox"]["test_stdout_state"] == "not read"
 
 
+@pytest.mark.parametrize("how", ["no verifier folder", "verifier a device", "test-stdout a fifo"])
+def test_output_the_trial_does_not_hold_is_never_said_empty(how, trial, env, tmp_path):
+    """A trial with no ``verifier/`` (a copy that lost it), a device in its
+    place, or a FIFO for ``test-stdout.txt`` beside no reward file: the
+    sandbox's steps said ``test-stdout.txt is empty and no reward file was
+    written ... so it did not run to the end``, of output nobody read, beside
+    ``Harbor scored 1.0``. They say it was not read, so how far the runner got
+    is not known."""
+    folder = trial.path / "verifier"
+    if how == "test-stdout a fifo":
+        for name in os.listdir(folder):
+            (folder / name).unlink()
+        os.mkfifo(folder / "test-stdout.txt")
+    else:
+        for name in os.listdir(folder):
+            (folder / name).unlink()
+        folder.rmdir()
+        if how == "verifier a device":
+            os.mknod(folder, 0o644 | 0o020000, os.makedev(1, 5))  # /dev/zero's numbers
+    done = command(env, "run", trial.path, "--python", PY, cwd=tmp_path)
+    said = done.stdout.split("\nsandbox: ", 1)[1].splitlines()[0]
+    assert "is empty" not in said and "did not run to the end" not in said, said
+    assert said.endswith("so how far the runner got is not known"), said
+    data = json.loads(command(env, "run", trial.path, "--json", "--python", PY, cwd=tmp_path).stdout)
+    assert "is empty" not in data["sandbox"]["phase_explanation"], data["sandbox"]["phase_explanation"]
+
+
 @pytest.mark.parametrize("name", ["result.json", "config.json"])
 @pytest.mark.parametrize("text, kind", [("null", "null"), ("[1, 2]", "a list"), ("7", "a number"), ('"x"', "a string")])
 def test_a_trial_file_of_another_json_kind_is_said_in_jsons_words(name, text, kind, trial, env, tmp_path):

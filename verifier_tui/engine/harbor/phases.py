@@ -543,6 +543,7 @@ def sandbox_phases(
     tail: tuple[str, ...] = (),
     sandbox: bool = True,
     downloaded: bool = True,
+    unread: str | None = None,
 ) -> PhaseReport:
     """The runner's phases in the sandbox, from its output and the reward
     folder's verdict (``verdict`` None: the trial has no ``verifier/``).
@@ -550,7 +551,9 @@ def sandbox_phases(
     False: it maps to no file here, said as the sandbox's); ``tail``: the last
     lines of the traceback to show with the failed phase. ``sandbox`` False:
     a replay whose runner reports no phases, inferred the same way.
-    ``downloaded`` False: Harbor never fetched the sandbox's reward folder (a timeout)."""
+    ``downloaded`` False: Harbor never fetched the sandbox's reward folder (a timeout).
+    ``unread``: why the trial holds no test.sh output to read (no ``verifier/``, a FIFO or a link in
+    its place), in words: that output is not known, never empty."""
     if verifier_ran is False:
         why = f" ({not_run_because})" if not_run_because else ""
         return _report(
@@ -641,6 +644,18 @@ def sandbox_phases(
             "test-stdout.txt holds no report of the runner (last line: "
             f"{output.last_line!r}): test.sh may not be the runner's shim",
             "check that tests/test.sh is NeMo Gym's shim",
+        )
+    if unread is not None:
+        # Output nobody read is not empty output: "it did not run to the end" would be said of it beside a
+        # reward Harbor recorded, and of a trial that merely lost its verifier/ folder (git drops empty folders).
+        rewards = "" if verdict is None else "no reward file was written, and "
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            f"{rewards}what test.sh printed is not in the trial to read {unread}, so how far the runner got "
+            "is not known",
+            "look at trial.log for what the verifier phase did",
         )
     return _report(
         None,

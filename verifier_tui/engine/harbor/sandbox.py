@@ -317,6 +317,7 @@ def read_sandbox(
         not_run_because=why_not,
         tail=tail,
         downloaded=state != "not downloaded",
+        unread=state_words if state in ("missing", "not read") else None,
     )
     verdict = _harbor_verdict(trial, step, facts, computed)
     return SandboxSide(
