@@ -117,3 +117,28 @@ def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_ta
     suite = ET.parse(report).getroot()
     notes = [p.get("value") for p in suite.iter("property") if p.get("name") == "note"]
     assert notes == said, ET.tostring(suite)
+
+
+def test_a_trials_notes_are_in_its_junit_case_as_under_the_table(task, runs, tmp_path, env):
+    """A trial whose ``verifier/reward.txt`` is a link (to a file of the
+    user's): ``test JOB`` says under its table that it was not read, so what
+    result.json recorded cannot be checked against it, but the trial's JUnit
+    case had no word of it (a passing case nothing at all): a CI page never
+    showed the link. The case's output holds each of the trial's notes."""
+    job = a_job(task, runs, tmp_path)
+    trial = next(path for path in job.iterdir() if path.is_dir())
+    mine = tmp_path / "mine.txt"
+    mine.write_text("0.5\n")
+    (trial / "verifier" / "reward.txt").unlink()
+    (trial / "verifier" / "reward.txt").symlink_to(mine)
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", job, "--junit", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    prefix = f"── {trial.name}: "
+    notes = [line.removeprefix(prefix) for line in done.stdout.splitlines() if line.startswith(prefix)]
+    assert any("reward.txt is a link to" in note for note in notes), done.stdout
+    [case] = ET.parse(report).getroot().iter("testcase")
+    out = case.find("system-out")
+    said = out.text if out is not None and out.text else ""
+    # (the table says the link's target from where the command ran; the report, read elsewhere, says it whole)
+    assert f"reward.txt is a link to {mine}: " in said and "cannot be checked against it" in said, said

@@ -899,7 +899,10 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 
     failure = None if row.same is True else (not_passed(row.word, row.sentence), "\n".join(row.differences))
     name = row.name.removeprefix(f"{row.job}/") if row.job else row.name  # the job is its classname
-    return JunitCase(job, name, f"{row.duration_s:.3f}", failure, stderr=row.stderr_tail)
+    # What in the trial's own files could not be read or does not bear out result.json (a reward file that is a
+    # link), as under the table: passing or not, a CI page that shows only the report would never see it.
+    notes = "\n".join(row.notes)
+    return JunitCase(job, name, f"{row.duration_s:.3f}", failure, stdout=notes, stderr=row.stderr_tail)
 
 
 # ---------------------------------------------------------------------------
