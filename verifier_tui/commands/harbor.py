@@ -1023,7 +1023,7 @@ def both_modes_command(args: argparse.Namespace) -> int:
     if other is not None:
         return _fail(f"--both-modes and {other}: that is of one run; give one or the other")
     with Session(args.target, args.options) as session:
-        both = run_both_modes(session, trigger="command line")
+        both = run_both_modes(session)
         if args.json:
             data = both.to_json()
             data = {

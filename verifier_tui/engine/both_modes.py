@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.invocation import RunSpec
-    from verifier_tui.engine.model import ResponseSource
     from verifier_tui.engine.session import Session
 
 SERVER, HARBOR = MODE_NAMES["server"], MODE_NAMES["harbor"]
@@ -142,13 +141,13 @@ def _harbor_score(result: RunResult) -> str:
     return result.verdict.error or "no reward"
 
 
-def mode_specs(session: Session, response: ResponseSource | None = None) -> tuple[RunSpec, RunSpec | None, str | None]:
+def mode_specs(session: Session) -> tuple[RunSpec, RunSpec | None, str | None]:
     """``(harbor, server, why no server)``: the session's choices with no
-    response, and with ``response`` (else the session's, else the case's).
+    response, and with the session's response (else the case's).
     The case's expected.json judges only the run with the case's own inputs."""
     base = session.spec()
     case = session.case if session.case is not None and base.workspace == session.case.workspace else None
-    response = response or session.response or (session.case.response if session.case else None)
+    response = session.response or (session.case.response if session.case else None)
     # a case with no response is judged in Harbor mode: that run is the case's own
     harbor = replace(base, response=None, expected=case.expected if case and case.response is None else None)
     if response is None:
@@ -157,26 +156,22 @@ def mode_specs(session: Session, response: ResponseSource | None = None) -> tupl
     return harbor, replace(base, response=response, expected=expected), None
 
 
-def run_both_modes(
-    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes"
-) -> BothModes:
+def run_both_modes(session: Session) -> BothModes:
     """Both runs, one after the other, blocking (the headless ``run --both-modes``)."""
-    harbor_spec, server_spec, skipped = mode_specs(session, response)
-    server = session.run(server_spec, trigger=trigger) if server_spec is not None else None
-    harbor = session.run(harbor_spec, trigger=trigger)
+    harbor_spec, server_spec, skipped = mode_specs(session)
+    server = session.run(server_spec, trigger="command line") if server_spec is not None else None
+    harbor = session.run(harbor_spec, trigger="command line")
     return BothModes(harbor, server, skipped)
 
 
-async def arun_both_modes(
-    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes", last: str = "harbor"
-) -> BothModes:
+async def arun_both_modes(session: Session, *, last: str = "harbor") -> BothModes:
     """The same from asyncio (the TUI); cancelling it ends the run in flight.
     ``last``: the mode run second, so that the run the TUI shows (its current
     mode's) is the newest, with the highest run number."""
-    harbor_spec, server_spec, skipped = mode_specs(session, response)
+    harbor_spec, server_spec, skipped = mode_specs(session)
     done: dict[str, RunResult] = {}
     for mode in ("harbor", "server") if last == "server" else ("server", "harbor"):
         spec = server_spec if mode == "server" else harbor_spec
         if spec is not None:
-            done[mode] = await session.arun(spec, trigger=trigger)
+            done[mode] = await session.arun(spec, trigger="both modes")
     return BothModes(done["harbor"], done.get("server"), skipped)
