@@ -144,13 +144,13 @@ def open_regular(
     return os.fdopen(fd, "rb"), None
 
 
-def look(path: Path | str, beneath: Path | str, name: str | None = None) -> os.stat_result | Read:
+def look(path: Path | str, beneath: Path | str) -> os.stat_result | Read:
     """What ``path`` is, looked at beneath the folder it belongs to without
     following a link (``lstat``): its stat, whatever kind of file, or the
     :class:`Read` saying it is missing, a link (it or a folder on the way),
     or cannot be looked at."""
     path = Path(path)
-    label = name or path.name
+    label = path.name
     walked = _walk(path, Path(beneath), label)
     if isinstance(walked, Read):
         return walked
@@ -267,12 +267,12 @@ def not_there_words(path: Path | str) -> str:
     return f"{said}, which leads nowhere: a chain of links ending in nothing"
 
 
-def harmless(text: str, limit: int = TARGET_CHARS) -> str:
+def harmless(text: str) -> str:
     """A name from elsewhere (a link's target) as it can be shown: what would
     act on a terminal or reorder the line (escape codes, newlines, bidi
     controls, bytes that are not UTF-8) written as escapes, and cut."""
     shown: list[str] = []
-    room = limit  # of the shown text: an escape is up to ten characters of it
+    room = TARGET_CHARS  # of the shown text: an escape is up to ten characters of it
     for c in text:
         piece = c if c.isprintable() else repr(c)[1:-1]
         if len(piece) > room:
@@ -383,13 +383,11 @@ def _unreadable(path: Path, label: str, exc: OSError) -> Read:
     return Read(path, "unreadable", problem=f"{label} cannot be read ({exc.strerror or exc})", error=type(exc).__name__)
 
 
-def read_text(
-    path: Path | str, limit: int, *, name: str | None = None, beneath: Path | str | None = None
-) -> tuple[str | None, str | None]:
+def read_text(path: Path | str, limit: int) -> tuple[str | None, str | None]:
     """``path`` as text (UTF-8, undecodable bytes replaced) and None, or None
     and the problem. A missing file is a problem too: ask :func:`present` first
     where a missing file is fine."""
-    found = read_bytes(path, limit, name=name, beneath=beneath)
+    found = read_bytes(path, limit)
     return found.text(), found.problem
 
 
@@ -398,30 +396,28 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def too_deep(text: str | bytes, bound: int = MAX_DEPTH) -> bool:
-    """Whether JSON ``text`` nests arrays and objects more than ``bound`` deep
+def too_deep(text: str | bytes) -> bool:
+    """Whether JSON ``text`` nests arrays and objects more than ``MAX_DEPTH`` deep
     (brackets inside strings do not count). Linear, and nearly free for
     ordinary files: only a text with more brackets than the bound is scanned."""
     if isinstance(text, bytes):
-        if text.count(b"[") + text.count(b"{") <= bound:
+        if text.count(b"[") + text.count(b"{") <= MAX_DEPTH:
             return False
         text = text.decode("utf-8", errors="replace")
-    elif text.count("[") + text.count("{") <= bound:
+    elif text.count("[") + text.count("{") <= MAX_DEPTH:
         return False
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > bound
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
-def parse_json(
-    text: str | bytes, name: str, bound: int = MAX_DEPTH, writer: str | None = None
-) -> tuple[Any, str | None]:
+def parse_json(text: str | bytes, name: str, writer: str | None = None) -> tuple[Any, str | None]:
     """The value of JSON ``text`` and None, or None and the problem (not
-    UTF-8, invalid, or nested past ``bound``: then no file ``writer`` writes).
+    UTF-8, invalid, or nested past ``MAX_DEPTH``: then no file ``writer`` writes).
     ``json.loads``'s own rules otherwise: ``NaN`` and ``Infinity`` are
     accepted, as Harbor's and the runner's readers do."""
-    if too_deep(text, bound):
+    if too_deep(text):
         theirs = f"{writer} writes" if writer else "this tool reads"
-        return None, f"{name} nests more than {bound} levels deep: not a file {theirs}"
+        return None, f"{name} nests more than {MAX_DEPTH} levels deep: not a file {theirs}"
     try:
         return json.loads(text), None
     except RecursionError:  # the bound is far below the interpreter's; only a tiny stack gets here
@@ -459,18 +455,17 @@ def read_json(
     *,
     shape: type | tuple[type, ...] = object,
     writer: str | None = None,
-    name: str | None = None,
     beneath: Path | str | None = None,
 ) -> JsonFile:
-    """The JSON file at ``path`` (``limit``, ``name`` and ``beneath`` as for
+    """The JSON file at ``path`` (``limit`` and ``beneath`` as for
     :func:`read_bytes`), never raising: see :class:`JsonFile` for the states.
     A document that is not of ``shape`` is ``invalid``. ``writer`` names who
     writes the file (``"Harbor"``) when it can be killed while writing it: a
     document cut short is then ``truncated``, and one too big or of another
     shape is said to be no file of theirs."""
     path = Path(path)
-    label = name or path.name
-    found = read_bytes(path, limit, name=name, beneath=beneath)
+    label = path.name
+    found = read_bytes(path, limit, beneath=beneath)
     theirs = f": not a file {writer} writes" if writer else ""
     if found.data is None:
         if found.state == "too-big":
