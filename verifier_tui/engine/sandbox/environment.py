@@ -250,7 +250,6 @@ def filled_from_shell(
     task_env: Mapping[str, str],
     sources: Mapping[str, tuple[str, str]],
     extra: Iterable[str] = (),
-    environ: Mapping[str, str] | None = None,
 ) -> list[str]:
     """A note for each of a task's ``${VAR}`` templates that takes VAR from
     the user's environment or from ``--env VAR`` (Harbor's resolve_env_vars
@@ -259,12 +258,11 @@ def filled_from_shell(
     the agent's; never the value itself, and none for a name an ``--env``
     word of ``extra`` sets over it. A note on the task, said by every face
     that says its notes (:meth:`Session.task_notices`)."""
-    environ = os.environ if environ is None else environ
-    given = {name for name, _ in _assignments(extra, environ)[0]}
+    given = {name for name, _ in _assignments(extra, os.environ)[0]}
     notes = []
     for name, raw in task_env.items():
         read = template_variable(raw)
-        if read is None or name in given or not (read in given or read in environ):
+        if read is None or name in given or not (read in given or read in os.environ):
             continue
         table = sources.get(name, (FROM_TASK, raw))[0]
         # --env VAR sets VAR as the environment of the machine that runs Harbor would hold it.

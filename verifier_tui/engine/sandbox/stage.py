@@ -485,13 +485,13 @@ class Stage:
         finally:
             os.close(dfd)
 
-    def _write_own(self, folder: str, name: str, data: bytes, mode: int = 0o644) -> None:
+    def _write_own(self, folder: str, name: str, data: bytes) -> None:
         """``folder/name`` made anew holding ``data`` (what was there goes);
         a failure is this run's :attr:`problem`."""
         try:
             dfd = _open_beneath(self.root, folder)
             try:
-                _write_new(dfd, name, data, mode, self.root / folder / name)
+                _write_new(dfd, name, data, 0o644, self.root / folder / name)
             finally:
                 os.close(dfd)
         except OSError as exc:

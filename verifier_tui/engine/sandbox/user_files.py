@@ -42,31 +42,31 @@ class Snapshot:
     roots: list[str]
 
 
-def take(roots: list[Path | None], limit: int = LIMIT) -> Snapshot:
+def take(roots: list[Path | None]) -> Snapshot:
     """``lstat`` every entry under ``roots`` (files or folders), in order,
-    ``limit`` entries at most."""
+    :data:`LIMIT` entries at most."""
     kept = [str(r) for r in roots if r is not None]
-    return Snapshot(_look(kept, limit), kept)
+    return Snapshot(_look(kept), kept)
 
 
-def written(before: Snapshot, limit: int = LIMIT) -> list[str]:
+def written(before: Snapshot) -> list[str]:
     """The paths created, changed or deleted since ``before`` was taken."""
-    after = _look(before.roots, limit)
+    after = _look(before.roots)
     out = []
     for path, sig in after.items():
         if before.entries.get(path) != sig and not (sig[0] == "d" and path in before.entries):
             out.append(path)
-    if len(before.entries) < limit and len(after) < limit:  # both complete: deletions are real
+    if len(before.entries) < LIMIT and len(after) < LIMIT:  # both complete: deletions are real
         out += [p for p in before.entries if p not in after]
     return sorted(set(out))
 
 
-def _look(roots: list[str], limit: int) -> dict[str, _Sig]:
+def _look(roots: list[str]) -> dict[str, _Sig]:
     """Breadth first from each root, one ``lstat`` per file (``scandir``'s)
     and none for a folder (its entry says it is one)."""
     out: dict[str, _Sig] = {}
     for root in roots:
-        if len(out) >= limit:
+        if len(out) >= LIMIT:
             break
         if root in out:
             continue
@@ -79,14 +79,14 @@ def _look(roots: list[str], limit: int) -> dict[str, _Sig]:
             continue
         out[root] = ("d",)
         folders = [root]
-        while folders and len(out) < limit:
+        while folders and len(out) < LIMIT:
             try:
                 with os.scandir(folders.pop(0)) as listing:
                     entries = sorted(listing, key=lambda e: e.name)
             except OSError:
                 continue
             for entry in entries:
-                if len(out) >= limit:
+                if len(out) >= LIMIT:
                     break
                 if entry.name == "__pycache__" or entry.path in out:
                     continue
