@@ -58,16 +58,16 @@ def command_words(command: list[str], cwd: Path) -> list[str]:
     return [shell_word(word) for word in out]
 
 
-def cut_words(text: str, width: int, ellipsis: str = "…") -> str:
+def cut_words(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters: cut at a word boundary, with
-    ``ellipsis`` where the rest was (a single word longer than that is cut
+    ``…`` where the rest was (a single word longer than that is cut
     inside it)."""
     text = " ".join(text.split())
     if len(text) <= width:
         return text
-    room = width - len(ellipsis)
+    room = width - 1
     cut = text[: room + 1].rfind(" ")
-    return (text[:cut] if cut > 0 else text[:room]).rstrip(" ,;:·") + ellipsis
+    return (text[:cut] if cut > 0 else text[:room]).rstrip(" ,;:·") + "…"
 
 
 #: The end of a change's description (``Change.describe``): what happened to the file, and how many more.
@@ -438,11 +438,11 @@ def more_text(count: int, noun: str, where: str = IN_JSON) -> str:
     return Advice(f"… {count:,} more {noun} (", where, ")")
 
 
-def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tuple[str, str | None]:
-    """The start of a long text (at most ``lines`` lines and ``chars``
+def text_head(text: str) -> tuple[str, str | None]:
+    """The start of a long text (at most :data:`TEXT_LINES` lines and :data:`TEXT_CHARS`
     characters) and what is left out in words ("12 more lines", "3,000 more
     characters"); None when nothing is."""
-    head = "\n".join(text[:chars].split("\n")[:lines])
+    head = "\n".join(text[:TEXT_CHARS].split("\n")[:TEXT_LINES])
     rest = text[len(head) :]
     if not rest.strip():
         return text, None
