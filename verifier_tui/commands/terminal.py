@@ -66,9 +66,9 @@ def prepare_streams() -> None:
                 pass
 
 
-def can_show(text: str, stream: str = "stdout") -> bool:
-    """Whether ``stream``'s encoding can write ``text`` as it is."""
-    encoding = getattr(getattr(sys, stream), "encoding", None) or "utf-8"
+def can_show(text: str) -> bool:
+    """Whether stdout's encoding can write ``text`` as it is."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
         text.encode(encoding)
     except (UnicodeEncodeError, LookupError):
@@ -132,16 +132,15 @@ def error(text: str) -> None:
     line(f"verifier-tui: {flat}", "stderr")
 
 
-def flush(stream: str = "stdout") -> None:
-    if stream in _gone:
+def flush() -> None:
+    if "stdout" in _gone:
         return
-    handle = getattr(sys, stream)
     try:
-        handle.flush()
+        sys.stdout.flush()
     except BrokenPipeError:
-        _reader_went_away(stream, handle)
+        _reader_went_away("stdout", sys.stdout)
     except ValueError:
-        _gone.add(stream)
+        _gone.add("stdout")
 
 
 class Progress:
@@ -179,13 +178,13 @@ class Progress:
             self.ended = 0
 
 
-def reader_gone(stream: str = "stdout") -> bool:
-    """Whether the reader of ``stream`` went away (a closed pipe), found by a
+def reader_gone() -> bool:
+    """Whether the reader of stdout went away (a closed pipe), found by a
     write or, for a pipe, by asking it: ``watch | head -1`` learns that
     ``head`` left while nothing changes, not only at the next run's line."""
-    if stream not in _gone and _pipe_closed(stream):
-        _reader_went_away(stream, getattr(sys, stream))
-    return stream in _gone
+    if "stdout" not in _gone and _pipe_closed("stdout"):
+        _reader_went_away("stdout", sys.stdout)
+    return "stdout" in _gone
 
 
 def output_failed() -> bool:
@@ -234,7 +233,7 @@ def _reader_went_away(name: str, handle: TextIO) -> None:
         pass
 
 
-def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> str:
+def json_text(data: Any, *, indent: int | None = 2) -> str:
     """``data`` as strict JSON (never ``NaN`` or ``Infinity``: a non-finite
     number that slipped through is written as a string), in characters the
     stream can take: non-ASCII is kept where the stream's encoding can write
@@ -249,7 +248,7 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
         # strict JSON readers refuse, is written as the text shows it ("\xff").
         data = _each_value(data, lambda value: plain_surrogates(value) if isinstance(value, str) else value)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
-    if not can_show(text, stream):
+    if not can_show(text):
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
     if text.isascii() and "\x7f" not in text:  # (DEL is ASCII: json.dumps writes it raw either way)
         return text

@@ -899,11 +899,11 @@ def new_token() -> str:
     return f"{os.getpid()}-{time.monotonic_ns()}-{os.urandom(4).hex()}"
 
 
-def end_marked(token: str, rounds: int = 5) -> dict[int, str]:
+def end_marked(token: str) -> dict[int, str]:
     """SIGKILL every process marked with ``token`` (again, for those started
     meanwhile); each one's command line by its pid, for the run's result."""
     commands: dict[int, str] = {}
-    for _ in range(rounds):
+    for _ in range(5):
         found = _marked(token)
         if not found:
             break

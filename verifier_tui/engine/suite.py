@@ -583,8 +583,8 @@ def searched(folder: Path) -> bool:
     return folder not in (Path(folder.anchor), Path.home())
 
 
-def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], list[Path]]:
-    """The tasks below ``folder`` (at most ``depth`` levels down): those with
+def tasks_below(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The tasks below ``folder`` (at most :data:`SEARCH_DEPTH` levels down): those with
     a case to test (a ``cases/<case>/expected.json``), and the others. A
     task's own folders are not searched, nor are hidden folders, caches and
     virtual environments; at most MAX_ENTRIES_SCANNED entries are looked at
@@ -595,7 +595,7 @@ def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], li
         return found, others
     budget = MAX_ENTRIES_SCANNED
     level = [folder]
-    for _ in range(depth):
+    for _ in range(SEARCH_DEPTH):
         below: list[Path] = []
         for current in level:
             try:

@@ -501,5 +501,5 @@ def clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _snippet(text: str, limit: int = 60) -> str:
-    return repr(clip(text, limit))
+def _snippet(text: str) -> str:
+    return repr(clip(text, 60))

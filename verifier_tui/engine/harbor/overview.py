@@ -358,8 +358,8 @@ def _eval_key(agent: str, model: Any, source: Any) -> str:
 # Folders.
 
 
-def first_trials(folder: Path, enough: int = 2) -> list[Path]:
-    """Up to ``enough`` trial folders of ``folder``, found without listing
+def first_trials(folder: Path) -> list[Path]:
+    """Up to two trial folders of ``folder``, found without listing
     the rest: whether a job has one trial is known at once on any job."""
     found: list[Path] = []
     try:
@@ -367,7 +367,7 @@ def first_trials(folder: Path, enough: int = 2) -> list[Path]:
             for entry in scan:
                 if entry.is_dir(follow_symlinks=False) and kind_within(entry.path, "trial") == "trial":
                     found.append(Path(entry.path))
-                    if len(found) >= enough:
+                    if len(found) == 2:
                         break
     except OSError:
         return found

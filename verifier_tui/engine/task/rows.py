@@ -152,13 +152,13 @@ def read_task_rows(path: Path) -> TaskRows:
     return TaskRows(path, rows, problems)
 
 
-def some_ids(rows: TaskRows, shown: int = 5) -> str:
+def some_ids(rows: TaskRows) -> str:
     ids = rows.ids
     if not ids:
         return "none"
-    if len(ids) <= shown:
+    if len(ids) <= 5:
         return ", ".join(ids)
-    return f"{', '.join(ids[:shown])} and {len(ids) - shown} more"
+    return f"{', '.join(ids[:5])} and {len(ids) - 5} more"
 
 
 def no_such_row(rows: TaskRows, task_id: str) -> str:
