@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session, StepOfRefusedTask
 from verifier_tui.engine.task.cases import is_case_folder
@@ -143,22 +144,6 @@ COLD = "VERIFIER_TUI_COLD"
 #: How many levels below a folder tasks are looked for: ``tasks/<task>``,
 #: ``datasets/<dataset>/<task>``, ``<checkout>/datasets/<dataset>/<task>``.
 SEARCH_DEPTH = 3
-#: Folders never searched for tasks: nothing in them is a task of the user's.
-_SKIP_DIRS = {
-    "__pycache__",
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    "node_modules",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    "site-packages",
-}
 
 
 class CollectionError(Exception):
@@ -607,7 +592,7 @@ def tasks_below(folder: Path) -> tuple[list[Path], list[Path]]:
                 budget -= 1
                 if budget < 0:
                     return sorted(found), others
-                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                if entry.name.startswith(".") or entry.name in NOT_SEARCHED:
                     continue
                 try:
                     if not entry.is_dir(follow_symlinks=False):
