@@ -27,6 +27,7 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
+from verifier_tui.words.trial import NOT_FOR_TRIALS
 
 if TYPE_CHECKING:
     import argparse
@@ -45,15 +46,6 @@ if TYPE_CHECKING:
 
 TRIAL_ONLY = ("trial", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
-NOT_FOR_TRIALS = {
-    "response": "a trial replays in Harbor mode, and Harbor never passes a response",
-    "no_response": None,  # Harbor mode already: harmless
-    "verifier": "a trial replays the verifier its task's tests/test.sh names",
-    "task_data": "a trial replays with the task data the sandbox had (tests/task_data.json)",
-    "both_modes": "a trial replays in Harbor mode only; --both-modes is for a task's case",
-    "coverage": "a trial replays as its sandbox ran; coverage is for a task's cases (test TASK --coverage)",
-    "coverage_report": "a trial replays as its sandbox ran; coverage is for a task's cases",
-}
 
 
 def _fail(message: str) -> int:

@@ -19,6 +19,7 @@ from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
+from verifier_tui.words.trial import NOT_FOR_TRIALS
 
 if TYPE_CHECKING:
     import argparse
@@ -175,13 +176,9 @@ def launch_trial(args: argparse.Namespace) -> int:
         terminal.error(message)  # what the user typed, made harmless on one line
         return 2
 
-    for flag, why in (
-        ("response", "a trial replays in Harbor mode, and Harbor never passes a response"),
-        ("verifier", "a trial replays the verifier its task's tests/test.sh names"),
-        ("task_data", "a trial replays with the task data the sandbox had"),
-    ):
+    for flag in ("response", "verifier", "task_data"):
         if getattr(args, flag, None) is not None:
-            return fail(f"--{flag.replace('_', '-')}: {why}")
+            return fail(f"--{flag.replace('_', '-')}: {NOT_FOR_TRIALS[flag]}")
     options = args.options
     stand_in = StandIn(workspace=options.workspace, case=options.case)
     problem = stand_in.problem("--workspace", "--case", "--stand-in empty")

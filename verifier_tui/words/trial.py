@@ -31,6 +31,19 @@ def no_task_for(lacks: str) -> str:
     return f"the task was not found, so {lacks}: {GIVE_TASK.flag}"
 
 
+#: Why an option of a task's run is refused on a trial or job folder (None: harmless there), on
+#: the command line and before the TUI opens one alike.
+NOT_FOR_TRIALS = {
+    "response": "a trial replays in Harbor mode, and Harbor never passes a response",
+    "no_response": None,  # Harbor mode already: harmless
+    "verifier": "a trial replays the verifier its task's tests/test.sh names",
+    "task_data": "a trial replays with the task data the sandbox had (tests/task_data.json)",
+    "both_modes": "a trial replays in Harbor mode only; --both-modes is for a task's case",
+    "coverage": "a trial replays as its sandbox ran; coverage is for a task's cases (test TASK --coverage)",
+    "coverage_report": "a trial replays as its sandbox ran; coverage is for a task's cases",
+}
+
+
 #: A phase's status as a mark: the same in the text output and on the screen.
 PHASE_MARKS = {DONE: "✓", FAILED: "✗", STOPPED: "⏱", NOT_REACHED: "·", UNKNOWN: "?"}
 
