@@ -27,7 +27,7 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
-from verifier_tui.words.trial import NOT_FOR_TRIALS
+from verifier_tui.words.trial import NOT_FOR_TRIALS, only_for_trials
 
 if TYPE_CHECKING:
     import argparse
@@ -59,7 +59,7 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     if not args.target.harbor:
         given = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
         if given:
-            return _fail(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
+            return _fail(only_for_trials(given, args.path))
         return None
     refuse = _fail if command != "test" else (lambda message: _refused_test(args, message))
     if command == "test" and getattr(args, "step", None) is not None:

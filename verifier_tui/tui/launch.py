@@ -31,7 +31,9 @@ def launch(args: argparse.Namespace) -> int:
         return launch_trial(args)
     given = [f"--{name}" for name in ("trial", "task") if getattr(args, name, None) is not None]
     if given:
-        terminal.error(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
+        from verifier_tui.words.trial import only_for_trials
+
+        terminal.error(only_for_trials(given, args.path))
         return 2
     session = Session(args.target, args.options)
     try:

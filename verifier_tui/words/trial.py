@@ -44,6 +44,11 @@ NOT_FOR_TRIALS = {
 }
 
 
+def only_for_trials(flags: Sequence[str], path: object) -> str:
+    """Options only a trial or job folder takes, given with ``path``, which is neither."""
+    return f"{' and '.join(flags)}: only for a Harbor trial or job folder, and {path} is neither"
+
+
 #: A phase's status as a mark: the same in the text output and on the screen.
 PHASE_MARKS = {DONE: "✓", FAILED: "✗", STOPPED: "⏱", NOT_REACHED: "·", UNKNOWN: "?"}
 
