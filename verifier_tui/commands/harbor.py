@@ -27,7 +27,7 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
-from verifier_tui.words.trial import NOT_FOR_TRIALS, only_for_trials
+from verifier_tui.words.trial import NO_JOBS, NOT_FOR_TRIALS, only_for_trials
 
 if TYPE_CHECKING:
     import argparse
@@ -249,7 +249,7 @@ def print_jobs(folder: Path, as_json: bool, command: str) -> None:
     for line in folder_notes(problems):
         terminal.say(line)
     if not jobs:
-        terminal.say("no job folders here (each holds job.log, config.json and one folder per trial)")
+        terminal.say(NO_JOBS)
     else:
         terminal.out(f"see one job: verifier-tui {command} {pasted(jobs[0].path)}")
 

@@ -153,6 +153,8 @@ def cause_label(walk: TrialWalkthrough) -> str:
 #: A replay's trigger once the trial folder went (``mv TRIAL x``, ``rm -r TRIAL``): its captured /app,
 #: under it, was all the watcher saw go ("workspace deleted"). Short, as watch's column of triggers is.
 TRIAL_FOLDER_GONE = "trial folder moved or gone"
+#: A folder of jobs with none in it, as the TUI's list of jobs and the headless one say it.
+NO_JOBS = "no job folders here (each holds job.log, config.json and one folder per trial)"
 
 
 def change_words(opened: TrialSession, said: str, change: Change) -> str:

@@ -22,7 +22,7 @@ from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line, one_name
-from verifier_tui.words.trial import folder_notes
+from verifier_tui.words.trial import NO_JOBS, folder_notes
 
 #: Where the notes past the first few are (:func:`folder_notes`).
 ALL_NOTES = "verifier-tui run JOBS --json lists them all"
@@ -102,7 +102,7 @@ class JobsScreen(FolderScreen):
             if marked
             else "enter opens a job · space marks two jobs, c compares them · ? keys"
             if self.jobs or not done
-            else "no job folders here (each holds job.log, config.json and one folder per trial)"
+            else NO_JOBS
         )
         notes = folder_notes(self.notes, where=ALL_NOTES, shown=LIST_NOTES_SHOWN)
         self.query_one("#job-header", Flowing).flow(
