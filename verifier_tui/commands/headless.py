@@ -325,7 +325,7 @@ def watch_command(args: argparse.Namespace) -> int:
             terminal.out(session.isolation.words)
             for notice in notices(session):
                 terminal.out(f"note: {one_line(notice)}")
-            terminal.out("watching for changes; Ctrl+C stops")
+            terminal.out(report.WATCHING)
         from verifier_tui.commands.watching import watch_to_the_end
 
         problem = watch_to_the_end(_watch(session, args), args.poll)

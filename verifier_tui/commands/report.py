@@ -818,6 +818,8 @@ def write_junit(
     return None
 
 
+#: Said under what ``watch`` and ``test --watch`` print, while they wait for a change.
+WATCHING = "watching for changes; Ctrl+C stops"
 #: The width of ``watch``'s reward column (``reward 0.25``, ``RewardFileNotFoundError``).
 WATCH_REWARD_WIDTH = 24
 

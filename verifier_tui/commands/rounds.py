@@ -273,5 +273,5 @@ def _show(
         for line in report.test_lines(ran, without=collection.without_cases, without_step=collection.without_step):
             terminal.out(line)
         if on_terminal:
-            terminal.out("watching for changes; Ctrl+C stops")
+            terminal.out(report.WATCHING)
     terminal.flush()
