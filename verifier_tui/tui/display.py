@@ -81,6 +81,11 @@ def key_words(action: Action) -> str:
     return KEY_WORDS.get(action.kind) or action.flag
 
 
+#: A panel's heading, and its quieter words (theme variables: every built-in theme keeps working).
+HEAD = "bold $text-primary"
+MUTED = "$text-muted"
+
+
 def content(*parts: Any) -> Content:
     """``Content.assemble``, the text of every part made harmless
     (:func:`plain_text`): names, reward files, result.json's words and

@@ -13,13 +13,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, content
 from verifier_tui.tui.workarounds import KeyFooter
 
 #: ``(title, [(mark, meaning)])`` groups: the marks a screen shows.
 Legend = Sequence[tuple[str, Sequence[tuple[str, str]]]]
-
-_HEAD = "bold $text-primary"
 
 
 def help_content(marks: Legend, keys: Sequence[tuple[str, str, str]]) -> Content:
@@ -29,11 +27,11 @@ def help_content(marks: Legend, keys: Sequence[tuple[str, str, str]]) -> Content
     parts: list[str | tuple[str, str]] = []
     width = max((len(mark) for _title, group in marks for mark, _meaning in group), default=0) + 2
     for title, group in marks:
-        parts.append((f"Marks: {title}\n", _HEAD))
+        parts.append((f"Marks: {title}\n", HEAD))
         for mark, meaning in group:
             parts += [(f"  {mark:<{width}}", "bold"), f"{meaning}\n"]
         parts.append("\n")
-    parts.append(("Keys\n", _HEAD))
+    parts.append(("Keys\n", HEAD))
     rows = [*keys, ("ctrl+p", "Command palette", "every action above, by name")]
     # the keys' column as wide as its widest ("home end" ran into its title), a space after it
     key_width = max(7, *(len(key) + 1 for key, _title, _does in rows))

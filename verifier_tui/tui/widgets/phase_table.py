@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, content
 from verifier_tui.words.trial import PHASE_MARKS, SANDBOX_COLUMN, step_detail, wrong_key
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ MARK_STYLES = {
     NOT_REACHED: "$text-muted",
     UNKNOWN: "$text-muted",
 }
-HEAD = "bold $text-primary"
 
 
 class PhaseTable(Vertical):

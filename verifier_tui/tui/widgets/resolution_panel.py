@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, shadows
-from verifier_tui.tui.display import content, key_words
+from verifier_tui.tui.display import HEAD, MUTED, content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.resolution import (
@@ -42,18 +42,16 @@ if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.tui.display import Display
 
-_HEAD = "bold $text-primary"
-_MUTED = "$text-muted"
 _PROBLEM = "bold $error"
 _WARN = "$warning"
-_STYLES = {HEADING: _HEAD, QUIET: _MUTED, STRONG: "bold", PROBLEM: _PROBLEM, WARN: _WARN, PLAIN: ""}
+_STYLES = {HEADING: HEAD, QUIET: MUTED, STRONG: "bold", PROBLEM: _PROBLEM, WARN: _WARN, PLAIN: ""}
 
 
 class ResolutionPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
-    def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
+    def show_message(self, text: str, notices: Sequence[str] = (), style: str = MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
         redraw.update(self.query_one("#resolution-body", Static), content(*parts))
@@ -108,7 +106,7 @@ def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
         parts.append(("✗ the module raised while being imported: ", _PROBLEM))
         # one line, its \n written out (ValueError('first\nsecond')), as explain says it
         parts.append((f"{fmt.text(one_line(failure.said))}\n", _PROBLEM))
-        parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
+        parts.append(("  its traceback is in stderr; e opens the failing line\n", MUTED))
     return parts + _styled(binding_lines(explain, mode, fmt.text, IN_COMMAND))
 
 

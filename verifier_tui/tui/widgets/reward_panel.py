@@ -17,7 +17,7 @@ from verifier_tui.engine.harbor.runner_output import parse_runner_output, report
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.external import failing_of, nothing_to_debug
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
@@ -42,15 +42,12 @@ PRETTY_CHARS = 64 * 1024
 #: Where the TUI points for what a panel leaves out: the whole is in the run's --json.
 IN_COMMAND = "c copies this run's command: its --json has them all"
 
-_HEAD = "bold $text-primary"
-_MUTED = "$text-muted"
-
 
 class RewardPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Content("No run yet."), id="reward-body")
 
-    def show_message(self, text: str, style: str = _MUTED) -> None:
+    def show_message(self, text: str, style: str = MUTED) -> None:
         redraw.update(self.query_one("#reward-body", Static), content((text, style)))
 
     def show(self, result: RunResult, fmt: Display, banner: str | None = None) -> None:
@@ -65,12 +62,12 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     if more:
         parts.append((f"{more}\n\n", ""))
     symbol, word, style = status_of(result)
-    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED), *_expectation(result)]
+    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", MUTED), *_expectation(result)]
     parts += [(f"note: {one_line(fmt.words(notice))}\n", "$warning") for notice in result.notices]
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
         return content(
             *parts,
-            ("\nHarbor's verdict\n", _HEAD),
+            ("\nHarbor's verdict\n", HEAD),
             ("  none: ", "bold $error"),
             (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
             (f"  {fmt.words(result.start_error or '')}\n", "$error"),
@@ -79,7 +76,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     parts += _stuck(result, fmt)
     why = _why(result, fmt)
     if why:
-        parts.append((f"  {why}\n", _MUTED))
+        parts.append((f"  {why}\n", MUTED))
     return content(*parts, *_verdict(result, fmt), *_reward_files(result, fmt))
 
 
@@ -88,35 +85,33 @@ def _expectation(result: RunResult) -> list[tuple[str, str]]:
     if result.expected is None:
         return []
     if result.expected_matched:
-        return [("matches the case's expected.json\n", _MUTED)]
+        return [("matches the case's expected.json\n", MUTED)]
     want = expectation_json(result.expected)
     why = missed_for(result) or near_miss_line(result)  # (a refused task's case has no near miss)
-    return [(f"does not match the case's expected.json: {want}\n", "$error")] + (
-        [(f"  {why}\n", _MUTED)] if why else []
-    )
+    return [(f"does not match the case's expected.json: {want}\n", "$error")] + ([(f"  {why}\n", MUTED)] if why else [])
 
 
 def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     """Harbor's verdict: the rewards or why there are none, and its warnings."""
     verdict = result.verdict
-    parts = [("\nHarbor's verdict\n", _HEAD)]
+    parts = [("\nHarbor's verdict\n", HEAD)]
     if result.task_refused is not None:
         parts += [
             ("  none: ", "bold $error"),
             (f"{REFUSED_TO_RUN}\n", "bold"),
-            (f"  {fmt.text(result.task_refused)}\n", _MUTED),
-            ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED),
+            (f"  {fmt.text(result.task_refused)}\n", MUTED),
+            ("  the reward folder, read as Harbor would once task.toml loads:\n", MUTED),
         ]
     if verdict.rewards is not None:
         shown, left_out = rewards_json(verdict.rewards)
-        parts += [(f"  {shown}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
+        parts += [(f"  {shown}", "bold"), (f"  from {verdict.source}\n", MUTED)]
         if left_out:
-            parts.append((f"  {more_text(left_out, 'keys', IN_COMMAND)}\n", _MUTED))
+            parts.append((f"  {more_text(left_out, 'keys', IN_COMMAND)}\n", MUTED))
     else:
         parts += [
             ("  none: ", "bold $error"),
             (f"{verdict.harbor_would}\n", "bold"),
-            (f"  {fmt.text(verdict.message or '')}\n", _MUTED),
+            (f"  {fmt.text(verdict.message or '')}\n", MUTED),
         ]
     parts += [(f"  ⚠ {fmt.text(warning)}\n", "bold $warning") for warning in verdict.warnings[:LISTED]]
     if len(verdict.warnings) > LISTED:
@@ -127,10 +122,10 @@ def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
 def _reward_files(result: RunResult, fmt: Display) -> list[Any]:
     """Each reward file: its size, then its head (JSON pretty-printed)."""
     if not result.reward_files:
-        return [("\nno reward file in the reward folder\n", _MUTED)]
+        return [("\nno reward file in the reward folder\n", MUTED)]
     parts: list[Any] = []
     for reward_file in result.reward_files:
-        parts.append((f"\n{reward_file.name}", _HEAD))
+        parts.append((f"\n{reward_file.name}", HEAD))
         if reward_file.kind != "file":
             parts.append((f"  {fmt.text(not_a_file(reward_file))}\n", "$warning"))
             continue
@@ -138,13 +133,13 @@ def _reward_files(result: RunResult, fmt: Display) -> list[Any]:
             (
                 f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
                 f"{', cut short' if reward_file.truncated else ''}\n",
-                _MUTED,
+                MUTED,
             )
         )
         head, more = text_head(pretty(reward_file.name, reward_file.text or ""))
         parts.append(head + "\n")
         if more:
-            parts.append((f"… {more} of {reward_file.name} ({IN_COMMAND})\n", _MUTED))
+            parts.append((f"… {more} of {reward_file.name} ({IN_COMMAND})\n", MUTED))
     return parts
 
 
@@ -173,10 +168,10 @@ def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     if stack is None or line is None:
         return []
     opens = " (e opens the line)" if failing_of(result).location is not None else ""
-    parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
+    parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", MUTED)]
     frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
-        parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
+        parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", MUTED))
     return parts
 
 

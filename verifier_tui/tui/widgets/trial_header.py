@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING, Any
 from textual.widgets import Static
 
 from verifier_tui.tui.display import content
+from verifier_tui.tui.widgets.header_line import LABEL, SEP
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import task_found_at
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
     from verifier_tui.tui.trial_display import TrialDisplay
-
-LABEL = "$text-muted"
-SEP = (" · ", "$text-muted")
 
 
 class TrialHeader(Static):

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.task.config import REFUSED_RESULT
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import not_a_file, stuck_line
 from verifier_tui.words.text import one_line, one_name
@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.model import RewardFile
     from verifier_tui.tui.trial_display import TrialDisplay
-
-HEAD = "bold $text-primary"
-MUTED = "$text-muted"
 
 
 class SidePanel(VerticalScroll):
