@@ -20,9 +20,8 @@ from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, 
 from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
-from verifier_tui.engine.sandbox.isolation import TESTS
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
-from verifier_tui.engine.sandbox.view import Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
+from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder

@@ -59,13 +59,13 @@ from verifier_tui.engine.sandbox.environment import (
     resolve_template,
     template_variable,
 )
+from verifier_tui.engine.sandbox.view import APP
 from verifier_tui.engine.task.config import SENSITIVE_KEY, SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import kind, look
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping
 
-SANDBOX_WORKSPACE = "/app"
 _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 
 #: How Harbor 0.26.0 is told to download /app after the agent: the task's
@@ -73,9 +73,9 @@ _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 #: must come before the first table), the job's (``JobConfig.artifacts``), or
 #: ``harbor run --artifact`` (harbor/cli/jobs.py, which fills the job's list).
 CAPTURE_SETTING = (
-    f'Harbor 0.26.0 captures it next time with artifacts = ["{SANDBOX_WORKSPACE}"] at the top of '
-    f'task.toml, before its first [table]; or artifacts: ["{SANDBOX_WORKSPACE}"] in the job\'s config '
-    f"file; or harbor run --artifact {SANDBOX_WORKSPACE}"
+    f'Harbor 0.26.0 captures it next time with artifacts = ["{APP}"] at the top of '
+    f'task.toml, before its first [table]; or artifacts: ["{APP}"] in the job\'s config '
+    f"file; or harbor run --artifact {APP}"
 )
 
 
@@ -174,7 +174,7 @@ class VerifierEnv:
 
 def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
     """``/app`` from the trial's artifacts, found through the manifest."""
-    entries = [e for e in step.artifacts if e.source.rstrip("/") == SANDBOX_WORKSPACE]
+    entries = [e for e in step.artifacts if e.source.rstrip("/") == APP]
     entry = entries[-1] if entries else None
     path: Path | None = None
     how = ""
@@ -183,7 +183,7 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         if entry.path is None or not collected or not _real_folder(entry.path, step.trial_path):
             if not collected:
                 why = (
-                    f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status {entry.status!r}, "
+                    f"Harbor did not collect {APP} (manifest status {entry.status!r}, "
                     f"destination {entry.destination!r})"
                 )
             else:  # the folder itself gone since it was opened is no fault of the trial's
@@ -205,9 +205,7 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         why = "its artifacts folder is a link: a replay never runs on what a link in a trial points to"
         return WorkspaceInput(None, None, Advice(why, STAND_IN))
     if path is None:
-        return WorkspaceInput(
-            None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})", STAND_IN)
-        )
+        return WorkspaceInput(None, None, Advice(f"the trial did not capture {APP} ({CAPTURE_SETTING})", STAND_IN))
     if mode == SEPARATE:
         return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
     if mode is None:

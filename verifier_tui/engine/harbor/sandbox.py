@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
-from verifier_tui.engine.sandbox.view import normal_path
+from verifier_tui.engine.sandbox.view import APP, TESTS, normal_path
 from verifier_tui.engine.task.steps import tests_dirs
 from verifier_tui.engine.untrusted import Read, look, open_regular, own_file
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, reward_pairs
@@ -34,8 +34,6 @@ OUTPUT_HEAD_BYTES = 64 * 1024
 OUTPUT_TAIL_BYTES = 192 * 1024
 """``test-stdout.txt`` is read bounded: its head (the verifier's first
 prints) and a larger tail (the runner's report is always last)."""
-SANDBOX_TESTS = "/tests"
-SANDBOX_WORKSPACE = "/app"
 _RUNNER_FILES = ("/tests/.ng/run_verifier.py",)
 
 
@@ -201,7 +199,7 @@ class PathMapper:
         in the task's tests/ or the captured /app) is not followed: the rule
         a task's own run's frames go through too (:func:`own_file`)."""
         path = _inside_sandbox(sandbox_path)
-        for prefix, bases in ((SANDBOX_TESTS, self.tests_dirs), (SANDBOX_WORKSPACE, [self.workspace])):
+        for prefix, bases in ((TESTS, self.tests_dirs), (APP, [self.workspace])):
             if path is not None and path.startswith(prefix + "/"):
                 rel = path[len(prefix) + 1 :]
                 for base in bases:
@@ -220,9 +218,9 @@ class PathMapper:
                 local = self.local(match.group(0))
                 if local is not None:
                     return str(local)
-                if not _stays_in(match.group(0), SANDBOX_TESTS):
+                if not _stays_in(match.group(0), TESTS):
                     return match.group(0)
-                return str(main) + match.group(0)[len(SANDBOX_TESTS) :]
+                return str(main) + match.group(0)[len(TESTS) :]
 
             text = re.sub(r"(?<![\w./-])/tests(?:/[^\s\"':,)]*)?", tests, text)
         if self.workspace is not None:
@@ -230,7 +228,7 @@ class PathMapper:
 
             def app(match: re.Match[str]) -> str:
                 whole = match.group(0)
-                return workspace + whole[len(SANDBOX_WORKSPACE) :] if _stays_in(whole, SANDBOX_WORKSPACE) else whole
+                return workspace + whole[len(APP) :] if _stays_in(whole, APP) else whole
 
             text = re.sub(r"(?<![\w./-])/app(?:/[^\s\"':,)]*)?(?!\w)", app, text)
         return text
@@ -251,9 +249,9 @@ def _own_code(path: str) -> bool:
     """A frame of the task's own code (or the workspace's), by its path folded
     (``/tests/../etc/x.py`` is no file of the task's)."""
     path = _inside_sandbox(path) or path
-    if path in _RUNNER_FILES or path.startswith(SANDBOX_TESTS + "/.ng/nemo_gym/"):
+    if path in _RUNNER_FILES or path.startswith(TESTS + "/.ng/nemo_gym/"):
         return False
-    return path.startswith((SANDBOX_TESTS + "/", SANDBOX_WORKSPACE + "/"))
+    return path.startswith((TESTS + "/", APP + "/"))
 
 
 def read_sandbox(

@@ -24,7 +24,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
-from verifier_tui.engine.sandbox.view import LEAST_CPUS, cpus_text, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import LEAST_CPUS, TESTS, cpus_text, sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.process import ProcessResult
@@ -346,7 +346,7 @@ def _workdir(limits: Limits, workspace: Path | None, stage: Stage, notices: list
     parts = [p for p in wanted.split("/") if p]
     if not parts:
         return "/", False
-    if parts in (["tmp"], [isolation.TESTS.strip("/")], ["logs"], ["logs", "verifier"], ["proc"], ["dev"]):
+    if parts in (["tmp"], [TESTS.strip("/")], ["logs"], ["logs", "verifier"], ["proc"], ["dev"]):
         return wanted, False  # a folder the view has
     if isolation.view_has(wanted):
         if os.path.isdir(wanted):

@@ -59,7 +59,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.view import normal_path
+from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS, normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
 NAMESPACE = "namespace"
@@ -74,15 +74,6 @@ RETRY_NEGATIVE_S = 60.0
 _CLOCK_SLACK_S = 5.0
 """A cached answer dated later than now by more than this was not written by
 the tool (a run that reached the cache, a clock set back): asked again."""
-
-# Where the sandbox puts things (harbor-trials.md: the shim's command line,
-# Harbor's reward folder). The tool's own inputs and outputs (a case's task
-# data and response, the runner's explanation) are at INPUTS, which no
-# Harbor sandbox has: it is named so no task would use it.
-APP = "/app"
-TESTS = "/tests"
-REWARD = "/logs/verifier"
-INPUTS = "/.verifier-tui"
 
 SHM_BYTES = 64 << 20
 """Docker's default ``/dev/shm`` (``--shm-size``)."""

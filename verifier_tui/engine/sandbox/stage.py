@@ -53,8 +53,9 @@ from verifier_tui.engine import cache, procfs, untrusted
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
-from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, Isolation, overlay_can_take
+from verifier_tui.engine.sandbox.isolation import Isolation, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
 

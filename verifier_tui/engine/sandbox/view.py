@@ -34,7 +34,14 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.task.discovery import Task
 
+# Where the sandbox puts things (harbor-trials.md: the shim's command line,
+# Harbor's reward folder). The tool's own inputs and outputs (a case's task
+# data and response, the runner's explanation) are at INPUTS, which no
+# Harbor sandbox has: it is named so no task would use it.
 APP = "/app"
+TESTS = "/tests"
+REWARD = "/logs/verifier"
+INPUTS = "/.verifier-tui"
 DOCKER_DEFAULT_WORKDIR = "/"
 _READ_AT_MOST = 256 * 1024  # a test.sh or Dockerfile is a few KB; a bigger file is read this far
 
