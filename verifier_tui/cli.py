@@ -540,8 +540,6 @@ def _exit_now(code: int) -> None:
     own entry point does this, only after a headless command is done (its
     scratch folder removed, its child processes ended and reaped, asyncio
     closed), when nothing is left for that shutdown to do."""
-    import os
-
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

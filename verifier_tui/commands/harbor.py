@@ -270,7 +270,6 @@ def print_overview(folder: Path, as_json: bool, command: str) -> None:
     )
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.words.text import one_line, one_name
     from verifier_tui.words.trial import folder_notes
 
     overview = read_overview(folder)
@@ -1007,7 +1006,6 @@ def both_modes_command(args: argparse.Namespace) -> int:
     from verifier_tui.engine.both_modes import run_both_modes
     from verifier_tui.engine.session import Session
     from verifier_tui.words.run import both_modes_lines
-    from verifier_tui.words.text import one_line
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
