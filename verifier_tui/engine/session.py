@@ -441,10 +441,6 @@ class Session:
         own = self.task.rows is not None and self.task.rows.path == path
         self.rows_problems = (path, () if own else problems)
 
-    def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
-        """Row ``task_id`` of ``path`` (default: the task's tasks.jsonl) as task data."""
-        self.choose_task_data(path, task_id)
-
     def choose_runner(self, which: str) -> None:
         """``ours`` (the default: the resolution and the phases need its
         extras) or ``task``: the runner the task ships in tests/.ng/, which

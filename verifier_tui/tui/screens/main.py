@@ -669,15 +669,13 @@ class MainScreen(SizedScreen):
         default = default_task_data_for(session)
         key = await self.dialog(ChooseListScreen("Task data", task_data_options(session, self.fmt)), more=True)
         case_row = session.case.task_id if session.case else None
-        if key == "default" and default is not None and case_row is not None:
-            self._choose("task data chosen", session.choose_task_row, case_row, default)
-        elif key == "default" and default is not None:
-            self._choose("task data chosen", session.choose_task_data, default)
+        if key == "default" and default is not None:
+            self._choose("task data chosen", session.choose_task_data, default, case_row)
         elif key == "rows":
             options, current = task_row_options(session)
             row = await self.dialog(ChooseListScreen("A row of tasks.jsonl as task data", options, current))
             if row is not None:
-                self._choose("task row chosen", session.choose_task_row, row)
+                self._choose("task row chosen", session.choose_task_data, None, row)
         elif key == "file":
             picker = PickerScreen(
                 "Choose task data (a JSON object)", session.task.root, suffixes=(".json",), base=self.fmt.cwd
