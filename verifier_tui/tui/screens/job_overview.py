@@ -82,12 +82,6 @@ def _seconds(value: float | None) -> str:
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
 
 
-def _outcome(outcome: str) -> str:
-    """An outcome as the header shows it: an exception type of 100,000 characters in a name's room
-    (it filled ten lines of a 30-line screen, and the line saying which filter x set went out of view)."""
-    return one_name(outcome)
-
-
 class TasksScreen(FolderScreen):
     """A screen over a table of tasks (``#job-tasks``): the job's overview and
     two jobs compared. ``t`` keeps only the highlighted task (again: every
@@ -424,7 +418,7 @@ class JobOverviewScreen(TasksScreen):
                 style = (
                     "$success" if outcome == PASSED else "$warning" if outcome in (BELOW_ONE, NO_REWARD) else "$error"
                 )
-                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (_outcome(outcome), style)]
+                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (one_name(outcome), style)]
             lines.append("\n")
         for index, line in enumerate(overview.reward_lines(one_name)):
             lines += [("reward " if index == 0 else "       ", "$text-muted"), one_line(line), "\n"]
@@ -454,7 +448,7 @@ class JobOverviewScreen(TasksScreen):
         if self.failures_only:
             shown.append("failures only")
         if self.outcome:
-            shown.append(f"ended {_outcome(self.outcome)}")
+            shown.append(f"ended {one_name(self.outcome)}")
         if self.task_filter:
             shown.append(f"task {one_name(self.task_filter)}")
         what = "showing " + (", ".join(shown) if shown else "every trial")
