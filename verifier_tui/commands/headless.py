@@ -36,11 +36,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection
 
 
-def print_result(session: Session, result: RunResult) -> None:
-    for line in report.result_lines(session, result):
-        terminal.out(line)
-
-
 def _harbor(args: argparse.Namespace, command: str) -> int | None:
     """A Harbor trial or job folder goes to the trial commands (and
     ``run --both-modes`` to its own); None: this module's command goes on."""
@@ -79,7 +74,8 @@ def run_command(args: argparse.Namespace) -> int:
                 data["saved_case"] = saved
             terminal.out_json(coverage.with_member(args, data, named))
         else:
-            print_result(session, result)
+            for line in report.result_lines(session, result):
+                terminal.out(line)
             if saved is not None:
                 for line in report.saved_case_lines(saved):
                     terminal.out(line)

@@ -93,8 +93,8 @@ class BothModes:
             return "the verifier works in both modes"
         if server and not harbor:
             return (
-                f"the verifier works in {SERVER} (with a response) but fails in {HARBOR}: every "
-                f"published Harbor run of this task would score {_harbor_score(self.harbor)} ({harbor_fails})"
+                f"the verifier works in {SERVER} (with a response) but fails in {HARBOR}: every published Harbor "
+                f"run of this task would score {self.harbor.verdict.error or 'no reward'} ({harbor_fails})"
             )
         if harbor and not server:
             return f"the verifier works in {HARBOR} but fails in {SERVER} ({_failure(self.server)})"
@@ -135,10 +135,6 @@ def _failure(result: RunResult) -> str:
     if result.outcome is Outcome.CONTRACT_ERROR and problems:
         return f"contract error: {problems[0]}"
     return result.outcome_words
-
-
-def _harbor_score(result: RunResult) -> str:
-    return result.verdict.error or "no reward"
 
 
 def mode_specs(session: Session) -> tuple[RunSpec, RunSpec | None, str | None]:

@@ -517,15 +517,11 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return name == pattern or fnmatch.fnmatchcase(name, pattern)
 
 
-def matches_any(patterns: list[str] | tuple[str, ...], task: str, case: str) -> bool:
-    return any(matches(pattern, task, case) for pattern in patterns)
-
-
 def picked(patterns: list[str] | tuple[str, ...], group: Any, case: str) -> bool:
     """Whether ``--case`` patterns pick a group's ``case``: ``TASK::CASE`` by the
     task's name (each of its verifiers' case), or by the group's id, which
     names one verifier when several of the task's are tested (``TaskCases.id``)."""
-    return any(matches_any(patterns, task, case) for task in dict.fromkeys([group.name, group.id]))
+    return any(matches(pattern, task, case) for task in dict.fromkeys([group.name, group.id]) for pattern in patterns)
 
 
 def _groups_for(
