@@ -903,13 +903,12 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     """A replay's line, then what judged it and how the runner alone ended (each a line of its own)."""
     from verifier_tui.engine.harbor.walkthrough import judged_parting
-    from verifier_tui.words.run import trigger_words
+    from verifier_tui.words.run import watch_line_start
     from verifier_tui.words.trial import agreement_words, replay_words
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
-    stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
-    lines = [f"#{sequence:<3} {stamp}  {trigger_words(trigger, 28):<28}  {word:<9}  replay {detail}"]
+    lines = [f"{watch_line_start(sequence, trigger)}  {word:<9}  replay {detail}"]
     agreement = replayed.agreement
     # The sentence names the run that judged; or why a replay was not compared (the sandbox has no verdict,
     # the replay could not start), which "nothing to compare" alone left unsaid. (A refusal's is a note.)

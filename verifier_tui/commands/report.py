@@ -13,7 +13,6 @@ import errno
 import os
 import re
 import stat
-import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -52,8 +51,8 @@ from verifier_tui.words.run import (
     stuck_line,
     text_head,
     text_tail,
-    trigger_words,
     verdict_line,
+    watch_line_start,
 )
 from verifier_tui.words.text import one_line
 
@@ -831,14 +830,13 @@ def watch_lines(result: RunResult, trigger: str) -> list[str]:
     than their column (a refusal, a contract error's cause) are cut there, so
     each run's line lines up with the last, and said whole on a line below
     (a refusal's why by the caller, as a note: once while it holds)."""
-    stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     if result.contract_cause is not None:
         reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
     if result.task_refused is not None:  # no verdict at all, whatever the reward folder holds (as run says)
         reward = REFUSED_TO_RUN
     line = (
-        f"#{result.sequence:<3} {stamp}  {trigger_words(one_line(trigger), 28):<28}  "
+        f"{watch_line_start(result.sequence, one_line(trigger))}  "
         f"{result.outcome.value:<15}  {cut_words(reward, WATCH_REWARD_WIDTH):<{WATCH_REWARD_WIDTH}}  "
         f"{duration_text(result.duration_s):>7}"
     )

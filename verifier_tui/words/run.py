@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,23 +75,31 @@ def cut_words(text: str, width: int) -> str:
 _TRIGGER_END = re.compile(r"( re-created| deleted)?( \+\d+ more)?$")
 
 
-def trigger_words(trigger: str, width: int) -> str:
-    """What a run was for, in at most ``width`` characters. What happened to the file stays
+TRIGGER_WIDTH = 28  # watch's column of what each run was for
+
+
+def watch_line_start(sequence: int, trigger: str) -> str:
+    """``#3   12:00:01  tests/verifier.py changed``: watch's line, a task's run's or a trial's replay's."""
+    return f"#{sequence:<3} {time.strftime('%H:%M:%S')}  {trigger_words(trigger):<{TRIGGER_WIDTH}}"
+
+
+def trigger_words(trigger: str) -> str:
+    """What a run was for, in at most :data:`TRIGGER_WIDTH` characters. What happened to the file stays
     (``cases/cor…ected.json deleted…``, not ``cases/correct/expected.json…``, read as a save): the
     ``+N more`` goes first (an ``…`` where it was), then the path is cut in its middle, so its first
     folder and its file's end both stay."""
     text = " ".join(trigger.split())
-    if len(text) <= width:
+    if len(text) <= TRIGGER_WIDTH:
         return text
     end = _TRIGGER_END.search(text)
     verb = (end.group(1) if end is not None else None) or ""
     more = "…" if end is not None and end.group(2) else ""  # where "+N more" was
     name = text[: end.start()] if end is not None else text
-    if len(name) + len(verb) + len(more) <= width:
+    if len(name) + len(verb) + len(more) <= TRIGGER_WIDTH:
         return f"{name}{verb}{more}"
-    room = width - len(verb) - len(more) - 1
+    room = TRIGGER_WIDTH - len(verb) - len(more) - 1
     if room < 4:  # no room for a name: the start as before
-        return cut_words(text, width)
+        return cut_words(text, TRIGGER_WIDTH)
     return f"{name[: room // 2]}…{name[len(name) - (room - room // 2) :]}{verb}{more}"
 
 
