@@ -496,10 +496,10 @@ def _json_number(value: float | int) -> str:
     return repr(value)
 
 
-def clip(text: str, limit: int = 60) -> str:
-    """The first ``limit`` characters of ``text`` and ``…`` when there were more (a 400-digit number: ``1000…``)."""
-    return text if len(text) <= limit else text[:limit] + "…"
+def clip(text: str) -> str:
+    """The first 60 characters of ``text`` and ``…`` when there were more (a 400-digit number: ``1000…``)."""
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def _snippet(text: str) -> str:
-    return repr(clip(text, 60))
+    return repr(clip(text))
