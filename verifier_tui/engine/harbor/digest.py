@@ -272,7 +272,7 @@ class TaskDrift:
             out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
         elif self.tests_changed is False:
             out.append("tests/ did not change, as far as modification times tell")
-        elif self.tests_changed is None and not self.modified_since and not self.all_newer:
+        elif not self.modified_since and not self.all_newer:
             out.append(
                 "which files changed cannot be known (none was modified after the trial started: "
                 "a file may have been removed, or copied with its old time)"

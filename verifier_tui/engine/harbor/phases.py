@@ -378,7 +378,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             Advice("check the interpreter (", PYTHON_OPTION, ") and the task's tests/ folder"),
             tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
         )
-    lines = [line for line in (result.phases or []) if isinstance(line, dict)]
+    lines = result.phases or []
     by_phase: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
         by_phase.setdefault(str(line.get("phase")), []).append(line)

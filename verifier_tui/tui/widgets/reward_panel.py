@@ -218,7 +218,7 @@ def _why(result: RunResult, fmt: Display) -> str | None:
             else "something outside the runner ended it"
         )
     if outcome is Outcome.NO_REWARD:
-        if result.verdict is not None and result.verdict.error == UNKNOWN:
+        if result.verdict.error == UNKNOWN:
             # A reward file (or the folder) the verifier left as a link: that, said under Harbor's
             # verdict, is why it cannot be known (as run and test say it); "no reward" would be a verdict.
             return None
