@@ -77,7 +77,7 @@ from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
 from verifier_tui.tui.widgets.history_list import HistoryList, summary_text, without_output
 from verifier_tui.tui.widgets.output_panel import OutputPanel
-from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
+from verifier_tui.tui.widgets.resolution_panel import WAITING, ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
@@ -312,7 +312,7 @@ class MainScreen(SizedScreen):
             self._no_verifier()
         notices = session.notices()
         if notices:
-            self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
+            self.query_one(ResolutionPanel).show_message(WAITING, notices)
         self.controller.start()
 
     async def on_unmount(self) -> None:

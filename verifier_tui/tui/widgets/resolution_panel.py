@@ -44,12 +44,14 @@ if TYPE_CHECKING:
 
 _PROBLEM = "bold $error"
 _WARN = "$warning"
+#: What the panel says before the runner's explanation comes.
+WAITING = "Resolution appears as soon as the runner starts."
 _STYLES = {HEADING: HEAD, QUIET: MUTED, STRONG: "bold", PROBLEM: _PROBLEM, WARN: _WARN, PLAIN: ""}
 
 
 class ResolutionPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
-        yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
+        yield Static(Content(WAITING), id="resolution-body")
 
     def show_message(self, text: str, notices: Sequence[str] = (), style: str = MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
