@@ -155,11 +155,8 @@ def root_cause(trial: Trial, step: StepView, facts: TrialFacts, side: SandboxSid
         return RootCause(phase, recorded.type, recorded.message, source, advice, _verifier_part(facts, side))
     if facts.agent_exit_code is not None:
         oracle = trial.agent_name == "oracle"
-        message = (
-            f"the oracle's solution/solve.sh exited {facts.agent_exit_code}; Harbor records no error for it"
-            if oracle
-            else f"the agent exited {facts.agent_exit_code}; Harbor records no error for it"
-        )
+        who = "the oracle's solution/solve.sh" if oracle else "the agent"
+        message = f"{who} exited {facts.agent_exit_code}; Harbor records no error for it"
         advice = (
             "fix solution/solve.sh: agent/oracle.txt holds its output"
             if oracle
