@@ -98,18 +98,11 @@ class TrialApp(BaseApp):
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (Harbor's version from its own lock.json)."""
-        from verifier_tui.engine.harbor.folders import LOCK
+        from verifier_tui.engine.harbor.folders import LOCK, lock_harbor_version
         from verifier_tui.engine.harbor.reading import read_json
 
-        harbor = read_json(path / LOCK, beneath=path).get("harbor")
-        version = harbor.get("version") if isinstance(harbor, dict) else None
-        self.push_screen(
-            JobOverviewScreen(
-                path,
-                from_jobs=from_jobs,
-                harbor_version=version if isinstance(version, str) else None,
-            )
-        )
+        version = lock_harbor_version(read_json(path / LOCK, beneath=path))
+        self.push_screen(JobOverviewScreen(path, from_jobs=from_jobs, harbor_version=version))
 
     def open_trial_folder(self, path: Path, step: str | None = None) -> None:
         """A trial of a job's: its steps, or the trial (``step`` of it) itself."""

@@ -278,9 +278,7 @@ class Job:
 
     @property
     def harbor_version(self) -> str | None:
-        harbor = self.lock.get("harbor")
-        version = harbor.get("version") if isinstance(harbor, dict) else None
-        return version if isinstance(version, str) else None
+        return lock_harbor_version(self.lock)
 
     def trial(self, name: str) -> Trial:
         """The trial named ``name``: its folder's name, or job/folder. A
@@ -587,14 +585,18 @@ def _rel(path: Path, folder: Path) -> str:
         return str(path)
 
 
+def lock_harbor_version(lock: JsonFile) -> str | None:
+    """The Harbor version a job's lock.json records (None: none, or none that is a string)."""
+    harbor = lock.get("harbor")
+    version = harbor.get("version") if isinstance(harbor, dict) else None
+    return version if isinstance(version, str) else None
+
+
 def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     parent = trial_folder.parent
     if harbor_kind(parent) != "job":
         return None, None
-    lock = read_json(parent / LOCK, beneath=parent)
-    harbor = lock.get("harbor")
-    version = harbor.get("version") if isinstance(harbor, dict) else None
-    return parent, version if isinstance(version, str) else None
+    return parent, lock_harbor_version(read_json(parent / LOCK, beneath=parent))
 
 
 def _steps_on_disk(folder: Path) -> list[str]:
