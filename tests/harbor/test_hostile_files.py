@@ -120,6 +120,21 @@ def test_a_trial_file_of_another_json_kind_is_said_in_jsons_words(name, text, ki
     assert f"{name} holds {kind}, not an object: not a file Harbor writes" in done.stdout, done.stdout
 
 
+def test_a_result_json_config_of_another_json_kind_is_no_traceback(trial, env, tmp_path):
+    """A config.json without trials_dir sends the search for the folder Harbor ran in to result.json's
+    copy of the config; one that was no object there (a string) ended every command on the trial in
+    ``AttributeError: 'str' object has no attribute 'get'``. The task is still found, as without it."""
+    config = json.loads((trial.path / "config.json").read_text())
+    del config["trials_dir"]
+    (trial.path / "config.json").write_text(json.dumps(config))
+    result = json.loads((trial.path / "result.json").read_text())
+    result["config"] = "x"
+    (trial.path / "result.json").write_text(json.dumps(result))
+    for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1), (args, done.stdout, done.stderr)
+
+
 @pytest.mark.parametrize("name", ["result.json", "config.json"])
 def test_a_trial_file_nested_ten_thousand_deep_is_one_line(name, trial, env, tmp_path):
     replace(trial.path / name, "deep")

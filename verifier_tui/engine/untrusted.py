@@ -448,6 +448,15 @@ class JsonFile:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default) if isinstance(self.data, dict) else default
 
+    def text(self, *keys: str) -> str | None:
+        """The string at ``keys``, down objects nested in the document; None
+        where one of them is missing or of another kind (a file not written by
+        its writer may hold anything at any of them)."""
+        value = self.data
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value if isinstance(value, str) else None
+
 
 def read_json(
     path: Path | str,

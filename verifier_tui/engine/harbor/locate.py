@@ -115,9 +115,10 @@ def git_task_cache_dir(git_url: str, git_commit_id: str | None, path: str, cache
 
 def run_folder(trial: Trial) -> Path | None:
     """The folder Harbor ran in: ``trial_uri`` minus ``<trials_dir>/<trial_name>``."""
-    uri = trial.result.get("trial_uri")
-    trials_dir = trial.config.get("trials_dir") or (trial.result.get("config") or {}).get("trials_dir")
-    if not isinstance(uri, str) or not uri.startswith("file://") or not isinstance(trials_dir, str):
+    uri = trial.result.text("trial_uri")
+    # (result.json's copy of the config, where config.json names none: either may hold anything)
+    trials_dir = trial.config.text("trials_dir") or trial.result.text("config", "trials_dir")
+    if uri is None or not uri.startswith("file://") or trials_dir is None:
         return None
     from urllib.parse import unquote, urlparse
 
