@@ -259,7 +259,7 @@ _ONE_TRIAL = {"run": "replay one", "explain": "explain one", "watch": "watch one
 
 
 def print_overview(folder: Path, as_json: bool, command: str) -> None:
-    from verifier_tui.engine.harbor.folders import LOCK, lock_harbor_version
+    from verifier_tui.engine.harbor.folders import LOCK
     from verifier_tui.engine.harbor.overview import (
         AS_READ,
         STILL_RUNNING,
@@ -274,7 +274,7 @@ def print_overview(folder: Path, as_json: bool, command: str) -> None:
 
     overview = read_overview(folder)
     name = folder.name  # as every job and trial is named: by its folder
-    version = lock_harbor_version(read_json(folder / LOCK, beneath=folder))
+    version = read_json(folder / LOCK, beneath=folder).text("harbor", "version")
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui {command} {shell_word(str(folder))} --trial NAME"  # pasted back as one word
     problems = overview.notes  # a link, a stray folder: said as test JOB says them

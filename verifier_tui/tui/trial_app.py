@@ -98,10 +98,10 @@ class TrialApp(BaseApp):
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (Harbor's version from its own lock.json)."""
-        from verifier_tui.engine.harbor.folders import LOCK, lock_harbor_version
+        from verifier_tui.engine.harbor.folders import LOCK
         from verifier_tui.engine.harbor.reading import read_json
 
-        version = lock_harbor_version(read_json(path / LOCK, beneath=path))
+        version = read_json(path / LOCK, beneath=path).text("harbor", "version")
         self.push_screen(JobOverviewScreen(path, from_jobs=from_jobs, harbor_version=version))
 
     def open_trial_folder(self, path: Path, step: str | None = None) -> None:

@@ -133,12 +133,10 @@ class TrialFacts:
 
 def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tuple[str | None, str]:
     """The mode the verifier ran in, and where that was read."""
-    if step.name is None and isinstance(trial.result.get("verifier_environment_mode"), str):
-        return trial.result.get("verifier_environment_mode"), "result.json"
-    if step.name is None:
-        verifier = trial.lock.get("verifier")
-        if isinstance(verifier, dict) and verifier.get("environment_mode") in ("shared", SEPARATE):
-            return verifier["environment_mode"], "lock.json"
+    if step.name is None and (recorded := trial.result.text("verifier_environment_mode")) is not None:
+        return recorded, "result.json"
+    if step.name is None and (locked := trial.lock.text("verifier", "environment_mode")) in ("shared", SEPARATE):
+        return locked, "lock.json"
     if task is not None:
         return task.verifier_mode(step.name), "task.toml"
     return None, "unknown (task not found)"

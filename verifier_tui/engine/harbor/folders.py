@@ -142,11 +142,10 @@ class Trial:
 
     @property
     def task_name(self) -> str | None:
-        name = self.result.get("task_name")
-        if isinstance(name, str):
+        name = self.result.text("task_name")
+        if name is not None:
             return name
-        lock_task = self.lock.get("task")
-        if isinstance(lock_task, dict) and isinstance(locked := lock_task.get("name"), str):
+        if (locked := self.lock.text("task", "name")) is not None:
             return locked
         task = self.task_config
         if isinstance(configured := task.get("name"), str):
@@ -157,11 +156,8 @@ class Trial:
 
     @property
     def agent_name(self) -> str | None:
-        info = self.result.get("agent_info")
-        if isinstance(info, dict) and isinstance(named := info.get("name"), str):
-            return named
-        agent = self.config.get("agent")
-        return agent.get("name") if isinstance(agent, dict) and isinstance(agent.get("name"), str) else None
+        named = self.result.text("agent_info", "name")
+        return named if named is not None else self.config.text("agent", "name")
 
     @property
     def started_at(self) -> datetime | None:
@@ -197,9 +193,7 @@ class Trial:
 
     @property
     def recorded_digest(self) -> str | None:
-        task = self.lock.get("task")
-        digest = task.get("digest") if isinstance(task, dict) else None
-        return digest if isinstance(digest, str) else None
+        return self.lock.text("task", "digest")
 
     def gone(self) -> str | None:
         """Why the trial's folder cannot be read any more (moved, deleted or
@@ -278,7 +272,7 @@ class Job:
 
     @property
     def harbor_version(self) -> str | None:
-        return lock_harbor_version(self.lock)
+        return self.lock.text("harbor", "version")
 
     def trial(self, name: str) -> Trial:
         """The trial named ``name``: its folder's name, or job/folder. A
@@ -585,18 +579,11 @@ def _rel(path: Path, folder: Path) -> str:
         return str(path)
 
 
-def lock_harbor_version(lock: JsonFile) -> str | None:
-    """The Harbor version a job's lock.json records (None: none, or none that is a string)."""
-    harbor = lock.get("harbor")
-    version = harbor.get("version") if isinstance(harbor, dict) else None
-    return version if isinstance(version, str) else None
-
-
 def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     parent = trial_folder.parent
     if harbor_kind(parent) != "job":
         return None, None
-    return parent, lock_harbor_version(read_json(parent / LOCK, beneath=parent))
+    return parent, read_json(parent / LOCK, beneath=parent).text("harbor", "version")
 
 
 def _steps_on_disk(folder: Path) -> list[str]:
