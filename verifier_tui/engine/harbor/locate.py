@@ -128,8 +128,8 @@ def run_folder(trial: Trial) -> Path | None:
 
 def moved_run_folder(trial: Trial) -> Path | None:
     """Where that folder is now, if the trial still sits at ``<trials_dir>/<trial_name>`` below it."""
-    trials_dir = trial.config.get("trials_dir")
-    if not isinstance(trials_dir, str):
+    trials_dir = trial.config.text("trials_dir")
+    if trials_dir is None:
         return None
     return _strip_tail(PurePosixPath(trial.path), PurePosixPath(trials_dir) / trial.path.name)
 
