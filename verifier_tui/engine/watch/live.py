@@ -278,14 +278,20 @@ class LiveRuns:
         now = _as_read_all(change.paths)
         return all(now[path] is not None and now[path] == read[path] for path in change.paths)
 
-    async def _run(self, change: Change | None) -> Any:
-        # This run reads the files as they are now: the saves held as stale too (r with live reload
-        # off), whose late events are then no change to it. Told by their content, never by times
-        # against the run's start: a file system keeping times to the second (or 2 s) stamps a save
-        # just after the start with a time before it.
+    def reading_now(self, change: Change | None = None) -> None:
+        """The runs starting now read the files as they are now: those of ``change`` and the saves
+        held as :attr:`stale` (r, b, with live reload off), which are stale no more, and whose late
+        events are then no change to them (:meth:`_as_the_last_run_read`). Every run that clears
+        the mark says so here, so one rule of what a run read holds for all (the scheduler's, b's,
+        the shown case's in a). Told by their content, never by times against the run's start: a
+        file system keeping times to the second (or 2 s) stamps a save just after the start with a
+        time before it."""
         read = (change.paths if change is not None else frozenset()) | (self.stale.paths if self.stale else frozenset())
         self.stale = None
         self._read_as = _as_read_all(read) if len(read) <= _READ_AS_AT_MOST else {}
+
+    async def _run(self, change: Change | None) -> Any:
+        self.reading_now(change)
         if change is not None:
             trigger = change.describe()
         else:

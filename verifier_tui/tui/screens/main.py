@@ -789,7 +789,7 @@ class MainScreen(SizedScreen):
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
             stale, saves = live.stale, live.saves_held
-            live.stale = None  # they read the files as they are now, as a run of the scheduler's does
+            live.reading_now()  # they read the files as they are now, as a run of the scheduler's does
             both = await arun_both_modes(session, last=session.mode)
             # A save while they ran (held, or, live reload off, marking the verdict stale) may have
             # come between the two runs, which then compared two states of the files as two modes
@@ -802,7 +802,8 @@ class MainScreen(SizedScreen):
                     # every case's run (A, a) is held with them, which runs on resume.
                     controller.drop_held()
                     break
-                saves, live.stale = live.saves_held, None
+                saves = live.saves_held
+                live.reading_now()
                 both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             if live.stale is None:
