@@ -161,6 +161,31 @@ async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
         assert "Reward · stale" in screen_text(app)
 
 
+async def test_a_save_the_shown_cases_run_in_a_read_is_stale_no_more(tmp_path):
+    """Live reload off, a (every case), the current case's workspace saved while another case ran
+    first: the current case's run read the save and cleared the screen's mark, but not the
+    engine's, so the next save of the verifier read "stale: tests/verifier.py +1 more changed since
+    this run", the +1 more a file that run had read (and w ran it as "+1 more")."""
+    slow = "import time\n\n\ndef verify(workspace):\n    time.sleep(1)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"a-first": {"n.txt": "1"}, "b-second": {"n.txt": "2"}})
+    app = make_app(root, case="b-second")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")
+        await pilot.press("a")
+        await wait_for(lambda: "running a-first" in widget_text(app, "#status"), "a-first's run")
+        (root / "cases" / "b-second" / "workspace" / "n.txt").write_text("3")
+        await wait_for(lambda: app.controller.live.stale is not None, "the save held as stale")
+        assert (await app.wait_for_runs(3)).case == "b-second"  # a-first's, then b-second's, which read it
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "#status")
+        (root / "tests" / "verifier.py").write_text(slow.replace("1.0", "0.5"))
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        assert "stale: tests/verifier.py changed since this run" in widget_text(app, "#status")
+        await pilot.press("w")  # on again: the verifier's save runs, and only it
+        assert (await app.wait_for_runs(4)).trigger == "tests/verifier.py"
+
+
 async def test_r_on_a_verifier_deleted_with_live_reload_off_clears_the_stale_mark(example):
     """Live reload off, the verifier deleted (stale), then r: the panel said "Nothing to run yet:
     this task has no verifier", the files as they are now, under "Reward · stale", and the status

@@ -79,7 +79,7 @@ class RunController(Controller):
             return None
         # the coverage view counts every case's lines, as "every case on save" does its marks
         if (self.run_all_pending or self.every_case or session.options.coverage) and session.task.cases:
-            await self._run_all(trigger)
+            await self._run_all(trigger, change)
             self.run_all_pending = False
             return None
         self.run_all_pending = False
@@ -110,12 +110,16 @@ class RunController(Controller):
             self.running_case = None
         return run_id, result
 
-    async def _run_all(self, trigger: str) -> None:
+    async def _run_all(self, trigger: str, change: Change | None) -> None:
         session = self.session
         current = session.case.name if session.case else None
         for case in list(session.task.cases):
             spec = session.spec_for_case(case)
             primary = case.name == current
+            if primary:
+                # The shown case's run reads the files as they are now: a save while the cases before
+                # it ran is stale no more, on the screen (RunStarted) and in the engine alike.
+                self.live.reading_now(change)
             run_id, result = await self._one(spec, trigger, primary)
             self._post(RunFinished(run_id, result, primary=primary))
 
