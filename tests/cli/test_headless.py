@@ -925,6 +925,33 @@ def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
     assert "tests/verifier.py" in said[-1] and "reward 0.5" in said[-1], said
 
 
+def test_watch_says_the_run_cut_short_on_one_line_whatever_its_files_are_named(env, tmp_path):
+    """A file named ``a<ESC>[31mRED<newline>b`` set off a run cut short by the next save: the line
+    printed its name raw, so the terminal turned red and the line broke in two (``run cut short
+    (workspace/aRED`` and ``b): a file changed…``), where the run's own line shows it escaped."""
+    stuck = (
+        "import os, time\n\n\ndef verify(workspace):\n"
+        "    while any('RED' in name for name in os.listdir(workspace)):\n        time.sleep(0.01)\n"
+        "    return 1.0\n"
+    )
+    task_dir = make_task(tmp_path / "t", stuck, cases={"only": {"ok.txt": "x"}})
+    proc, reader = start_watch(env, task_dir, "--case", "only", "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        (task_dir / "cases" / "only" / "workspace" / "a\x1b[31mRED\nb").write_text("x")
+        time.sleep(2)  # its run stuck, well under way
+        (task_dir / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        said = [reader.next(10)]
+        while not said[-1].startswith("#"):
+            said.append(reader.next(10))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert len(said) == 2 and "\x1b" not in said[0], said
+    assert said[0].startswith("run cut short (workspace/a\\x1b[31mRED\\nb"), said
+    assert said[0].endswith("a file changed meanwhile, and it runs again"), said
+
+
 def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):
     """``mv hello-file hello-world`` while watch ran: the run that followed was
     said to be for ``cases deleted +1 more``, as if the user had deleted the

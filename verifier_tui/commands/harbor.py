@@ -907,7 +907,7 @@ def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     detail = replay_words(replayed) if replayed.local is not None else sentence
-    lines = [f"{watch_line_start(sequence, trigger)}  {word:<9}  replay {detail}"]
+    lines = [f"{watch_line_start(sequence, one_line(trigger))}  {word:<9}  replay {detail}"]
     agreement = replayed.agreement
     # The sentence names the run that judged; or why a replay was not compared (the sandbox has no verdict,
     # the replay could not start), which "nothing to compare" alone left unsaid. (A refusal's is a note.)
@@ -963,10 +963,13 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
     # once while it holds, again if it goes and comes back.
     said = set(trial_notes(opened.walk))
 
+    def trigger_said(trigger: str, change: Change | None) -> str:
+        return change_words(opened, trigger, change) if change is not None else trigger
+
     async def replay(trigger: str, change: Change | None) -> None:
         nonlocal said
         if change is not None:
-            trigger = change_words(opened, trigger, change)
+            trigger = trigger_said(trigger, change)
             opened.refresh()  # the task changed: its drift from the run, its settings
         replayed = await opened.arun(trigger=trigger)
         replays.append(replayed)
@@ -987,7 +990,7 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
                 terminal.say(f"      {copied[0]}")
         terminal.flush()
 
-    await watch_session(opened.session, replay, args.poll, "replay", json=args.json)
+    await watch_session(opened.session, replay, args.poll, "replay", json=args.json, trigger_said=trigger_said)
 
 
 # ---------------------------------------------------------------------------

@@ -33,15 +33,24 @@ def watch_to_the_end(work: Coroutine[Any, Any, Any], poll: bool) -> str | None:
 
 
 async def watch_session(
-    session: Session, run: Callable[[str, Change | None], Awaitable[Any]], poll: bool, what: str, *, json: bool
+    session: Session,
+    run: Callable[[str, Change | None], Awaitable[Any]],
+    poll: bool,
+    what: str,
+    *,
+    json: bool,
+    trigger_said: Callable[[str, Change | None], str] = lambda trigger, _change: trigger,
 ) -> None:
     """``run`` first, then again on each change a run reads, until stopped. A
     run that raises is one line on stderr (``{what} failed: {exc}``), as are a task
     that cannot be re-read and a change that is not run. A change during a run ends
-    that run, said in a line (nothing with ``json``), and runs the files as saved."""
+    that run, said in a line (nothing with ``json``), and runs the files as saved;
+    ``trigger_said(trigger, change)``: what set a run off, as the command's run lines say it."""
     import asyncio
 
     from verifier_tui.engine.watch.live import LiveRuns
+    from verifier_tui.words.run import trigger_words
+    from verifier_tui.words.text import one_line
 
     def on_error(exc: BaseException) -> None:
         terminal.error(f"{what} failed: {exc}")
@@ -54,7 +63,9 @@ async def watch_session(
             result = await run(trigger, change)
         except asyncio.CancelledError:
             if live.scheduler.pending and not json and not cut_said:  # a save, not Ctrl+C (it drops the pending)
-                terminal.out(f"{what} cut short ({trigger}): a file changed meanwhile, and it runs again")
+                # As the run lines say it: a file's name on one line, its escapes shown, never obeyed.
+                said = trigger_words(one_line(trigger_said(trigger, change)))
+                terminal.out(f"{what} cut short ({said}): a file changed meanwhile, and it runs again")
                 terminal.flush()
                 cut_said = True
             raise
