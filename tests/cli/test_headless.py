@@ -921,8 +921,8 @@ def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
-    assert said[0] == "run cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
-    assert "tests/verifier.py" in said[-1] and "reward 0.5" in said[-1], said
+    assert said[0] == "run #2 cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
+    assert said[-1].startswith("#3 ") and "tests/verifier.py" in said[-1] and "reward 0.5" in said[-1], said
 
 
 def test_watch_says_the_run_cut_short_on_one_line_whatever_its_files_are_named(env, tmp_path):
@@ -948,8 +948,40 @@ def test_watch_says_the_run_cut_short_on_one_line_whatever_its_files_are_named(e
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert len(said) == 2 and "\x1b" not in said[0], said
-    assert said[0].startswith("run cut short (workspace/a\\x1b[31mRED\\nb"), said
+    assert said[0].startswith("run #2 cut short (workspace/a\\x1b[31mRED\\nb"), said
     assert said[0].endswith("a file changed meanwhile, and it runs again"), said
+
+
+def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
+    """Saves in a stream cut one run after another: watch said `run cut short` once, then `#6`, the
+    numbers between unsaid (50 rapid saves read #1, a cut, #38). The first cut names its run, and
+    the run that ends says which others were cut short."""
+    stuck = (
+        "import os, time\n\n\ndef verify(workspace):\n"
+        "    while os.path.exists(os.path.join(workspace, 'stuck')):\n        time.sleep(0.01)\n"
+        "    return 1.0\n"
+    )
+    task_dir = make_task(tmp_path / "t", stuck, cases={"only": {"ok.txt": "x"}})
+    workspace = task_dir / "cases" / "only" / "workspace"
+    proc, reader = start_watch(env, task_dir, "--case", "only", "--python", PY)
+    try:
+        assert reader.next_run().startswith("#1 ")
+        (workspace / "stuck").write_text("x")
+        for n in range(3):
+            time.sleep(1.5)  # the run the last save set off well under way
+            (workspace / "stuck").write_text(str(n))
+        time.sleep(1.5)
+        (workspace / "stuck").unlink()
+        said = [reader.next(10)]
+        while not said[-1].startswith("#"):
+            said.append(reader.next(10))
+        said.append(reader.next(10))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert said[0].startswith("run #2 cut short (workspace/stuck)"), said
+    assert len(said) == 3 and said[1].startswith("#6 "), said
+    assert said[2] == "      runs #3-#5 cut short too: the files went on changing", said
 
 
 def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):

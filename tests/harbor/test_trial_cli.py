@@ -952,7 +952,7 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     while (line := reader.lines.get(timeout=30)) is not None:  # the lines printed as it stopped, to its end
         rest.append(line)
     assert code == 0 and "Traceback" not in stderr, stderr
-    assert any("stopped after 2 replay(s)" in line for line in rest), rest
+    assert any("stopped after 2 replay(s) started" in line for line in rest), rest
 
 
 def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs, tmp_path, env, elsewhere):
@@ -973,8 +973,9 @@ def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
-    assert said[0] == "replay cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
-    assert said[-1].startswith("#2 ") and "replay 0.0" in said[-1], said
+    # The replay cut short has its number, as watch TASK's runs do: the next is #3, with no gap unsaid.
+    assert said[0] == "replay #2 cut short (tests/verifier.py): a file changed meanwhile, and it runs again", said
+    assert said[-1].startswith("#3 ") and "replay 0.0" in said[-1], said
 
 
 def test_watch_a_trial_whose_folder_is_renamed_says_the_trial_folder_moved(task, runs, tmp_path, env, elsewhere):

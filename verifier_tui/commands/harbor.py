@@ -944,16 +944,16 @@ def watch_command(args: argparse.Namespace) -> int:
             )
         from verifier_tui.commands.watching import watch_to_the_end
 
-        replays: list[Replayed] = []
-        problem = watch_to_the_end(_watch(opened, args, replays), args.poll)
+        started = [0]  # replays started, as watch TASK counts its runs: one cut short by a save has its number
+        problem = watch_to_the_end(_watch(opened, args, started), args.poll)
         if problem is not None:
             return _fail(problem)
         if not args.json:
-            terminal.out(f"stopped after {len(replays)} replay(s)")
+            terminal.out(f"stopped after {started[0]} replay(s) started")  # (the last, perhaps, cut short)
         return 2 if terminal.output_failed() else 0
 
 
-async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:
+async def _watch(opened: TrialSession, args: argparse.Namespace, started: list[int]) -> None:
     from verifier_tui.commands.watching import watch_session
     from verifier_tui.words.trial import change_words
 
@@ -962,12 +962,15 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
     # step; a value Harbor would refuse): said under the replay it set off, as watch TASK says a run's,
     # once while it holds, again if it goes and comes back.
     said = set(trial_notes(opened.walk))
+    replays: list[Replayed] = []
 
     def trigger_said(trigger: str, change: Change | None) -> str:
         return change_words(opened, trigger, change) if change is not None else trigger
 
     async def replay(trigger: str, change: Change | None) -> None:
         nonlocal said
+        started[0] += 1
+        number = started[0]
         if change is not None:
             trigger = trigger_said(trigger, change)
             opened.refresh()  # the task changed: its drift from the run, its settings
@@ -976,7 +979,7 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         if args.json:
             terminal.out_json(opened.to_json(replayed), indent=None)
         else:
-            for line in watch_lines(len(replays), trigger, replayed):
+            for line in watch_lines(number, trigger, replayed):
                 terminal.say(line)
             refused = replayed.agreement.refused  # why the line says the refusal, first
             current = [*([refused_words(refused)] if refused is not None else []), *trial_notes(opened.walk)]
@@ -990,7 +993,15 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
                 terminal.say(f"      {copied[0]}")
         terminal.flush()
 
-    await watch_session(opened.session, replay, args.poll, "replay", json=args.json, trigger_said=trigger_said)
+    await watch_session(
+        opened.session,
+        replay,
+        args.poll,
+        "replay",
+        json=args.json,
+        started=lambda: started[0],
+        trigger_said=trigger_said,
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -393,4 +393,4 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
 
-    await watch_session(session, run, args.poll, "run", json=args.json)
+    await watch_session(session, run, args.poll, "run", json=args.json, started=lambda: session.sequence)

@@ -39,13 +39,15 @@ async def watch_session(
     what: str,
     *,
     json: bool,
+    started: Callable[[], int],
     trigger_said: Callable[[str, Change | None], str] = lambda trigger, _change: trigger,
 ) -> None:
     """``run`` first, then again on each change a run reads, until stopped. A
     run that raises is one line on stderr (``{what} failed: {exc}``), as are a task
     that cannot be re-read and a change that is not run. A change during a run ends
     that run, said in a line (nothing with ``json``), and runs the files as saved;
-    ``trigger_said(trigger, change)``: what set a run off, as the command's run lines say it."""
+    ``trigger_said(trigger, change)``: what set a run off, as the command's run lines say it;
+    ``started()``: how many runs the command has started, the number its lines give the last."""
     import asyncio
 
     from verifier_tui.engine.watch.live import LiveRuns
@@ -55,24 +57,34 @@ async def watch_session(
     def on_error(exc: BaseException) -> None:
         terminal.error(f"{what} failed: {exc}")
 
-    cut_said = False  # since the last run that ended: a stream of changes (git checkout) cuts several
+    # The numbers of the runs cut short since the last run that ended: a stream of changes (git checkout)
+    # cuts several, said in one line as it starts and one as it ends, so the numbers' gap reads (#1, run #2
+    # cut short, #38 alone left 3 to 37 unsaid); a run cut before it started has no number, and no line.
+    cut: list[int] = []
+
+    def said_cut_too() -> None:
+        if len(cut) > 1 and not json:
+            terminal.out(f"      {what}s #{cut[1]}-#{cut[-1]} cut short too: the files went on changing")
+        cut.clear()
 
     async def run_or_cut_short(trigger: str, change: Change | None) -> Any:
-        nonlocal cut_said
+        before = started()
         try:
             result = await run(trigger, change)
         except asyncio.CancelledError:
-            if live.scheduler.pending and not json and not cut_said:  # a save, not Ctrl+C (it drops the pending)
-                # As the run lines say it: a file's name on one line, its escapes shown, never obeyed.
-                said = trigger_words(one_line(trigger_said(trigger, change)))
-                terminal.out(f"{what} cut short ({said}): a file changed meanwhile, and it runs again")
-                terminal.flush()
-                cut_said = True
+            # a save, not Ctrl+C (it drops the pending)
+            if live.scheduler.pending and not json and started() > before:
+                if not cut:
+                    # As the run lines say it: a file's name on one line, its escapes shown, never obeyed.
+                    said = trigger_words(one_line(trigger_said(trigger, change)))
+                    terminal.out(f"{what} #{started()} cut short ({said}): a file changed meanwhile, and it runs again")
+                    terminal.flush()
+                cut.append(started())
             raise
         except BaseException:
-            cut_said = False
+            said_cut_too()
             raise
-        cut_said = False
+        said_cut_too()
         return result
 
     # Superseding, as the TUI's runs and test --watch's rounds: a run stuck in a loop kept the fix saved
