@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import time
-from types import SimpleNamespace
 
 import pytest
 from textual.widgets import OptionList
@@ -112,28 +111,28 @@ async def test_r_with_live_reload_off_clears_the_stale_mark(example):
         assert (await app.wait_for_runs(3)).trigger == "r key"
 
 
-async def test_a_save_in_the_clock_tick_of_rs_run_marks_it_stale(example, monkeypatch):
-    """Live reload off, on a file system that keeps times to the second (or 2 s): a save of the
-    same size just after r's run started left a change time (truncated to its tick) before the
-    run's start, so it was taken for a save the run had read: the verdict was not marked stale,
-    though the workspace on disk was no longer the one it judged. What the run read is told by
-    the content it found, not by times."""
-    import verifier_tui.engine.watch.live as live_module
-
-    real = time.time_ns
-    # The file system's times lag the clock by up to 2 s: the same as a run start read 2 s ahead.
-    monkeypatch.setattr(live_module, "time", SimpleNamespace(time_ns=lambda: real() + 2 * 10**9), raising=False)
+async def test_a_save_in_the_clock_tick_of_rs_run_marks_it_stale(example):
+    """Live reload off, on a file system that keeps times to the second (or 2 s): a save held as
+    stale, r's run reading it, then a save of the same size in the same clock tick after the run
+    started leaves the inode, mode, size and time as the run found them, and was taken for a save
+    the run had read: the verdict was not marked stale, though the workspace on disk was no longer
+    the one it judged. What the run read is told by the content it found, not by times."""
     root = example("hello-file")
     answer = root / "cases" / "correct" / "workspace" / "hello.txt"
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.first_run_and_watcher()
         await pilot.press("w")
-        before = answer.stat()
+        answer.write_text(answer.read_text())  # a save the verdict is stale for, which r's run reads
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the save held as stale")
+        read = answer.stat()
         await pilot.press("r")
         assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 1.0}
-        answer.write_text("hello wurld\n")  # the same size, and the same time given back
-        os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns))
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "#status")
+        answer.write_text("hello wurld\n")  # the same size, and the same time given back: the same tick
+        os.utime(answer, ns=(read.st_atime_ns, read.st_mtime_ns))
+        assert answer.stat().st_ino == read.st_ino and answer.stat().st_size == read.st_size
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
         assert "workspace/hello.txt" in widget_text(app, "#status")
         assert len(app.finished) == 2  # nothing ran: live reload is off
