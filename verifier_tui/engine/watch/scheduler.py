@@ -20,9 +20,9 @@ class RunScheduler:
     ends. So a change that lands mid-run is never dropped, and ten of them give
     exactly one more run.
 
-    With ``supersede=True`` (the TUI), a request during a run also cancels the
-    in-flight run: its coroutine receives ``CancelledError`` and must clean up
-    (kill its process group); the pending run starts as soon as that cleanup
+    With ``supersede=True`` (the TUI, ``watch``, ``test --watch``'s rounds), a
+    request during a run also cancels the in-flight run: its coroutine receives
+    ``CancelledError`` and must clean up (kill its process group); the pending run starts as soon as that cleanup
     is done (not before, so two runs never share the scratch folder), and the
     cancelled run's result is never reported.
 
