@@ -138,6 +138,27 @@ async def test_a_save_in_the_clock_tick_of_rs_run_marks_it_stale(example):
         assert len(app.finished) == 2  # nothing ran: live reload is off
 
 
+async def test_a_file_emptied_just_before_r_never_leaves_a_verdict_wrongly_current(example):
+    """Accepted: live reload off, a file emptied and r pressed at once. The watcher holds an
+    emptied file up to 300 ms for the rest of a save (VS Code truncates, then writes), so r's run
+    may read the content before it; the emptying is then said as the hold ends, and the verdict of
+    the old content is marked stale: late, never wrongly current."""
+    root = example("hello-file")
+    answer = root / "cases" / "correct" / "workspace" / "hello.txt"
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")
+        await pilot.pause()
+        answer.write_text("")
+        await pilot.press("r")
+        result = await app.wait_for_runs(2)
+        await asyncio.sleep(1)  # past the hold
+        await pilot.pause()
+        if result.verdict.rewards == {"reward": 1.0}:  # the content before: so said
+            assert "stale: workspace/hello.txt" in widget_text(app, "#status"), widget_text(app, "#status")
+
+
 async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
     """Live reload off, a (every case): a save of the current case's workspace once its run had
     started marked its verdict stale, and the next case's run, starting, took the mark away,
