@@ -25,9 +25,12 @@ if TYPE_CHECKING:
 CONTRACT_PREFIX = "run_verifier: error: "
 
 
-# In the runner's line, the next quote that opens a value it names (a returned str's repr), or the prefix;
-# and, for each quote, the rest of the literal it opens (its escapes skipped).
-_QUOTE_OR_PREFIX = re.compile("['\"]|" + re.escape(CONTRACT_PREFIX))
+# The runner's words before what verify returned: its line names the value right after them.
+_RETURNED = CONTRACT_PREFIX + "verify returned "
+# In the runner's line, the next place of the prefix, or the next quote that opens a value the runner's words
+# put there (write_reward's `verify returned %s`, `value for %r`, `...: %s`); and, for each quote, the rest
+# of the literal it opens (its escapes skipped).
+_VALUE_OR_PREFIX = re.compile(re.escape(CONTRACT_PREFIX) + r"|(?:verify returned |value for |: )(?=['\"])")
 _LITERAL_END = {quote: re.compile(rf"(?:\\.|[^{quote}\\])*{quote}", re.DOTALL) for quote in "'\""}
 
 
@@ -40,19 +43,26 @@ def contract_line_at(line: str) -> int:
     (``sys.stderr.write("0;")``) it goes on from that,
     ``0;run_verifier: error: ...``, as Python's own report does; that
     unfinished output is verify's and may name the prefix itself
-    (``log: run_verifier: error: ... -- ``), so the runner's line is the
-    prefix's last place, but not one inside a quoted value a line before it
-    names (``0;run_verifier: error: verify returned 'run_verifier: error:
-    ...' (str)``: what verify returned, not where the line starts)."""
+    (``log: run_verifier: error: can't read -- ``), so a later place of the
+    prefix starts the line, but not one inside the value a ``verify
+    returned`` line before it names: quoted (a returned str's repr, read to
+    its closing quote; a quote in verify's own words opens nothing), or
+    not (an object's repr, ``Score(run_verifier: error: fine)``), where only
+    a place that goes on ``verify returned`` itself starts the line."""
     at = 0 if line.startswith(CONTRACT_PREFIX) else line.find(CONTRACT_PREFIX)
     if at <= 0:
         return at
     index = at + len(CONTRACT_PREFIX)
-    while (found := _QUOTE_OR_PREFIX.search(line, index)) is not None:
+    while (found := _VALUE_OR_PREFIX.search(line, index)) is not None:
+        index = found.end()
+        returned = line.startswith(_RETURNED, at)  # the line so far names a value; any other is verify's words
         if found.group() == CONTRACT_PREFIX:
-            at, index = found.start(), found.end()
+            if not returned or line.startswith(_RETURNED, found.start()):
+                at = found.start()
             continue
-        closed = _LITERAL_END[found.group()].match(line, found.end())
+        if not returned or (found.group() == "verify returned " and found.start() != at + len(CONTRACT_PREFIX)):
+            continue  # no place of the runner's for a value: a quote there is plain text
+        closed = _LITERAL_END[line[index]].match(line, index + 1)
         if closed is None:
             break  # a value quoted to the line's end (the runner shortens a long repr): no later line starts in it
         index = closed.end()
