@@ -2034,21 +2034,54 @@ async def verify(workspace):
 """
 
 
-def test_both_sides_name_one_exception_of_a_task_groups_failure(task, runs, tmp_path, env, elsewhere):
+# A group of the verifier's own class: the runner's record names the class (Checks), Python prints it with its
+# module (`verifier.Checks: checks failed (2 sub-exceptions)`), each check's report inside it.
+RAISES_CHECKS_OF_ITS_OWN_GROUP_CLASS = """\
+class Checks(ExceptionGroup):
+    pass
+
+
+def check(n):
+    raise ValueError(f"wrong answer {n}")
+
+
+def verify(workspace):
+    problems = []
+    for n in (1, 2):
+        try:
+            check(n)
+        except ValueError as exc:
+            problems.append(exc)
+    raise Checks("checks failed", problems)
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "said", "group"),
+    [
+        (RAISES_IN_A_TASK_GROUP, 5, "ValueError: wrong answer 1", "unhandled errors in a TaskGroup"),
+        (RAISES_CHECKS_OF_ITS_OWN_GROUP_CLASS, 6, "ValueError: wrong answer 2", "checks failed"),
+    ],
+    ids=["task-group", "group-class-of-its-own"],
+)
+def test_both_sides_name_one_exception_of_a_task_groups_failure(
+    task, runs, tmp_path, env, elsewhere, source, line, said, group
+):
     # verify's TaskGroup ended on a task's ValueError at line 5: Python prints an ExceptionGroup around it. The
     # sandbox's side (test-stdout.txt) named the sub-exception, ValueError, and the replay's the group,
-    # ExceptionGroup, in the text and in --json: two exceptions for one failure.
-    demo, trial = _separate_trial(task, runs, tmp_path, RAISES_IN_A_TASK_GROUP)
+    # ExceptionGroup, in the text and in --json: two exceptions for one failure. The same with a group of a class
+    # of the verifier's own (`class Checks(ExceptionGroup)`), which the replay named as `Checks: checks failed`.
+    demo, trial = _separate_trial(task, runs, tmp_path, source)
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
-    assert "ExceptionGroup" in data["local"]["stderr"], data["local"]["stderr"]
+    assert "ExceptionGroup" in data["local"]["stderr"] or "Checks" in data["local"]["stderr"], data["local"]
     path = str(demo / "tests" / "verifier.py")
-    assert data["sandbox"]["failure"]["line"] == 5 and data["local_failure"] == {"path": path, "line": 5}, data
+    assert data["sandbox"]["failure"]["line"] == line and data["local_failure"] == {"path": path, "line": line}, data
     sandbox = {step["name"]: step["detail"] for step in data["sandbox"]["phases"]}
     local = {step["name"]: step["detail"] for step in data["local_phases"]["phases"]}
-    assert sandbox["verify_called"] == local["verify_called"] == "ValueError: wrong answer 1", (sandbox, local)
-    assert data["local_phases"]["explanation"].startswith("verify raised ValueError: wrong answer 1:"), data
+    assert sandbox["verify_called"] == local["verify_called"] == said, (sandbox, local)
+    assert data["local_phases"]["explanation"].startswith(f"verify raised {said}:"), data
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
-    assert "unhandled errors in a TaskGroup" not in text.split("── sandbox: verifier/test-stdout.txt")[0], text
+    assert group not in text.split("── sandbox: verifier/test-stdout.txt")[0], text
 
 
 PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING = """\

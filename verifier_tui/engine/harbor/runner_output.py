@@ -186,19 +186,34 @@ def _uncoloured(text: str) -> str:
 def group_sub_exception(text: str, kind: str, message: str) -> tuple[str, str] | None:
     """``(type, message)`` of the report ``text`` reads when it is a
     sub-exception printed inside the last exception group whose own line is
-    ``kind: message`` (``ExceptionGroup``/``BaseExceptionGroup``, as the
-    runner's phase record names what raised), else None: a report that is not
-    one of the group's (an atexit callback's printed after it) does not stand
-    for what raised."""
-    if kind not in ("ExceptionGroup", "BaseExceptionGroup"):
-        return None
+    ``kind: message`` (as the runner's phase record names what raised: the
+    class's bare name, ``Checks`` of a verifier's ``class
+    Checks(ExceptionGroup)``, which Python prints with its module,
+    ``verifier.Checks: ...``), else None: a report that is not one of the
+    group's (an atexit callback's printed after it) does not stand for what
+    raised. Whether it was a group is what Python printed says (the own line
+    under a group's header), not the class's name."""
     report = parse_runner_output(text).traceback
     if report is None:
         return None
     lines = _report_lines(_uncoloured(text))  # the group's margin still on
     # the runner cuts a message at 500 characters (`...`); its first line is the group's own line's end
-    own = f"{kind}: {(message.splitlines() or [''])[0].removesuffix('...')}"
-    at = _last_index(lines, lambda line: _GROUP_MARK.match(line) is not None and _unmarked(line).startswith(own))
+    first_of_own = (message.splitlines() or [""])[0].removesuffix("...")
+
+    def own(at: int) -> bool:
+        said = _EXCEPTION_LINE.match(_unmarked(lines[at])) if _GROUP_MARK.match(lines[at]) is not None else None
+        if (
+            said is None
+            or said["type"].rsplit(".", 1)[-1] != kind
+            or not (said["message"] or "").startswith(first_of_own)
+        ):
+            return False
+        # A group's own line: its header, then only its frames (indented, Python 3.11's source lines bare), before it.
+        while at > 0 and _unmarked(lines[at - 1])[:1].isspace():
+            at -= 1
+        return at > 0 and _GROUP_MARK.match(lines[at - 1]) is not None and _unmarked(lines[at - 1]) == _GROUP_TRACEBACK
+
+    at = next((index for index in range(len(lines) - 1, -1, -1) if own(index)), None)
     if at is None:
         return None
     first = (report.exception_message.splitlines() or [""])[0]
