@@ -443,7 +443,7 @@ def parameter_row(name, kind, default, binding, source, passed):
 
 def write_phase(target, phase, status, details):
     """Append one --phases-to line: {"phase", "status", ...details}. A ``plan``
-    becomes rows as --explain shows them, an ``error`` its type and message.
+    becomes rows as --explain shows them, an ``error`` its type, message and frames.
     The file is closed at once, so the line is on disk before the run goes on
     (a run killed later, or ended by os._exit, still shows it). Informative
     like --explain-to: a line that cannot be written changes nothing."""
@@ -454,13 +454,26 @@ def write_phase(target, phase, status, details):
         if key == "plan":
             value = [parameter_row(*entry) for entry in value]
         elif key == "error":
-            value = _error_summary(value)
+            value = dict(_error_summary(value), frames=_frame_lines(value))
         line[key] = value
     try:
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, default=str) + "\n")
     except OSError:
         pass
+
+
+def _frame_lines(exc):
+    """Where ``exc`` was raised: its traceback's frames from the task's code on
+    (as stderr prints them), outermost first, the innermost 1,000 at most. A
+    report printed after it (an atexit callback's) is not this exception's:
+    the failing line is read here, not from stderr's last report."""
+    frames = []
+    tb = own_frames(exc)
+    while tb is not None:
+        frames.append({"file": tb.tb_frame.f_code.co_filename, "line": tb.tb_lineno})
+        tb = tb.tb_next
+    return frames[-1000:]
 
 
 def _error_summary(exc):

@@ -2106,8 +2106,18 @@ def test_the_replay_names_what_verify_raised_not_a_report_printed_after_it(task,
     # verify raised ValueError (the runner's phase record says so); an atexit callback then printed a bare report
     # of a KeyError: the replay's failed step named the KeyError, the last report in stderr, where the record names
     # what raised. Stderr's reading stands in for the record only for a group's sub-exception (the test above).
-    _demo, trial = _separate_trial(task, runs, tmp_path, PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING)
+    demo, trial = _separate_trial(task, runs, tmp_path, PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING)
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert "KeyError: forged" in data["local"]["stderr"], data["local"]["stderr"]
     local = {step["name"]: step["detail"] for step in data["local_phases"]["phases"]}
     assert local["verify_called"] == "ValueError: real", local
+    # Its failing line is the record's too (the record's own traceback), not the forged report's line 1: the same
+    # replay said `✗ ValueError: real` and `failed at verifier.py:1`.
+    path = str(demo / "tests" / "verifier.py")
+    assert data["local_failure"] == {"path": path, "line": 14}, data["local_failure"]
+    lines = tool(env, "run", trial.path, cwd=elsewhere).stdout.splitlines()
+    side = lines[next(i for i, line in enumerate(lines) if line.startswith("replay    ")) :]
+    side = side[: next(i for i, line in enumerate(side) if line.startswith("agreement"))]
+    assert f"          failed at {path}:14" in side, side
+    explained = next(i for i, line in enumerate(lines) if line.startswith("replay: verify raised ValueError: real"))
+    assert "fix the error at tests/verifier.py:14," in lines[explained + 1], lines[explained : explained + 2]

@@ -403,7 +403,7 @@ PHASE_LINE_SHAPE: dict[str, Any] = {
     "exit": int,
     "problem": str,
     "problems": [str],
-    "error": {"type": str, "message": str},
+    "error": {"type": str, "message": str, "frames": [{"file": str, "line": int}]},
 }
 
 _MISSING = object()

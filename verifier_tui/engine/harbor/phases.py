@@ -342,6 +342,23 @@ def _failed_detail(line: dict[str, Any], stderr: str) -> tuple[str, str | None, 
     return problem, None, problem
 
 
+def recorded_frames(result: RunResult) -> list[tuple[str, int]] | None:
+    """Where what raised was raised, as the runner's phase record says
+    (``(file, line)``, outermost first), when that record names the run's
+    failure (:func:`_failed_detail`'s rule: not a group whose sub-exception
+    stderr reads), else None: a report printed after it (an atexit
+    callback's) holds another exception's frames."""
+    from verifier_tui.engine.harbor.runner_output import group_sub_exception
+
+    failed = [line for line in result.phases or [] if isinstance(line, dict) and line.get("status") == "failed"]
+    error = failed[-1].get("error") if failed else None
+    if not isinstance(error, dict) or "frames" not in error:
+        return None  # no error, or a runner that records no frames: stderr's report is all there is
+    if group_sub_exception(result.stderr.text, str(error.get("type")), str(error.get("message") or "")):
+        return None
+    return [(str(frame["file"]), int(frame["line"])) for frame in error["frames"]]
+
+
 def local_phases(result: RunResult, *, where: str | None = None, task_root: Path | None = None) -> PhaseReport:
     """The replay's phases from ``result.phases`` (the runner's lines, paths
     mapped). ``where``: the failing line, for the advice. Paths in the task

@@ -20,7 +20,7 @@ from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
-from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
+from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, recorded_frames, where_they_part
 from verifier_tui.engine.harbor.replay import command_lacks_env, command_lacks_overlay
 from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
@@ -142,7 +142,12 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
         returned = (result.runner_verdict or {}).get("exit_code") == 0
     else:
         returned = result.outcome is Outcome.REWARD_WRITTEN
-    frames = [] if returned else report_frames(result.stderr.text, whole_only=True)
+    # Where the runner's phase record names what raised, its frames are the failing line's: a report printed after
+    # it (an atexit callback's, a forged one) is another's, as the replay's failed step names the record's exception.
+    recorded = None if returned else recorded_frames(result)
+    frames = (
+        [] if returned else recorded if recorded is not None else report_frames(result.stderr.text, whole_only=True)
+    )
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
