@@ -2056,6 +2056,23 @@ def verify(workspace):
 """
 
 
+# Python 3.11 and 3.12 print a sub-exception's message's second line bare, in column 0, inside the group.
+RAISES_A_GROUP_A_MESSAGE_OF_TWO_LINES_FIRST = """\
+def check(error):
+    raise error
+
+
+def verify(workspace):
+    problems = []
+    for error in (ValueError("wrong answer\\nsee above"), KeyError("k")):
+        try:
+            check(error)
+        except Exception as exc:
+            problems.append(exc)
+    raise ExceptionGroup("checks failed", problems)
+"""
+
+
 @pytest.mark.parametrize(
     ("source", "line", "said", "group"),
     [
@@ -2082,6 +2099,27 @@ def test_both_sides_name_one_exception_of_a_task_groups_failure(
     assert data["local_phases"]["explanation"].startswith(f"verify raised {said}:"), data
     text = tool(env, "run", trial.path, cwd=elsewhere).stdout
     assert group not in text.split("── sandbox: verifier/test-stdout.txt")[0], text
+
+
+# An interpreter whose printer writes a group's message's later lines bare, in column 0 (3.11.2; 3.11.7 puts the
+# margin on them, as 3.13 does).
+BARE_PRINTER = "/usr/bin/python3.11"
+
+
+@pytest.mark.skipif(not os.path.exists(BARE_PRINTER), reason=f"no {BARE_PRINTER} here")
+def test_a_groups_sub_exception_after_a_message_printed_bare_is_still_the_groups(tmp_path):
+    # The first check's message has two lines, the second printed bare in column 0 inside the group: the replay's
+    # reading took the group's end there, so its failed step named the group where the sandbox's side (which reads
+    # the group as _ungrouped does) named the KeyError.
+    from verifier_tui.engine.harbor.runner_output import group_sub_exception, parse_runner_output
+
+    script = tmp_path / "verifier.py"
+    script.write_text(RAISES_A_GROUP_A_MESSAGE_OF_TWO_LINES_FIRST + "\n\nverify(None)\n")
+    stderr = subprocess.run([BARE_PRINTER, str(script)], capture_output=True, text=True, check=False).stderr
+    assert "\nsee above\n" in stderr, stderr  # printed bare
+    report = parse_runner_output(stderr).traceback
+    assert report is not None and report.exception_type == "KeyError", stderr
+    assert group_sub_exception(stderr, "ExceptionGroup", "checks failed (2 sub-exceptions)") == ("KeyError", "'k'")
 
 
 PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING = """\

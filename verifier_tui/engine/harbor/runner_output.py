@@ -214,15 +214,15 @@ def group_sub_exception(text: str, kind: str, message: str) -> tuple[str, str] |
         return at > 0 and _GROUP_MARK.match(lines[at - 1]) is not None and _unmarked(lines[at - 1]) == _GROUP_TRACEBACK
 
     at = next((index for index in range(len(lines) - 1, -1, -1) if own(index)), None)
-    if at is None:
+    # Where the group ends is the reader's own rule (_group_spans), not a second one: Python 3.11 and 3.12 print a
+    # message's later lines bare in column 0 inside it, where the reader still reads the group.
+    end = next((end for start, end in _group_spans(lines)[1] if start < at < end), None) if at is not None else None
+    if at is None or end is None:
         return None
     first = (report.exception_message.splitlines() or [""])[0]
     last = f"{report.exception_type}: {first}" if report.exception_message else report.exception_type
-    for line in lines[at + 1 :]:
-        if line and _GROUP_MARK.match(line) is None and not line[0].isspace():
-            break  # the group's over (a report printed after it in column 0)
-        if _GROUP_MARK.match(line) is not None and _unmarked(line) == last:
-            return report.bare_type, report.exception_message
+    if any(_GROUP_MARK.match(line) is not None and _unmarked(line) == last for line in lines[at + 1 : end]):
+        return report.bare_type, report.exception_message
     return None
 
 
@@ -308,6 +308,11 @@ def _unmarked(line: str) -> str:
 
 
 def _ungrouped(lines: list[str]) -> list[str]:
+    """``lines`` with an exception group's report written as plain ones (:func:`_group_spans`)."""
+    return _group_spans(lines)[0]
+
+
+def _group_spans(lines: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
     """``lines`` with an exception group's report written as plain ones: its
     ``|`` and ``+`` markers taken off (a sub-exception's, a group's within it,
     are only indented further; a rule between them is a blank line), so each
@@ -325,8 +330,13 @@ def _ungrouped(lines: list[str]) -> list[str]:
     after which no line of the group comes (one cut short). A closing rule
     ends the whole group unless a further sub-exception's rule follows it:
     Python prints one closing rule for groups that end together, at the
-    innermost's margin (a nested group that is the last sub-exception)."""
+    innermost's margin (a nested group that is the last sub-exception).
+
+    Also, each group's span in ``lines`` (its header's index, and the index
+    after its last line): one line out for each line in."""
     out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
     closing: str | None = None  # the outermost group's closing rule's margin, while in a group
     goes_on_to = -1  # a blank line's look ahead found the group goes on to this line
     passed_over = False  # the group is one Python introduced as ending no run: kept as printed, none of it read
@@ -336,15 +346,18 @@ def _ungrouped(lines: list[str]) -> list[str]:
             header = _GROUP_HEADER.match(line)
             if header is not None:
                 closing = " " * (line.index("+") + 2) + "+"  # its sub-exceptions' rules are 2 columns in
+                start = index
                 # A thread's group (`Exception in thread ...:` before it): its sub-exceptions, each a report of
                 # its own once the margin is off, would be read as the run's as much as the group's own.
                 passed_over = bool(out) and _ends_no_run(out[-1], lines[index + 1 : index + 2])
         elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
+            spans.append((start, index))
         elif index > goes_on_to and not line.strip():
             found = _group_goes_on(lines, index, closing[:-3])
             if found is None:
                 closing = None
+                spans.append((start, index))
             else:
                 goes_on_to = found
         if closing is None:
@@ -356,9 +369,12 @@ def _ungrouped(lines: list[str]) -> list[str]:
             ending = rest and set(rest) == {"-"} and line.startswith(closing[:-1])  # +------, at any depth
             if ending and not (index + 1 < len(lines) and _NEXT_RULE.match(lines[index + 1])):
                 closing = None
+                spans.append((start, index + 1))
             line = "" if rest.startswith("-") else rest.removeprefix(" ")  # +-+---- 1 ----, +------: rules
         out.append(printed if passed_over else line)
-    return out
+    if closing is not None:
+        spans.append((start, len(lines)))  # cut short: the group runs to the text's end
+    return out, spans
 
 
 def _group_goes_on(lines: list[str], blank: int, margin: str) -> int | None:
