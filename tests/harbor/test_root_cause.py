@@ -17,6 +17,7 @@ from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
     harbor_masked_failure_log,
+    make_job,
     planted_trial,
     sandbox_trial,
     timed_out_trial,
@@ -175,3 +176,19 @@ def test_a_frame_the_trial_wrote_never_maps_to_a_file_outside_the_task_or_worksp
     data = json.loads(tool(env, "run", trial.path, "--json", cwd=runs).stdout)
     frames = data["sandbox"]["frames"]
     assert frames and frames[0]["sandbox_path"] == frame and frames[0]["path"] is None
+
+
+def test_an_infinite_recorded_reward_is_no_number_in_the_trial_view(task, runs, tmp_path, env):
+    """A trial whose result.json records the reward Infinity (another writer's:
+    Harbor's verifier never scores a reward that is not finite): the job overview
+    and compare say ``reward not a number``, but the trial view said ``root cause
+    none: Harbor scored inf`` and ``sandbox inf``, a trial scored and fine."""
+    job = make_job(runs / "jobs" / "inf", {"demo__a1": dict(task=task("demo"), rewards={"reward": 0.5})})
+    result = json.loads((job / "demo__a1" / "result.json").read_text())
+    result["verifier_result"]["rewards"] = {"reward": float("inf")}  # json.dumps writes Infinity
+    (job / "demo__a1" / "result.json").write_text(json.dumps(result))
+    lines = lines_of(tool(env, "run", job / "demo__a1", cwd=tmp_path))
+    cause = next(line for line in lines if line.startswith("root cause"))
+    sandbox = next(line for line in lines if line.startswith("sandbox "))
+    assert "Harbor scored" not in cause and "reward not a number" in cause, lines
+    assert "reward not a number" in sandbox, lines

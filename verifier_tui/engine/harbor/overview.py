@@ -41,7 +41,7 @@ from verifier_tui.engine.task.target import CONFIG, kind_within
 from verifier_tui.engine.verdict import reward_pairs
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from datetime import datetime
     from decimal import Decimal
     from typing import Any
@@ -288,9 +288,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = AGENT_FAILED
     elif not rewards:
         outcome = NO_REWARD
-    elif not all(isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)) for v in rewards.values()):
-        # NaN and Infinity too (another writer's: Harbor's verifier refuses a reward that is not finite, and
-        # its result.json writes null): NaN is below nothing (`nan >= 1` is not), Infinity passed nothing Harbor scored
+    elif not rewards_are_numbers(rewards):
         outcome = NOT_A_NUMBER
     elif all(v >= 1 for v in rewards.values()):
         outcome = PASSED
@@ -324,6 +322,14 @@ def read_trial_row(folder: Path) -> TrialRow:
         task_config=json.dumps(task, sort_keys=True, default=str),
         task_recorded=bool(recorded),
     )
+
+
+def rewards_are_numbers(rewards: Mapping[str, Any]) -> bool:
+    """Whether each recorded reward is a number Harbor scores: NaN and Infinity are
+    not (another writer's: Harbor's verifier refuses a reward that is not finite, and
+    its result.json writes null). NaN is below nothing (``nan >= 1`` is not), Infinity
+    passed nothing Harbor scored: both end as :data:`NOT_A_NUMBER`, on every face."""
+    return all(isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)) for v in rewards.values())
 
 
 def _task_key(row: TrialRow) -> str:

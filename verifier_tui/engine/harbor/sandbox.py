@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
-from verifier_tui.engine.harbor.overview import NOT_FINISHED
+from verifier_tui.engine.harbor.overview import NOT_A_NUMBER, NOT_FINISHED, rewards_are_numbers
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
@@ -345,6 +345,13 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
     if failure is not None:
         return HarborVerdict(None, failure.type, failure.message, facts.verifier_exception_source or "result.json")
     if step.rewards is not None:
+        if not rewards_are_numbers(step.rewards):
+            # Infinity or NaN, another writer's: Harbor's verifier never scores one (it raises
+            # VerifierOutputParseError), so it is no score, as the job overview and compare say.
+            recorded = _describe(step.rewards, None)
+            return HarborVerdict(
+                None, NOT_A_NUMBER, f"result.json records {recorded}, which Harbor never scores", "result.json"
+            )
         return HarborVerdict(dict(step.rewards), None, "recorded in result.json", "result.json")
     if facts.verifier_ran is False or facts.verifier_disabled:
         if facts.verifier_disabled:
