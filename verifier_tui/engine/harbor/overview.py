@@ -497,6 +497,8 @@ NO_NUMBER = "no number ({})"
 RECORDED_NULL = "its result.json records null"
 #: Why, when finite rewards' sum passed the largest float (:data:`OVERFLOWED`).
 OVERFLOWS = "Harbor's sum overflows to {}; " + RECORDED_NULL
+#: Why, when a job's result.json records a mean that is an integer past any float (another writer's).
+TOO_LARGE = "an integer too large for a float"
 #: A mean a job's result.json records as null, as the jobs list says it.
 NULL_MEAN = NO_NUMBER.format(RECORDED_NULL)
 #: The :func:`mean_errors` figures of finite rewards whose sum overflowed: a
@@ -1051,16 +1053,19 @@ def read_job_summary(folder: Path) -> JobSummary:
     for key, group in evals.items():
         metrics = group.get("metrics") if isinstance(group, dict) else None
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
-        # reward_float: an integer past any float (JSON has no bound) is an infinity, never an OverflowError;
         # null is what pydantic writes for Harbor's inf or nan (a sum past the largest float): no number, kept.
-        # A float the file writes NaN or Infinity (1e999) is no number either, and said as written: --json's
-        # means hold null for it, as documented, never the string "nan".
-        numbers: dict[str, float | None] = {
-            k: None if v is None or (isinstance(v, float) and not math.isfinite(v)) else reward_float(v)
-            for k, v in first.items()
-            if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-        }
-        odd = {k: json.dumps(v) for k, v in first.items() if isinstance(v, float) and not math.isfinite(v)}
+        # A float the file writes NaN or Infinity (1e999), or an integer past any float (JSON has no bound;
+        # reward_float makes it an infinity, never an OverflowError), is no number either, and said as
+        # written: --json's means hold null for it, as documented, never the string "inf".
+        numbers: dict[str, float | None] = {}
+        odd: dict[str, str] = {}
+        for k, v in first.items():
+            if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)):
+                continue
+            figure = None if v is None else reward_float(v)
+            numbers[k] = figure if figure is None or math.isfinite(figure) else None
+            if figure is not None and numbers[k] is None:
+                odd[k] = json.dumps(v) if isinstance(v, float) else TOO_LARGE
         if numbers:
             means[str(key)] = numbers
         if odd:
