@@ -89,7 +89,8 @@ def test_output_the_trial_does_not_hold_is_never_said_empty(how, trial, env, tmp
     sandbox's steps said ``test-stdout.txt is empty and no reward file was
     written ... so it did not run to the end``, of output nobody read, beside
     ``Harbor scored 1.0``. They say it was not read, so how far the runner got
-    is not known."""
+    is not known; and never that no reward file ``was written`` beside the note
+    that verifier/ changed after the run (Harbor read one): none is there now."""
     folder = trial.path / "verifier"
     if how == "test-stdout a fifo":
         for name in os.listdir(folder):
@@ -105,6 +106,9 @@ def test_output_the_trial_does_not_hold_is_never_said_empty(how, trial, env, tmp
     said = done.stdout.split("\nsandbox: ", 1)[1].splitlines()[0]
     assert "is empty" not in said and "did not run to the end" not in said, said
     assert said.endswith("so how far the runner got is not known"), said
+    assert "was written" not in said, said
+    if how == "test-stdout a fifo":
+        assert said.startswith("no reward file is in the trial now"), said
     data = json.loads(command(env, "run", trial.path, "--json", "--python", PY, cwd=tmp_path).stdout)
     assert "is empty" not in data["sandbox"]["phase_explanation"], data["sandbox"]["phase_explanation"]
 

@@ -665,7 +665,8 @@ def sandbox_phases(
     if unread is not None:
         # Output nobody read is not empty output: "it did not run to the end" would be said of it beside a
         # reward Harbor recorded, and of a trial that merely lost its verifier/ folder (git drops empty folders).
-        rewards = "" if verdict is None else "no reward file was written, and "
+        # "Is in the trial now", not "was written": Harbor may have read one that went later (verifier/ changed).
+        rewards = "" if verdict is None else "no reward file is in the trial now, and "
         return _report(
             None,
             UNKNOWN,
