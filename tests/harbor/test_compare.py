@@ -352,6 +352,24 @@ def test_a_trial_that_cannot_be_read_is_never_paired_nor_read_through_its_link(e
     assert data["a"]["outcomes"] == {"passed": 1, "cannot be read": 1}
 
 
+@pytest.mark.parametrize("text", ["{not json}", "[1, 2]"])
+def test_a_trial_whose_result_json_is_not_harbors_is_never_paired(env, runs, task, tmp_path, text):
+    """A trial whose result.json is not JSON (or a JSON list, or 1 GB) is noted
+    "not a file Harbor writes", yet was paired as ``not finished``, last: compare
+    said ``alpha__a0 · not finished → alpha__b1 ✓ passed``, a flip of a trial whose
+    ending is not known. It is counted and never paired, as one that cannot be read."""
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a0": passed, "alpha__a1": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b0": passed, "alpha__b1": passed})
+    (a / "alpha__a0" / "result.json").write_text(text)
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert "no trial's outcome flipped (trials paired in the order they started)" in lines, lines
+    assert any(line.startswith("note: A: alpha__a0: result.json ") for line in lines), lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["flipped"] == 0 and data["tasks"][0]["flipped"] == [], data["tasks"][0]["flipped"]
+
+
 def test_a_folder_of_a_job_that_is_no_trial_is_said_left_out_not_dropped(env, runs, task, tmp_path):
     # A link in a job (whoever wrote the job may point it anywhere) is never
     # followed, a folder that is no trial is no trial: each is left out of the

@@ -11,8 +11,8 @@ them when a task has no digest.
 Harbor names a trial ``<task>__<random>``, so nothing pairs one job's third
 attempt at a task with the other's: trials are paired in the order they
 started (then by name), the first with the first. A flip is a pair whose
-outcomes differ; a trial without a counterpart, or that cannot be read, is
-counted, never paired.
+outcomes differ; a trial without a counterpart, or that cannot be read, or
+whose result.json is not Harbor's, is counted, never paired.
 """
 
 from __future__ import annotations
@@ -240,12 +240,14 @@ def _trial_json(row: TrialRow) -> dict[str, Any]:
 
 
 def _order(rows: list[TrialRow]) -> list[TrialRow]:
-    """The trials to pair, in the order they started. One that cannot be read
-    is left out: how it ended is not known, so no flip can be said of it. One
+    """The trials to pair, in the order they started. One that cannot be read,
+    or whose result.json is no file Harbor writes (not JSON, a JSON list, too
+    big: counted as not finished, and noted), is left out: how it ended is not
+    known, so no flip can be said of it. One
     with no start time (Harbor writes result.json when a trial ends, so the
     trial it was running when killed has none) comes after the rest: it is the
     latest started, and put first it would shift every other pair by one."""
-    known = (r for r in rows if r.outcome != UNREADABLE)
+    known = (r for r in rows if r.outcome != UNREADABLE and not r.result_unusable)
     return sorted(known, key=lambda r: (r.started_at is None, r.started_at or _EARLIEST, r.name))
 
 
