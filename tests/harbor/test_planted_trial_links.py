@@ -188,6 +188,42 @@ def test_a_captured_app_whose_manifest_leads_out_of_the_trial_is_said_so(private
     assert SECRET not in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("how", ["a link", "a file", "no destination"])
+def test_a_captured_app_the_manifest_puts_in_artifacts_is_said_as_what_is_there(how, private, env, tmp_path):
+    """A manifest destination ``app``, relative to ``artifacts/`` (accepted, as
+    one relative to the trial folder is), where ``artifacts/app`` is a link or a
+    file: the replay said ``app is missing``, of the other place it never found
+    it in. With no destination it said ``the trial's /app is no folder of its
+    own``, /app being the sandbox's path, no place in the trial."""
+    runs = tmp_path / "runs"
+    task = make_task(runs / "tasks" / "demo", PRINTS_APP)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, task, tmp_path / "scratch", workspace={"hello.txt": "hi"}, capture=True)
+    trial = job / "demo__aaaaaaa"
+    destination = {"a link": "app", "a file": "app", "no destination": ""}[how]
+    manifest = trial / "artifacts" / "manifest.json"
+    entries = [
+        entry | {"destination": destination} if entry["source"] == "/app" else entry
+        for entry in json.loads(manifest.read_text())
+    ]
+    manifest.write_text(json.dumps(entries))
+    if how == "a link":
+        plant(trial / "artifacts" / "app", private)
+    elif how == "a file":
+        shutil.rmtree(trial / "artifacts" / "app")
+        (trial / "artifacts" / "app").write_text("not a folder\n")
+    done = run_tool(env, "run", trial, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = {
+        "a link": "the trial's artifacts/app is no folder of its own: app is a link to private: not read here",
+        "a file": "the trial's artifacts/app is no folder of its own: app is a file, not a folder",
+        "no destination": "the manifest gives no destination for the /app Harbor collected",
+    }[how]
+    assert said in done.stdout, done.stdout
+    assert "is missing" not in done.stdout and "the trial's /app" not in done.stdout, done.stdout
+    assert SECRET not in done.stdout + done.stderr
+
+
 def test_a_trial_folder_of_a_job_planted_as_a_link_is_never_read(job, private, env, tmp_path):
     elsewhere = tmp_path / "elsewhere" / "evil__aaaaaaa"
     shutil.copytree(job / TRIAL, elsewhere)

@@ -65,7 +65,10 @@ class HarborFolderError(Exception):
 @record(frozen=True)
 class ManifestEntry:
     """One entry of ``artifacts/manifest.json`` (``ArtifactManifestEntry``).
-    ``path`` is ``destination`` resolved on disk, or None when not there."""
+    ``path`` is ``destination`` resolved on disk, or None when not there;
+    ``looked_at`` is the place read for it that is to be described (where
+    something is, a link or a file too, else the first place looked), None
+    without a destination."""
 
     source: str
     destination: str
@@ -73,6 +76,7 @@ class ManifestEntry:
     status: str
     exclude: tuple[str, ...] | None
     path: Path | None
+    looked_at: Path | None = None
 
 
 @record(frozen=True)
@@ -479,12 +483,12 @@ def read_manifest(folder: Path, trial: Path) -> tuple[JsonFile, tuple[ManifestEn
         if not isinstance(item, dict) or not isinstance(item.get("source"), str):
             continue
         destination = str(item.get("destination") or "")
-        path = None
-        for base in (folder, folder / "artifacts"):
-            candidate = (base / destination) if destination else None
-            if candidate is not None and isinstance(look(candidate, trial), os.stat_result):
-                path = candidate
-                break
+        places = [base / destination for base in (folder, folder / "artifacts")] if destination else []
+        found = [(place, look(place, trial)) for place in places]
+        path = next((place for place, what in found if isinstance(what, os.stat_result)), None)
+        # What is not a folder is said of where it is (artifacts/app a link), never of the other place ("missing")
+        there = (place for place, what in found if isinstance(what, Read) and what.state != "missing")
+        looked_at = path or next(there, None) or next(iter(places), None)
         exclude = item.get("exclude")
         entries.append(
             ManifestEntry(
@@ -494,6 +498,7 @@ def read_manifest(folder: Path, trial: Path) -> tuple[JsonFile, tuple[ManifestEn
                 status=str(item.get("status") or ""),
                 exclude=tuple(str(e) for e in exclude) if isinstance(exclude, list) else None,
                 path=path,
+                looked_at=looked_at,
             )
         )
     return manifest, tuple(entries)

@@ -188,10 +188,15 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
                 )
             else:  # the folder itself gone since it was opened is no fault of the trial's
                 # what is there said as what it is (a link, a place out of the trial, a file, nothing), which
-                # "a link, or no folder" never told apart, and was neither for a destination out of the trial
-                where = step.artifacts_dir.parent / entry.destination  # destinations are relative to this folder
-                what = _what_is_there(where, step.trial_path) if entry.destination else "the manifest gives none"
-                why = trial.gone() or f"the trial's {entry.destination or '/app'} is no folder of its own: {what}"
+                # "a link, or no folder" never told apart, and was neither for a destination out of the trial;
+                # of the place read_manifest looked at (the trial's folder or artifacts/), never another
+                where = entry.looked_at
+                why = trial.gone() or (
+                    f"the manifest gives no destination for the {APP} Harbor collected"
+                    if where is None
+                    else f"the trial's {os.path.relpath(where, step.trial_path)} is no folder of its own: "
+                    f"{_what_is_there(where, step.trial_path)}"
+                )
             return WorkspaceInput(None, None, Advice(why, STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"
