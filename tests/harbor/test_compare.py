@@ -566,7 +566,8 @@ def test_a_nan_reward_is_not_said_below_1(env, runs, task, tmp_path):
     (a / "beta__a1" / "result.json").write_text(json.dumps(result))
     b = make_job(runs / "jobs" / "one", {"beta__b1": dict(task=beta, rewards={"reward": 1.0})})
     lines = compare_lines(env, (a, b), tmp_path)
-    assert "  beta: beta__a1 ✗ reward not a number (nan) → beta__b1 ✓ passed" in lines, lines
+    # the reward as JSON writes it, as the mean beside it says it: never (nan) beside (NaN)
+    assert "  beta: beta__a1 ✗ reward not a number (NaN) → beta__b1 ✓ passed" in lines, lines
     assert ["beta", "0/1", "no", "number", "(NaN)", "1/1", "1.000", "-", "1"] in [line.split() for line in lines]
     overview = run_tool(env, "run", a, cwd=tmp_path)
     no_traceback(overview)
@@ -593,7 +594,8 @@ def test_an_infinite_reward_is_not_said_to_pass(env, runs, task, tmp_path):
     (a / "beta__a1" / "result.json").write_text(json.dumps(result))
     b = make_job(runs / "jobs" / "one", {"beta__b1": dict(task=beta, rewards={"reward": 0.0})})
     lines = compare_lines(env, (a, b), tmp_path)
-    assert "  beta: beta__a1 ✗ reward not a number (inf) → beta__b1 · reward below 1 (0.0)" in lines, lines
+    # the reward as JSON writes it, as the header and mean column say it: never (inf) beside (Infinity)
+    assert "  beta: beta__a1 ✗ reward not a number (Infinity) → beta__b1 · reward below 1 (0.0)" in lines, lines
     assert "only A passes: alpha" in lines, lines  # alpha, in A alone; never beta
     overview = run_tool(env, "run", a, cwd=tmp_path)
     no_traceback(overview)

@@ -147,9 +147,11 @@ class TrialRow:
 def _number(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
-    if not isinstance(value, (int, float)):
-        return json.dumps(value)  # "1.0" quoted: never taken for the number
-    if (isinstance(value, int) or math.isfinite(value)) and abs(value) >= LONG:  # (inf and nan as .4g writes them)
+    if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+        # "1.0" quoted: never taken for the number; NaN and Infinity as the file holds them, as the mean of
+        # such a reward is said (mean_errors), never Python's nan and inf beside it
+        return json.dumps(value)
+    if abs(value) >= LONG:
         # A float as an integer (.1f wrote all 309 digits of 1e308, 401 digits filled the trials table): one way.
         return count_words(value)
     if isinstance(value, float):
