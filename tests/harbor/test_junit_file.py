@@ -4,6 +4,7 @@ otherwise (a full disk) after the table, which is never lost."""
 
 from __future__ import annotations
 
+import json
 import signal
 import textwrap
 import time
@@ -142,3 +143,27 @@ def test_a_trials_notes_are_in_its_junit_case_as_under_the_table(task, runs, tmp
     said = out.text if out is not None and out.text else ""
     # (the table says the link's target from where the command ran; the report, read elsewhere, says it whole)
     assert f"reward.txt is a link to {mine}: " in said and "cannot be checked against it" in said, said
+
+
+def test_a_trials_note_is_one_line_in_its_junit_case(task, runs, tmp_path, env):
+    """A trial whose result.json records a reward keyed ``a`` newline ``b``,
+    which its reward files do not bear out: the note saying so broke across
+    lines in the JUnit case (its notes were joined as read, not put on one line
+    as every other face says them), so a CI page showed half a note, and a
+    line of the trial's making; so did its failure's message and text."""
+    job = a_job(task, runs, tmp_path)
+    trial = next(path for path in job.iterdir() if path.is_dir())
+    result = json.loads((trial / "result.json").read_text())
+    result["verifier_result"]["rewards"] = {"a\nb": 1.0}
+    (trial / "result.json").write_text(json.dumps(result))
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", job, "--junit", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    [case] = ET.parse(report).getroot().iter("testcase")
+    out = case.find("system-out")
+    said = out.text if out is not None and out.text else ""
+    assert "result.json recorded" in said, said
+    assert not any(line.startswith("b=") for line in said.splitlines()), said
+    failure = case.find("failure")
+    assert failure is not None and "\n" not in failure.get("message", ""), ET.tostring(case)
+    assert not any(line.startswith("b ") for line in (failure.text or "").splitlines()), failure.text

@@ -887,11 +887,13 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.words.trial import not_passed
 
-    failure = None if row.same is True else (not_passed(row.word, row.sentence), "\n".join(row.differences))
+    # Each line on one line, as every face says it: a reward key named a\nb never breaks a line in two.
+    why = (one_line(not_passed(row.word, row.sentence)), "\n".join(one_line(d) for d in row.differences))
+    failure = None if row.same is True else why
     name = row.name.removeprefix(f"{row.job}/") if row.job else row.name  # the job is its classname
     # What in the trial's own files could not be read or does not bear out result.json (a reward file that is a
     # link), as under the table: passing or not, a CI page that shows only the report would never see it.
-    notes = "\n".join(row.notes)
+    notes = "\n".join(one_line(note) for note in row.notes)
     return JunitCase(job, name, f"{row.duration_s:.3f}", failure, stdout=notes, stderr=row.stderr_tail)
 
 
