@@ -175,10 +175,12 @@ def test_a_trial_with_anything_in_place_of_one_file_is_accounted_for_in_its_jobs
     real = (trial_folder / name).read_bytes() if (trial_folder / name).is_file() else b""
     put(job / "demo__bbbbbbb" / name, data.draw(contents(real)))
     ours, theirs = bounded(read_overviews, job, job)
-    for note in ours.notes:
-        one_line(note)
+    assert not any("\n" in note for note in ours.notes), ours.notes  # each note a line of its own
+    named = {note.split(":")[0] for note in ours.notes}
     rows = {row.name for row in ours.rows}
-    assert rows | {note.split(":")[0] for note in ours.notes} >= {"demo__aaaaaaa", "demo__bbbbbbb"}, "a trial was lost"
+    assert rows | named >= {"demo__aaaaaaa", "demo__bbbbbbb"}, "a trial was lost"
+    # a trial whose result.json is of no use is counted (cannot be read, not finished) and said why, by name
+    assert {row.name for row in ours.rows if row.result_unusable} <= named, ours.notes
     assert ours.total == len(rows) and sum(n for _outcome, n in ours.counts()) == ours.total
     json.dumps(ours.to_json())
     comparison = compare(Compared(job, "A", ours), Compared(job, "B", theirs))
