@@ -193,6 +193,28 @@ async def test_f_with_no_task_that_differs_says_none_does(runs, task):
         assert "differ: none" not in text_of(app, "#job-header") and len(rows(app, "#job-tasks")) == 1
 
 
+async def test_t_on_a_task_with_no_flip_says_none_flipped(jobs):
+    """t on a task none of whose trials flipped (gamma, in B alone) left the flips
+    table empty under "showing task gamma", as if the comparison had not been
+    read; the flips shown for the task are counted."""
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await compared(app, pilot, "model-a", "model-b")
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        tasks.move_cursor(row=[r[0] for r in rows(app, "#job-tasks")].index("gamma"))
+        await pilot.press("t")
+        await pilot.pause()
+        assert rows(app, "#job-trials") == []
+        assert "showing task gamma: no trial flipped · sorted" in text_of(app, "#job-header"), text_of(
+            app, "#job-header"
+        )
+        tasks.move_cursor(row=[r[0] for r in rows(app, "#job-tasks")].index("alpha"))
+        await pilot.press("t", "t")  # off, then on alpha
+        await pilot.pause()
+        assert len(rows(app, "#job-trials")) == 1
+        assert "showing task alpha: 1 trial flipped · sorted" in text_of(app, "#job-header")
+
+
 async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differences(runs, task):
     """alpha: one key, +0.5; beta: B higher on key b only; gamma: different keys, both passed; delta: the same."""
     alpha, beta, gamma, delta = (task(name) for name in ("alpha", "beta", "gamma", "delta"))

@@ -190,6 +190,10 @@ class CompareScreen(TasksScreen):
         what = "showing " + (", ".join(shown) if shown else "every task")
         if shown and comparison is not None and comparison.tasks and not self._rows(comparison):
             what += ": none"  # an empty table under a filter reads as a comparison not read yet
+        elif self.task_filter and comparison is not None:
+            # the flips shown, counted: an empty flips table under t reads as a comparison not read yet too
+            n = sum(len(t.flips) for t in self._rows(comparison) if t.task == self.task_filter)
+            what += f": {n} trial{'s' * (n != 1)} flipped" if n else ": no trial flipped"
         lines.append(
             self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
         )
