@@ -137,6 +137,8 @@ def test_a_result_json_config_of_another_json_kind_is_no_traceback(trial, env, t
     for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path]):
         done = command(env, *args, "--python", PY, cwd=tmp_path)
         assert done.returncode in (0, 1), (args, done.stdout, done.stderr)
+        if args[0] != "test":
+            assert "task found at runs/tasks/demo" in done.stdout, (args, done.stdout)
 
 
 @pytest.mark.parametrize("name", ["result.json", "config.json"])

@@ -27,7 +27,6 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
-from verifier_tui.words.trial import NO_JOBS, NOT_FOR_TRIALS, only_for_trials
 
 if TYPE_CHECKING:
     import argparse
@@ -59,8 +58,13 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     if not args.target.harbor:
         given = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
         if given:
+            from verifier_tui.words.trial import only_for_trials
+
             return _fail(only_for_trials(given, args.path))
         return None
+    # Imported here, as the rest of words.trial in this module: a task's run never loads the trial words.
+    from verifier_tui.words.trial import NOT_FOR_TRIALS
+
     refuse = _fail if command != "test" else (lambda message: _refused_test(args, message))
     if command == "test" and getattr(args, "step", None) is not None:
         return refuse("--step: test replays every step of every trial; --step is for a task, or one trial's run")
@@ -215,7 +219,7 @@ def show_job_without_trial(args: argparse.Namespace) -> int | None:
 
 def print_jobs(folder: Path, as_json: bool, command: str) -> None:
     from verifier_tui.engine.harbor.overview import read_jobs
-    from verifier_tui.words.trial import folder_notes
+    from verifier_tui.words.trial import NO_JOBS, folder_notes
 
     problems: list[str] = []  # a link, a stray folder: said as test JOBS says them
     jobs = read_jobs(folder, notes=problems)

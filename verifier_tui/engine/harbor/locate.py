@@ -116,8 +116,7 @@ def git_task_cache_dir(git_url: str, git_commit_id: str | None, path: str, cache
 def run_folder(trial: Trial) -> Path | None:
     """The folder Harbor ran in: ``trial_uri`` minus ``<trials_dir>/<trial_name>``."""
     uri = trial.result.text("trial_uri")
-    # (result.json's copy of the config, where config.json names none: either may hold anything)
-    trials_dir = trial.config.text("trials_dir") or trial.result.text("config", "trials_dir")
+    trials_dir = _trials_dir(trial)
     if uri is None or not uri.startswith("file://") or trials_dir is None:
         return None
     from urllib.parse import unquote, urlparse
@@ -128,10 +127,16 @@ def run_folder(trial: Trial) -> Path | None:
 
 def moved_run_folder(trial: Trial) -> Path | None:
     """Where that folder is now, if the trial still sits at ``<trials_dir>/<trial_name>`` below it."""
-    trials_dir = trial.config.text("trials_dir")
+    trials_dir = _trials_dir(trial)
     if trials_dir is None:
         return None
     return _strip_tail(PurePosixPath(trial.path), PurePosixPath(trials_dir) / trial.path.name)
+
+
+def _trials_dir(trial: Trial) -> str | None:
+    """config.json's ``trials_dir``; where it names none as a string, result.json's copy of the config
+    (either file may hold anything: a value of another kind is no folder)."""
+    return trial.config.text("trials_dir") or trial.result.text("config", "trials_dir")
 
 
 def _strip_tail(path: PurePosixPath, tail: PurePosixPath) -> Path | None:

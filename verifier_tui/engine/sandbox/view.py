@@ -37,7 +37,10 @@ if TYPE_CHECKING:
 # Where the sandbox puts things (harbor-trials.md: the shim's command line,
 # Harbor's reward folder). The tool's own inputs and outputs (a case's task
 # data and response, the runner's explanation) are at INPUTS, which no
-# Harbor sandbox has: it is named so no task would use it.
+# Harbor sandbox has: it is named so no task would use it. APP and TESTS are
+# Harbor's own paths, not a choice of ours: engine/harbor reads a trial's
+# manifest and test-stdout.txt by them (a task's test.sh may move the workspace
+# of a run, never what Harbor collected as /app).
 APP = "/app"
 TESTS = "/tests"
 REWARD = "/logs/verifier"

@@ -25,7 +25,7 @@ from verifier_tui.engine.coverage import (
 )
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.task.cases import case_order
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter
@@ -165,7 +165,7 @@ class CoverageScreen(KeyedScreen):
         # the verifier first, then its helpers by path
         for path in sorted(union, key=lambda p: (p != self.verifier, str(p))):
             file = union[path]
-            options.append(Option(content((self.fmt.path(path), "bold $text-primary")), disabled=True))
+            options.append(Option(content((self.fmt.path(path), HEAD)), disabled=True))
             self.rows.append((path, 1))
             for number, text in enumerate(source_lines(path), start=1):
                 reached = sum(path in run and number in run[path].executed for run in runs.values())

@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_files import FileView
     from verifier_tui.tui.trial_display import TrialDisplay
 
-STYLES = {"head": "bold $text-primary", "muted": "$text-muted", "warn": "$warning", "text": ""}
+STYLES = {"head": HEAD, "muted": MUTED, "warn": "$warning", "text": ""}
 #: Views read from their end: where a log says how the trial ended.
 FROM_THE_END = ("trial_log", "exception", "agent")
 
