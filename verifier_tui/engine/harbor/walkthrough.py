@@ -142,12 +142,14 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
         returned = (result.runner_verdict or {}).get("exit_code") == 0
     else:
         returned = result.outcome is Outcome.REWARD_WRITTEN
-    # Where the runner's phase record names what raised, its frames are the failing line's: a report printed after
-    # it (an atexit callback's, a forged one) is another's, as the replay's failed step names the record's exception.
-    recorded = None if returned else recorded_frames(result)
-    frames = (
-        [] if returned else recorded if recorded is not None else report_frames(result.stderr.text, whole_only=True)
-    )
+    frames = [] if returned else report_frames(result.stderr.text, whole_only=True)
+    # Where stderr holds a report and the runner's phase record names what raised, the record's frames are the
+    # failing line's: a report printed after it (an atexit callback's, a forged one) is another's, as the replay's
+    # failed step names the record's exception. No report, no line: a test.sh that readies what the runner alone
+    # lacked ended well, whatever the runner alone's record says.
+    recorded = recorded_frames(result) if frames else None
+    if recorded is not None:
+        frames = recorded
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
