@@ -190,7 +190,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def _refuse_a_tasks_settings(config: pytest.Config) -> None:
-    """pytest's settings from an ini file in a task (or a Harbor trial),
+    """pytest's settings from an ini file in a task (or a Harbor trial) given to ``--verifier-cases``,
     unless chosen with ``-c`` typed for this run: refused. pytest looks for
     them from the paths it is given, before any plugin is loaded, and then
     takes the path after
@@ -204,11 +204,16 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
     ini = config.inipath
     if ini is None or not config.inicfg or _typed(config, "-c", "--config-file"):
         return
-    from verifier_tui.engine.task.kinds import looks_like_task
     from verifier_tui.words.paths import here
 
     where = Path(os.path.abspath(ini)).parent
-    if any(looks_like_task(folder) for folder in [where, *where.parents]) or _in_a_trial(where):
+    base = config.invocation_params.dir
+    given = config.known_args_namespace.verifier_cases
+    # Only a file inside a task (trial) given to --verifier-cases is its author's: a folder above the paths
+    # given that merely looks like a task (the user's own repo, with a tests/test.sh of its own) holds the
+    # user's settings, found from where they run pytest.
+    owners = [owner for one in given if one and (owner := _given_own(base / one)) is not None]
+    if any(_is_or_holds_unresolved(owner, where) or _is_or_holds(owner, where) for owner in owners):
         raise pytest.UsageError(
             f"{here(ini, config.invocation_params.dir)}: pytest's settings came from this file of a task, its "
             "author's (pytest finds them from the folder it runs in and the paths given, the one after "
@@ -216,6 +221,25 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
             "run already); write --verifier-cases=PATH as one word and run from outside the task, or choose your "
             "own settings with -c FILE"
         )
+
+
+def _given_own(path: Path) -> Path | None:
+    """The folder a path given to ``--verifier-cases`` makes the plugin's
+    own: the path itself when it is a task, the trial it is or lies in;
+    None for a folder of tasks (or a job)."""
+    from verifier_tui.engine.task.kinds import looks_like_task
+
+    where = Path(os.path.abspath(path))
+    with contextlib.suppress(OSError):
+        if looks_like_task(where):
+            return where
+        return next((folder for folder in [where, *where.parents] if _is_trial(folder)), None)
+    return None
+
+
+def _is_or_holds_unresolved(given: Path, folder: Path) -> bool:
+    """Whether the folder ``given`` is ``folder`` or holds it, by their paths (links not followed)."""
+    return folder == given or given in folder.parents
 
 
 def _search_starts(config: pytest.Config, args: list[str]) -> list[Path]:

@@ -560,6 +560,21 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     assert not written.exists()
 
 
+@pytest.mark.parametrize("given", [["--verifier-cases", "tasks"], ["--verifier-cases=tasks"]], ids=["two", "one"])
+def test_the_users_own_ini_in_a_repo_shaped_as_a_task_is_the_users(pytester, given):
+    """A repo of the user's with ``tests/test.sh`` of its own (so shaped as a task), its ``pyproject.toml``
+    holding pytest's settings, and a folder of tasks: ``pytest --verifier-cases tasks`` was refused, exit 4,
+    "this file of a task, its author's", of the user's own file, since the refusal looked at every folder
+    above the ini file. Only an ini file inside a task given to ``--verifier-cases`` is the task author's."""
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    one_case_task(pytester, "good")
+    done = run(pytester, *given)
+    assert done.ret == 0, done.stdout.str() + done.stderr.str()
+    done.assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize(
     "given",
     ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
