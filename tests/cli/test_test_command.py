@@ -409,6 +409,20 @@ def test_one_case_folder_that_cannot_be_read_is_a_case_not_run_and_the_others_ru
     assert "1 failed, 2 passed" in done.stdout and f"not run: {unread}" in done.stdout, done.stdout
 
 
+def test_run_of_a_case_folder_that_cannot_be_read_is_refused(ordinary_user):
+    """``run t --case locked``, the case folder of mode 000, as an ordinary user: since the case became one
+    not run for ``test``, run ran the verifier on an empty /app and printed its verdict ({"reward": 1.0},
+    exit 0) under a note, where ``test`` says the case was not run. Refused in one line, exit 2, as before."""
+    task = make_task(ordinary_user.root / "t", cases={"right": {}, "locked": {}})
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "locked").chmod(0)
+    unread = f"{task / 'cases' / 'locked'} cannot be read (Permission denied)"
+    done = ordinary_user.run("run", task, "--case", "locked")
+    no_traceback(done)
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout + done.stderr
+    assert done.stderr == f"verifier-tui: {unread}\n", done.stderr
+
+
 def test_a_named_task_whose_cases_cannot_be_read_is_said_once_from_here(ordinary_user):
     """``test a b``, b's cases/ of mode 000: b's part said it twice, a note
     (``…/b/cases cannot be read (Permission denied): no case is listed``) and

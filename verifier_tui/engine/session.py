@@ -635,6 +635,13 @@ class Session:
     # -- runs --------------------------------------------------------------
 
     def spec(self, explain_only: bool = False) -> RunSpec:
+        if self.case is not None and self.case.unreadable is not None:
+            # Nothing of the case is known: running it would run the verifier on an empty /app and print a
+            # verdict of no case, where test says the case was not run. Refused, as reading it once was.
+            raise DiscoveryError(self.case.unreadable)
+        return self._spec(explain_only)
+
+    def _spec(self, explain_only: bool = False) -> RunSpec:
         if self.verifier is None:
             from verifier_tui.engine.task.discovery import no_verifier_message
 
@@ -664,7 +671,7 @@ class Session:
     def spec_for_case(self, case: Case) -> RunSpec:
         """The spec that runs ``case`` with the session's verifier and options."""
         return replace(
-            self.spec(),
+            self._spec(),
             case=case.name,
             workspace=case.workspace,
             response=None if self.options.no_response else case.response,

@@ -83,6 +83,9 @@ class RunController(Controller):
             self.run_all_pending = False
             return None
         self.run_all_pending = False
+        if session.case is not None and session.case.unreadable is not None:  # as run refuses it (session.spec)
+            self._post(RunNotPossible(session.case.unreadable))
+            return None
         spec = session.spec()  # without the case's expectation when its inputs are not in use
         note = session.expectation_note()
         run_id, result = await self._one(spec, trigger)
@@ -114,6 +117,8 @@ class RunController(Controller):
         session = self.session
         current = session.case.name if session.case else None
         for case in list(session.task.cases):
+            if case.unreadable is not None:  # nothing of it known: no run on an empty /app, as test says it not run
+                continue
             spec = session.spec_for_case(case)
             primary = case.name == current
             if primary:

@@ -43,6 +43,9 @@ class Case:
     expected_problem: str | None = None
     """Why its expected.json, there, cannot be used (one of ``problems``);
     None when it can, or there is none (the case is then not judged)."""
+    unreadable: str | None = None
+    """Why the case folder itself cannot be read (mode 000): then nothing
+    of it is known, and no run of it is made (``test`` says it not run)."""
 
 
 def is_case_folder(entry: Path | os.DirEntry[str]) -> bool:
@@ -96,7 +99,7 @@ def find_cases(
             # (every task's, the report unwritten). It is a case not run, saying why, as an unusable
             # expected.json is; the others run.
             why = cases_unread(entry, exc)
-            cases.append(Case(entry.name, entry, None, None, None, None, (why,), expected_problem=why))
+            cases.append(Case(entry.name, entry, None, None, None, None, (why,), expected_problem=why, unreadable=why))
     return cases
 
 
