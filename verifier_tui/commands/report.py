@@ -484,15 +484,18 @@ def test_lines(
     every = [result for _group, results in ran for result in results]
     passed = sum(1 for result in every if result.expected_matched)
     summary = f"{passed} passed, {len(every) - passed} failed"
-    invalid = sum(len(group.invalid) for group, _results in ran)
+    # A case whose folder cannot be read is not run, as --json, JUnit and the plugin say: its expected.json
+    # was never read, so it is not counted as an unusable one.
+    unread = sum(len(group.unread) for group, _results in ran)
+    invalid = sum(len(group.invalid) for group, _results in ran) - unread
     if invalid:
         summary += f", {invalid} with an unusable expected.json"
     errors = sum(1 for group, _results in ran if group.error is not None)
     if errors:
         summary += f", {errors} task{'s' if errors > 1 else ''} not tested"
-        # the tests JUnit and the plugin count for them: each case listed, else the task itself
-        not_run = sum(len(group.cases) for group, _results in ran if group.error is not None)
-        summary += f", {not_run} case{'s' if not_run > 1 else ''} not run" if not_run else ""
+    # the tests JUnit and the plugin count for tasks not tested: each case listed, else the task itself
+    not_run = unread + sum(len(group.cases) for group, _results in ran if group.error is not None)
+    summary += f", {not_run} case{'s' if not_run > 1 else ''} not run" if not_run else ""
     not_judged = sum(len(group.not_judged) for group, _results in ran)
     if not_judged:
         summary += f", {not_judged} not judged"

@@ -164,6 +164,7 @@ class TaskCases:
     invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (case, why): cases no expected.json judges
+    unread: list[str] = field(default_factory=list)  # those of ``invalid`` whose folder cannot be read at all
     only: tuple[str, ...] | None = None  # the cases case folders named (None: every case)
     #: The verifier, as a path in the task (``tests/other.py``), when the collection tests more than one of the
     #: task's verifiers (:func:`_verifiers_apart`); None otherwise, and the task's ids are as they always were.
@@ -185,7 +186,7 @@ class TaskCases:
         cannot be used, and those without one, which are said, never left out quietly."""
         session = self._session()
         task = session.task
-        self.cases, self.invalid, self.not_judged = [], [], []
+        self.cases, self.invalid, self.not_judged, self.unread = [], [], [], []
         for case in task.cases:
             if (self.only is not None and case.name not in self.only) or (
                 patterns and not picked(patterns, self, case.name)
@@ -196,6 +197,8 @@ class TaskCases:
             elif case.expected is not None:
                 self.cases.append(case)
             elif case.expected_problem is not None:
+                if case.unreadable is not None:
+                    self.unread.append(case.name)
                 # A broken test, not one to leave out quietly: reported, and the command fails.
                 self.invalid.append((case.name, case.expected_problem))
             else:
@@ -321,6 +324,7 @@ class JobTrials:
     error: str | None = None
     session: None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (every trial is judged by its sandbox's verdict)
+    unread: list[str] = field(default_factory=list)  # (a trial's folder unread is an error of the job's)
     verifier_apart: None = None  # (a job's trials are judged by its sandbox's verifier)
 
     @property
