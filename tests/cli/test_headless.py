@@ -1110,6 +1110,51 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     assert stopped in err
 
 
+# The tool, a second Ctrl+C landing as it writes the stopped run's report (a
+# user pressing it twice, 20 ms apart: the window is hit here every time).
+SECOND_CTRL_C_AS_THE_REPORT_IS_WRITTEN = """
+import os, signal, sys
+from verifier_tui.commands import report
+written = report.write_junit
+
+def write_junit(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    return written(*args, **kwargs)
+
+report.write_junit = write_junit
+from verifier_tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_second_ctrl_c_as_the_stopped_report_is_written_still_writes_it(env, tmp_path):
+    """Ctrl+C pressed twice, the second as ``test --junit out.xml`` writes the stopped run's report: the
+    stopped line was printed but the report was not written, the last run's (all green) left for CI to
+    show as this one's. The second Ctrl+C is ignored until the report is written, as SIGTERM's is."""
+    slow = make_task(
+        tmp_path / "slow",
+        "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n",
+        cases={"only": {}},
+    )
+    (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    report = tmp_path / "out.xml"
+    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    scratch = env["TMPDIR"]
+    proc = subprocess.Popen(
+        [PY, "-c", SECOND_CTRL_C_AS_THE_REPORT_IS_WRITTEN, "test", str(slow), "--junit", str(report), "--python", PY],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    code, err = signal_when(proc, lambda: has_started(scratch), signal.SIGINT, "the slow verifier never started")
+    assert code == 128 + signal.SIGINT and "Traceback" not in err, (code, err)
+    cases = {(c.get("classname"), c.get("name")) for c in ET.parse(report).getroot().iter("testcase")}
+    assert cases == {("verifier-tui", "(stopped)")}, cases
+    assert list(Path(scratch).iterdir()) == []
+
+
 # The tool, its first scratch folder's removal signalling it with SIGTERM: a
 # signal that lands in the clean-up at the end of a command, as a CI job's
 # timeout can (that window is a few milliseconds wide; here it is hit every time).

@@ -718,14 +718,15 @@ def _replay_all(
     try:
         rows: list[JobRow] = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
     except (KeyboardInterrupt, SystemExit) as stop:
-        progress.erase()
-        why = stopped_words(stop, len(kept), len(group.cases), "trials")
-        terminal.error(why)
-        if args.junit:
-            cases = [junit_case(kept[i].job or group.name, kept[i]) for i in sorted(kept)]
-            problem = write_junit(args.junit, _junit_suite(group, in_jobs), [*cases, stopped_case(why)], 0.0)
-            if problem is not None:
-                terminal.error(problem)
+        with stopping.reporting_the_stop():  # a second Ctrl+C left the last run's report in place
+            progress.erase()
+            why = stopped_words(stop, len(kept), len(group.cases), "trials")
+            terminal.error(why)
+            if args.junit:
+                cases = [junit_case(kept[i].job or group.name, kept[i]) for i in sorted(kept)]
+                problem = write_junit(args.junit, _junit_suite(group, in_jobs), [*cases, stopped_case(why)], 0.0)
+                if problem is not None:
+                    terminal.error(problem)
         raise
     return rows
 

@@ -172,11 +172,12 @@ def test_command(args: argparse.Namespace) -> int:
         try:
             ran_groups = stopping.run(arun_groups(runnable, args.jobs or machine_cpus(), ended))
         except (KeyboardInterrupt, SystemExit) as stop:
-            progress.erase()
             # Stopped (Ctrl+C, a CI job's timeout): a report of what ran and that it stopped, never none, which
             # left the last run's report, all green perhaps, for CI to show as this one's.
-            ran = [(group, [one for _i, one in sorted(finished.get(id(group), {}).items())]) for group in groups]
-            _stopped_run(args, stop, ran, collection, junit_name, time.perf_counter() - started)
+            with stopping.reporting_the_stop():
+                progress.erase()
+                ran = [(group, [one for _i, one in sorted(finished.get(id(group), {}).items())]) for group in groups]
+                _stopped_run(args, stop, ran, collection, junit_name, time.perf_counter() - started)
             raise
         finally:
             progress.erase()

@@ -18,13 +18,14 @@ there, it left the rest of the scratch folders behind.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.to_the_end import cleaning_up
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Callable, Coroutine, Iterator
 
 _received: list[int] = []  # the signal that asked the command to stop, once one did
 _loop_task: list[Any] = []  # (loop, main task) while :func:`run` runs one
@@ -70,6 +71,27 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
         _received.clear()
 
     return restore
+
+
+@contextlib.contextmanager
+def reporting_the_stop() -> Iterator[None]:
+    """While a stopped command writes what it ran (its line, ``--junit``'s
+    report): a second Ctrl+C is ignored, as a second SIGTERM or SIGHUP is
+    (:func:`stop_cleanly_on_sigterm`). Pressed twice, 20 ms apart, it landed
+    between the stopped line and the report, and the last run's report was
+    left for CI to show as this one's. Not the main thread, or SIGINT not
+    Python's own handler (an embedding program's): left alone."""
+    try:
+        before = signal.getsignal(signal.SIGINT)
+        if before is signal.default_int_handler:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        before = None
+    try:
+        yield
+    finally:
+        if before is signal.default_int_handler:
+            signal.signal(signal.SIGINT, before)
 
 
 def status(code: int) -> int:
