@@ -1,11 +1,17 @@
 """A pytest plugin: the cases of verifier-tui as test items.
 
-    pytest --verifier-cases tasks/            every case with an expected.json, of every task below
-    pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist
-    pytest --verifier-cases jobs/<job>/       every trial of a Harbor job, replayed: <job folder>::<trial>
-    pytest --verifier-cases jobs/<job>/ --verifier-stand-in empty
+    pytest --verifier-cases=tasks/            every case with an expected.json, of every task below
+    pytest --verifier-cases=tasks/ -n 4       the same, with pytest-xdist
+    pytest --verifier-cases=jobs/<job>/       every trial of a Harbor job, replayed: <job folder>::<trial>
+    pytest --verifier-cases=jobs/<job>/ --verifier-stand-in empty
                                               the same, with an empty /app where a trial captured none
                                               (or --verifier-workspace DIR, --verifier-case NAME)
+
+Always ``--verifier-cases=PATH``, one word: pytest reads its settings
+before any plugin is loaded, and takes a PATH given apart for a test path,
+reading the ini file of a task there (which may switch this plugin off and
+have the task's ``conftest.py`` imported here). Only this form keeps
+pytest from reading a task's ini.
 
 Installed with the package (the ``pytest11`` entry point in pyproject.toml),
 it is off until ``--verifier-cases`` is given: without it, this module adds
@@ -97,7 +103,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         dest="verifier_cases",
         help="collect every case with an expected.json of the task PATH, or of every task below the "
-        "folder PATH, as items named <task folder>::<case> (may be repeated)",
+        "folder PATH, as items named <task folder>::<case> (may be repeated); write --verifier-cases=PATH: "
+        "only this form keeps pytest from reading a task's ini file (its settings, read before this plugin)",
     )
     group.addoption(
         "--verifier-python",

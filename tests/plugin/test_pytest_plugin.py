@@ -5,6 +5,7 @@ inner pytest is a real process, as a user starts it, with the package's
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from tests.helpers.commands import inner_pytest_options, run_tool, signal_when
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, has_started, wait_none_with
-from tests.helpers.tasks import PY, copy_example, make_task
+from tests.helpers.tasks import PY, REPO, copy_example, make_task
 from verifier_tui.engine.procfs import machine_cpus
 
 PYTHON_OPTION = "--verifier-python=" + PY
@@ -558,6 +559,25 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     run(pytester, "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
     assert not marker.exists()
     assert not written.exists()
+
+
+def test_every_documented_example_gives_the_path_in_one_word(pytester):
+    """A task's ini may switch the plugin off (``addopts = -p no:verifier_tui``): ``pytest --verifier-cases
+    tasks/evil`` takes the path for a test path before any plugin is loaded, reads the task's ini, never
+    loads the plugin, and imports the task's ``conftest.py`` here. Only ``--verifier-cases=PATH`` keeps pytest
+    from reading it; every example (README, docs/commands.md, the module's usage) gives that form, and the
+    option's help says so."""
+    from verifier_tui import pytest_plugin
+
+    for where, text in [
+        ("README.md", (REPO / "README.md").read_text()),
+        ("docs/commands.md", (REPO / "docs" / "commands.md").read_text()),
+        ("pytest_plugin", pytest_plugin.__doc__ or ""),
+    ]:
+        spaced = re.findall(r"pytest [^`\n]*--verifier-cases [^\s`]+", text)
+        assert not spaced, (where, spaced)
+    done = run(pytester, "--help")
+    assert "only this form keeps pytest from reading a task's ini" in " ".join(done.stdout.str().split())
 
 
 @pytest.mark.parametrize("given", [["--verifier-cases", "tasks"], ["--verifier-cases=tasks"]], ids=["two", "one"])
