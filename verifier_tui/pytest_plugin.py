@@ -206,10 +206,11 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
     chose (``--junitxml``, ``--log-file``) and their ``pythonpath`` and ``-p``
     imported what they chose. Refused here, before anything is collected or
     written; what pytest imported before this plugin was loaded, no plugin can
-    stop, so the sentence says how to keep pytest's settings the user's. An
-    ini file that sets nothing (``[pytest]`` alone) changes nothing."""
+    stop, so the sentence says how to keep pytest's settings the user's."""
     ini = config.inipath
-    if ini is None or not config.inicfg or _typed(config, "-c", "--config-file"):
+    # Even one that sets nothing ([pytest] alone): it makes the task pytest's rootdir, so the user's conftest.py
+    # above it is not read and pytest's cache is written into the task.
+    if ini is None or _typed(config, "-c", "--config-file"):
         return
     from verifier_tui.words.paths import here
 

@@ -522,8 +522,8 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     its author's, became the run's: its ``addopts`` wrote where it chose (``--junitxml``, ``--log-file``: a
     file of the user's), and its ``pythonpath`` and ``-p`` imported what it chose. Refused in one line naming
     the file and what to write instead, before anything is collected or written; from in the task too. The
-    settings chosen with ``-c FILE`` typed for the run are the user's and run, and so does a task's ini file
-    that sets nothing."""
+    settings chosen with ``-c FILE`` typed for the run are the user's and run; a task's ini file that sets
+    nothing is refused as well (it made the task pytest's rootdir)."""
     evil = one_case_task(pytester, "evil")
     marker, written = tmp_path / "PWNED", tmp_path / "users-file"
     (evil / "tests" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
@@ -546,8 +546,7 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     # The way out the sentence names: the option's value as one word, pytest's settings then the user's.
     monkeypatch.chdir(pytester.path)
     run(pytester, "--verifier-cases=tasks/evil").assert_outcomes(passed=1)
-    # The user's own settings chosen with -c; a task's ini that sets nothing changes nothing (the task is the
-    # rootdir, as test_a_task_that_is_pytests_rootdir_is_named_by_its_folder has it).
+    # The user's own settings chosen with -c.
     run(pytester, "-c", "/dev/null", "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
     # Chosen with -c typed for this run, even the task's own file is the user's choice (its -c in addopts is not).
     run(pytester, "-c", f"tasks/evil/{name}", "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
@@ -555,8 +554,10 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     written.unlink()
     (evil / name).write_text("\n".join([section, f"addopts = {quote}-c {name}{quote}", ""]))
     assert run(pytester, "--verifier-cases", "tasks/evil").ret == pytest.ExitCode.USAGE_ERROR
+    # One that sets nothing is refused too: it made the task pytest's rootdir, so the user's conftest.py above
+    # it was not read and pytest's cache was written into the task.
     (evil / name).write_text(f"{section}\n")
-    run(pytester, "--verifier-cases", "tasks/evil").assert_outcomes(passed=1)
+    assert run(pytester, "--verifier-cases", "tasks/evil").ret == pytest.ExitCode.USAGE_ERROR
     assert not marker.exists()
     assert not written.exists()
 
@@ -1380,7 +1381,8 @@ def test_a_task_folder_named_with_a_line_break_or_a_bidi_control_is_given_back_b
 
 
 def test_a_task_that_is_pytests_rootdir_is_named_by_its_folder(pytester, tasks, monkeypatch, tmp_path):
-    """``pytest --verifier-cases .`` in a task with its own pytest.ini: its
+    """``pytest --verifier-cases .`` in a task with its own pytest.ini (chosen
+    with ``-c``: a task's ini is otherwise refused): its
     ids were ``.::correct`` and JUnit's classname ``.``, which names nothing
     in a CI report. They name the task's folder, and the printed ids are taken
     back, from the task and from a folder in it."""
@@ -1390,7 +1392,9 @@ def test_a_task_that_is_pytests_rootdir_is_named_by_its_folder(pytester, tasks, 
     report = tmp_path / "report.xml"
 
     def here(*args):
-        return pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", ".", *args, timeout=300)
+        return pytester.runpytest_subprocess(
+            PYTHON_OPTION, "-c", "pytest.ini", "--verifier-cases", ".", *args, timeout=300
+        )
 
     done = here("-v", f"--junitxml={report}")
     done.assert_outcomes(passed=2, failed=1)
@@ -1400,11 +1404,10 @@ def test_a_task_that_is_pytests_rootdir_is_named_by_its_folder(pytester, tasks, 
     here("sum-column::wrong-total").assert_outcomes(failed=1)
     here("--lf").assert_outcomes(failed=1, deselected=2)
     monkeypatch.chdir(task / "tests")  # below the rootdir: the id is a path from here
-    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "..", "-v", timeout=300)
+    below = [PYTHON_OPTION, "-c", "../pytest.ini", "--verifier-cases", ".."]
+    done = pytester.runpytest_subprocess(*below, "-v", timeout=300)
     done.stdout.fnmatch_lines(["FAILED ../sum-column::wrong-total - expected*"])
-    pytester.runpytest_subprocess(
-        PYTHON_OPTION, "--verifier-cases", "..", "../sum-column::wrong-total", timeout=300
-    ).assert_outcomes(failed=1)
+    pytester.runpytest_subprocess(*below, "../sum-column::wrong-total", timeout=300).assert_outcomes(failed=1)
 
 
 def test_test_junit_and_the_plugins_junitxml_list_the_same_cases_in_the_same_words(pytester, tasks, env):
