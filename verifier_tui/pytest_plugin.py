@@ -177,6 +177,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     given = getattr(known, "verifier_cases", None)
     if not given:
         return
+    if getattr(known, "pyargs", False):
+        # pytest resolves each name to a folder itself and reads the conftest.py files there (a task's, of task
+        # folders that are packages) before any hook could leave them out: only file paths are checked here.
+        raise pytest.UsageError(
+            "--pyargs: not with --verifier-cases: pytest would import a task's conftest.py files here, outside "
+            "the sandbox; give the task's folder to --verifier-cases=PATH instead"
+        )
     _refuse_a_tasks_settings(early_config)
     from verifier_tui.engine.task.target import find_harbor_folder
 

@@ -581,6 +581,22 @@ def test_every_documented_example_gives_the_path_in_one_word(pytester):
     assert "only this form keeps pytest from reading a task's ini" in " ".join(done.stdout.str().split())
 
 
+def test_pyargs_with_the_cases_is_refused(pytester, tmp_path):
+    """``pytest --verifier-cases=tasks --pyargs tasks.evil``, the task folders packages: pytest resolved the
+    name to the task's folder and imported both of its ``conftest.py`` files here, outside the sandbox: only
+    file paths were kept from pytest's search. Refused in one line, exit 4, nothing imported."""
+    evil = one_case_task(pytester, "evil")
+    marker = tmp_path / "PWNED"
+    for where in (pytester.path / "tasks", evil, evil / "tests"):
+        (where / "__init__.py").write_text("")
+    for where in (evil, evil / "tests"):
+        (where / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    done = run(pytester, "--verifier-cases=tasks", "--pyargs", "tasks.evil")
+    assert not marker.exists(), done.stdout.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines(["ERROR: --pyargs: *--verifier-cases*"])
+
+
 @pytest.mark.parametrize("given", [["--verifier-cases", "tasks"], ["--verifier-cases=tasks"]], ids=["two", "one"])
 def test_the_users_own_ini_in_a_repo_shaped_as_a_task_is_the_users(pytester, given):
     """A repo of the user's with ``tests/test.sh`` of its own (so shaped as a task), its ``pyproject.toml``
