@@ -323,7 +323,15 @@ def _in_a_given_task(base: Path, given: list[str], arg: str) -> bool:
         where = next((path for path in paths if path.exists()), None)
         for folder in [] if where is None else [where, *where.parents]:
             if looks_like_task(folder):
-                return any(_is_or_holds(base / one, folder) or _is_or_holds(folder, base / one) for one in given if one)
+                # By their paths as well as resolved: a link in a folder given (tasks/test-link -> /elsewhere/evil)
+                # is a task pytest reaches through that folder, wherever the link leads.
+                return any(
+                    _is_or_holds(base / one, folder)
+                    or _is_or_holds(folder, base / one)
+                    or _is_or_holds_unresolved(Path(os.path.abspath(base / one)), folder)
+                    for one in given
+                    if one
+                )
     return False
 
 

@@ -581,6 +581,21 @@ def test_every_documented_example_gives_the_path_in_one_word(pytester):
     assert "only this form keeps pytest from reading a task's ini" in " ".join(done.stdout.str().split())
 
 
+def test_a_link_named_test_star_to_a_task_elsewhere_has_no_conftest_read(pytester, tmp_path, monkeypatch):
+    """``tasks/test-link -> /elsewhere/evil`` (a task) and ``cd tasks && pytest --verifier-cases=.``: pytest
+    reads the ``conftest.py`` of each ``test*`` folder where its search starts, and the link's task was not
+    counted as one given (its resolved folder lies outside ``tasks``), so the task's own ``conftest.py`` was
+    imported here, outside the sandbox."""
+    one_case_task(pytester, "good")
+    marker = tmp_path / "PWNED"
+    evil = make_task(tmp_path / "elsewhere" / "evil", cases={"only": {}})
+    (evil / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (pytester.path / "tasks" / "test-link").symlink_to(evil)
+    monkeypatch.chdir(pytester.path / "tasks")
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "-p", "no:cacheprovider", "--verifier-cases=.", timeout=300)
+    assert not marker.exists(), done.stdout.str()
+
+
 def test_pyargs_with_the_cases_is_refused(pytester, tmp_path):
     """``pytest --verifier-cases=tasks --pyargs tasks.evil``, the task folders packages: pytest resolved the
     name to the task's folder and imported both of its ``conftest.py`` files here, outside the sandbox: only
