@@ -462,6 +462,22 @@ async def test_b_s_line_shows_every_reward_key_of_each_mode(tmp_path):
         assert line in shown, shown
 
 
+async def test_b_s_line_names_a_lone_reward_key_that_is_not_reward(tmp_path):
+    """b's line showed a lone reward as its bare value whatever its key: {"score": 1.0} in one mode and
+    {"reward": 1.0} in the other read "✓ 1.0 · ✓ 1.0" above a finding that they score otherwise. Only a
+    lone ``reward`` is shown bare."""
+    verifier = 'def verify(workspace, response=None):\n    return {"score" if response is None else "reward": 1.0}\n'
+    root = make_task(tmp_path / "tasks" / "keys", verifier, cases={"c": {"a.txt": "x"}})
+    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        shown = " ".join(widget_text(app, "#reward-body").split())
+        assert 'both modes: environment-server mode ✓ 1.0 · Harbor mode ✓ {"score": 1.0}' in shown, shown
+
+
 async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
     """b ran both modes without a word: for as long as its runs took, the
     status line still showed the run before, no ▶ running, as if the key had

@@ -108,10 +108,11 @@ class BothModes:
             if result is None:
                 parts.append(f"{label} - not run")
             elif works(result):
-                # A lone reward by its value; several as the JSON run --both-modes prints: the first
-                # value alone made two modes that score otherwise on a second key read as one score.
+                # A lone ``reward`` by its value; any other as the JSON run --both-modes prints: the first
+                # value alone made two modes that score otherwise on a second key (or on another lone key,
+                # {"score": 1.0} against {"reward": 1.0}) read as one score.
                 rewards = result.verdict.rewards or {}
-                shown = str(next(iter(rewards.values()))) if len(rewards) == 1 else rewards_json(rewards)[0]
+                shown = str(rewards["reward"]) if list(rewards) == ["reward"] else _rewards(result)
                 parts.append(f"{label} ✓ {shown}")
             else:
                 parts.append(f"{label} ✗ {result.outcome.value}")
