@@ -99,6 +99,8 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     stopped = f"stopped by {signal.Signals(sig).name} before every one ran: 1 of 2 trials finished"
     assert suite.find("testcase[@name='(stopped)']/error").get("message") == stopped
     assert stopped in err
+    # Its time is the run's until it stopped, as test's stopped report and test JOB's own have it (not 0.000).
+    assert float(suite.get("time")) > 1, suite.get("time")
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):

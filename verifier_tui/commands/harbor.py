@@ -604,7 +604,7 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    from verifier_tui.commands.report import output_file_problem, refused_run, write_junit
+    from verifier_tui.commands.report import output_file_problem, refused_run
     from verifier_tui.engine.suite import CollectionError, NotReplayed, collect
 
     own = _test_reads(args)
@@ -643,7 +643,7 @@ def test_command(args: argparse.Namespace) -> int:
 
         kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
         try:
-            rows = _replay_all(args, group, keep, kept, in_jobs, progress)
+            rows = _replay_all(args, group, keep, kept, in_jobs, progress, started)
         finally:
             progress.erase()
     wall = time.perf_counter() - started
@@ -684,14 +684,27 @@ def test_command(args: argparse.Namespace) -> int:
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
     if args.junit:
-        cases = [junit_case(r.job or group.name, r) for r in rows]
-        # what of the folder was left out (a link, a stray folder), as the table's notes say it: a CI page
-        # that shows only the report would otherwise count every trial as accounted for
-        left_out = [one_line(note) for note in getattr(group.found, "problems", ())]
-        problem = write_junit(args.junit, _junit_suite(group, in_jobs), cases, wall, copied, network, notes=left_out)
+        problem = _job_junit(args, group, in_jobs, rows, wall)
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
+
+
+def _job_junit(
+    args: argparse.Namespace, group: JobTrials, in_jobs: bool, rows: list[JobRow], wall: float, *more: Any
+) -> str | None:
+    """``test JOB --junit``'s report of ``rows`` (and ``more`` cases: a stop's error), finished or stopped
+    alike: the time it ran, the copy sandbox's and the shared network's words, the folder's notes. The
+    stopped report wrote time 0.000 and none of these. Returns why it could not be written (None: it was)."""
+    from verifier_tui.commands.report import write_junit
+
+    cases = [junit_case(r.job or group.name, r) for r in rows]
+    copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
+    network = next((r.shared_network for r in rows if r.shared_network), None)
+    # what of the folder was left out (a link, a stray folder), as the table's notes say it: a CI page
+    # that shows only the report would otherwise count every trial as accounted for
+    left_out = [one_line(note) for note in getattr(group.found, "problems", ())]
+    return write_junit(args.junit, _junit_suite(group, in_jobs), [*cases, *more], wall, copied, network, notes=left_out)
 
 
 def _junit_suite(group: JobTrials, in_jobs: bool) -> str:
@@ -706,12 +719,13 @@ def _replay_all(
     kept: dict[int, JobRow],
     in_jobs: bool,
     progress: terminal.Progress,
+    started: float,
 ) -> list[JobRow]:
     """Every trial's row, each made by ``keep`` (which puts it in ``kept``).
     Stopped by a signal, as ``test`` on tasks is: one line, and ``--junit``'s
     report of the trials that finished with that line as an error, never the
     last run's report left for CI to show as this one's."""
-    from verifier_tui.commands.report import stopped_case, stopped_words, write_junit
+    from verifier_tui.commands.report import stopped_case, stopped_words
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
 
@@ -723,8 +737,9 @@ def _replay_all(
             why = stopped_words(stop, len(kept), len(group.cases), "trials")
             terminal.error(why)
             if args.junit:
-                cases = [junit_case(kept[i].job or group.name, kept[i]) for i in sorted(kept)]
-                problem = write_junit(args.junit, _junit_suite(group, in_jobs), [*cases, stopped_case(why)], 0.0)
+                rows = [kept[i] for i in sorted(kept)]
+                wall = time.perf_counter() - started
+                problem = _job_junit(args, group, in_jobs, rows, wall, stopped_case(why))
                 if problem is not None:
                     terminal.error(problem)
         raise

@@ -200,18 +200,7 @@ def test_command(args: argparse.Namespace) -> int:
                 terminal.out(line)
         junit = None
         if args.junit:
-            cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
-            network = report.shared_network(r for _group, rs in ran for r in rs)
-            junit = report.write_junit(
-                args.junit,
-                junit_name,
-                cases,
-                wall,
-                report.copy_warning(ran),
-                network,
-                report.junit_notes(ran),
-                report.junit_step(ran),
-            )
+            junit = _test_junit(args, ran, collection, junit_name, wall)
             if junit is not None:
                 terminal.error(junit)
         if refused or _coverage_report(args, named) or junit is not None:
@@ -234,12 +223,34 @@ def _stopped_run(
     why = report.stopped_words(stop, sum(len(rs) for _group, rs in ran), count, "cases")
     terminal.error(why)
     if args.junit:
-        cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
-        problem = report.write_junit(
-            args.junit, name, [*cases, report.stopped_case(why)], wall, notes=report.junit_notes(ran)
-        )
+        problem = _test_junit(args, ran, collection, name, wall, report.stopped_case(why))
         if problem is not None:
             terminal.error(problem)
+
+
+def _test_junit(
+    args: argparse.Namespace,
+    ran: list[tuple[Any, list[RunResult]]],
+    collection: Collection,
+    name: str,
+    wall: float,
+    *more: Any,
+) -> str | None:
+    """``test --junit``'s report of what ran (and ``more`` cases: a stop's error), finished or stopped
+    alike: the copy sandbox's, the shared network's and the step's words with the tasks' notes (the
+    stopped report had the notes alone). Returns why it could not be written (None: it was)."""
+    cases = report.junit_cases(ran, collection.without_cases, collection.without_step)
+    network = report.shared_network(r for _group, rs in ran for r in rs)
+    return report.write_junit(
+        args.junit,
+        name,
+        [*cases, *more],
+        wall,
+        report.copy_warning(ran),
+        network,
+        report.junit_notes(ran),
+        report.junit_step(ran),
+    )
 
 
 def _nothing_to_test(
