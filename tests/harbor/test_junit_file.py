@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import signal
 import textwrap
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -87,20 +86,18 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
     scratch = env["TMPDIR"]
 
-    def ready() -> bool:  # the slow trial's replay started, and (given a moment) the other's, beside it, ended
-        return has_started(scratch) and time.sleep(2) is None
-
-    args = ["test", job, "--junit", report, "-j", "2", "--python", PY]
-    code, err = interrupted(env, args, ready, sig, "the slow replay never started")
+    # One at a time, by name: the slow trial's replay starts once the other's has ended (no guess at how long).
+    args = ["test", job, "--junit", report, "-j", "1", "--python", PY]
+    code, err = interrupted(env, args, lambda: has_started(scratch), sig, "the slow replay never started")
     assert code == 128 + sig and "Traceback" not in err, (code, err)
     suite = ET.parse(report).getroot()
     names = [(c.get("classname"), c.get("name")) for c in suite.iter("testcase")]
     assert names == [("j", "a__aaaaaaa"), ("verifier-tui", "(stopped)")], (names, err)
     stopped = f"stopped by {signal.Signals(sig).name} before every one ran: 1 of 2 trials finished"
     assert suite.find("testcase[@name='(stopped)']/error").get("message") == stopped
-    assert stopped in err
+    assert err.count(stopped) == 1, err  # said once
     # Its time is the run's until it stopped, as test's stopped report and test JOB's own have it (not 0.000).
-    assert float(suite.get("time")) > 1, suite.get("time")
+    assert float(suite.get("time")) > 0, suite.get("time")
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):
