@@ -594,6 +594,30 @@ async def test_the_late_events_of_a_save_b_read_leave_its_verdict_current(tmp_pa
         assert app.controller.live.stale is None
 
 
+async def test_the_late_events_of_a_save_a_read_leave_its_verdict_current(tmp_path):
+    """As b's: live reload off, a save (stale), then a. The scheduler's run read the save, then the
+    shown case's run recorded what it read as nothing new, wiping that record, so the save's late
+    events marked a's fresh verdict stale."""
+    verifier = "def verify(workspace, response=None):\n    return 1.0\n"
+    root = make_task(tmp_path / "t", verifier, cases={"c": {"a.txt": "x"}, "d": {"a.txt": "x"}})
+    saved = root / "cases" / "c" / "workspace" / "a.txt"
+    app, messages = make_app(root, case="c"), []
+    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")  # live reload off
+        await pilot.pause()
+        saved.write_text("y")
+        await wait_for(lambda: any(isinstance(m, VerdictStale) for m in messages), "the save marked stale")
+        await pilot.press("a")
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "StatusLine")
+        os.chmod(saved, saved.stat().st_mode)  # the save's late events, after a's runs read it
+        await asyncio.sleep(1)
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "StatusLine"), widget_text(app, "StatusLine")
+
+
 async def test_a_save_between_b_s_two_runs_with_live_reload_off_is_not_compared_as_two_modes(tmp_path, monkeypatch):
     """With live reload off (w), the verifier saved while b's first mode ran: the save only
     marked the verdict stale, so b compared the two verifiers as two modes ("scores otherwise

@@ -288,7 +288,14 @@ class LiveRuns:
         time before it."""
         read = (change.paths if change is not None else frozenset()) | (self.stale.paths if self.stale else frozenset())
         self.stale = None
-        self._read_as = _as_read_all(read) if len(read) <= _READ_AS_AT_MOST else {}
+        if len(read) > _READ_AS_AT_MOST:
+            self._read_as = {}
+            return
+        # Added to what earlier runs read, never in its place: a file recorded then and not saved since (it
+        # would be in stale) is still as they read it, and a's shown case or b, reading nothing new after
+        # the scheduler's run, must not forget what that run read.
+        merged = {**self._read_as, **_as_read_all(read)}
+        self._read_as = merged if len(merged) <= _READ_AS_AT_MOST else _as_read_all(read)
 
     async def _run(self, change: Change | None) -> Any:
         self.reading_now(change)
