@@ -958,21 +958,40 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
     the run that ends says which others were cut short."""
     stuck = (
         "import os, time\n\n\ndef verify(workspace):\n"
-        "    while os.path.exists(os.path.join(workspace, 'stuck')):\n        time.sleep(0.01)\n"
+        + textwrap.indent(SAY_STARTED, "    ")
+        + "    while os.path.exists(os.path.join(workspace, 'stuck')):\n        time.sleep(0.01)\n"
         "    return 1.0\n"
     )
     task_dir = make_task(tmp_path / "t", stuck, cases={"only": {"ok.txt": "x"}})
     workspace = task_dir / "cases" / "only" / "workspace"
+    scratch = Path(env["TMPDIR"])
+
+    def save(text: str | None) -> None:
+        """Save (or delete) the file once the run the last save set off is under way: no guess at how long."""
+        deadline = time.monotonic() + 60
+        while not has_started(scratch):
+            assert time.monotonic() < deadline, "the run the last save set off never started"
+            time.sleep(0.02)
+        for marker in scratch.glob("verifier-tui-*/stage-*/logs/verifier/started"):
+            marker.unlink()
+        if text is None:
+            (workspace / "stuck").unlink()
+        else:
+            (workspace / "stuck").write_text(text)
+
     proc, reader = start_watch(env, task_dir, "--case", "only", "--python", PY)
+    said: list[str] = []
     try:
         assert reader.next_run().startswith("#1 ")
-        (workspace / "stuck").write_text("x")
-        for n in range(3):
-            time.sleep(1.5)  # the run the last save set off well under way
-            (workspace / "stuck").write_text(str(n))
-        time.sleep(1.5)
-        (workspace / "stuck").unlink()
+        for text in ("x", "0", None):  # run #2 stuck, #3 cut and stuck, #4 cut, then #4 returns
+            save(text)
         said = [reader.next(10)]
+        while not said[-1].startswith("#"):
+            said.append(reader.next(10))
+        said.append(reader.next(10))
+        for text in ("x", "1", "2", None):  # a stream: #5 stuck, #6 and #7 cut, then #8
+            save(text)
+        said.append(reader.next(10))
         while not said[-1].startswith("#"):
             said.append(reader.next(10))
         said.append(reader.next(10))
@@ -980,8 +999,9 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert said[0].startswith("run #2 cut short (workspace/stuck)"), said
-    assert len(said) == 3 and said[1].startswith("#6 "), said
-    assert said[2] == "      runs #3-#5 cut short too: the files went on changing", said
+    assert said[1].startswith("#4 ") and said[2] == "      run #3 cut short too: the files went on changing", said
+    assert said[3].startswith("run #5 cut short (workspace/stuck)"), said
+    assert said[4].startswith("#8 ") and said[5] == "      runs #6-#7 cut short too: the files went on changing", said
 
 
 def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):

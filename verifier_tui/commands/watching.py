@@ -64,7 +64,8 @@ async def watch_session(
 
     def said_cut_too() -> None:
         if len(cut) > 1 and not json:
-            terminal.out(f"      {what}s #{cut[1]}-#{cut[-1]} cut short too: the files went on changing")
+            runs = f"{what} #{cut[1]}" if len(cut) == 2 else f"{what}s #{cut[1]}-#{cut[-1]}"
+            terminal.out(f"      {runs} cut short too: the files went on changing")
         cut.clear()
 
     async def run_or_cut_short(trigger: str, change: Change | None) -> Any:
