@@ -2144,6 +2144,38 @@ def test_a_groups_sub_exception_after_a_message_printed_bare_is_still_the_groups
     )
 
 
+@pytest.mark.parametrize("where", ["verifier.py", "helper.py"])
+def test_both_sides_name_a_syntax_errors_line(task, runs, tmp_path, env, elsewhere, where):
+    # A SyntaxError's place is its filename and lineno, in no traceback frame: the runner's phase record held no
+    # frame of it, and that empty list outranked stderr's report, so the replay named no line (in verifier.py) or
+    # verifier.py:1, the import (in a helper), where the sandbox's side named the broken line.
+    broken = "def check():\n    x = (\n    return 1\n"
+    verifier = "import helper\n\n\ndef verify(workspace):\n    return 1.0\n" if where == "helper.py" else broken
+    demo = task(verifier=verifier, toml=SEPARATE)
+    if where == "helper.py":
+        (demo / "tests" / "helper.py").write_text(broken)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    line = data["sandbox"]["failure"]["line"]
+    assert data["sandbox"]["failure"]["path"].endswith(where) and line in (2, 3), data["sandbox"]["failure"]
+    assert data["local_failure"] == {"path": str(demo / "tests" / where), "line": line}, data["local_failure"]
+
+
+def test_a_frame_without_a_line_number_is_no_traceback_of_ours(task, runs, tmp_path, env, elsewhere):
+    # A code object with no line table: its frame's line is None, which the runner's phase record wrote as null;
+    # reading the record's frames then ended run TRIAL in KeyError: 'line'.
+    verifier = (
+        "def _boom():\n    raise ValueError('no line')\n\n\n"
+        "_boom.__code__ = _boom.__code__.replace(co_linetable=b'')\n\n\n"
+        "def verify(workspace):\n    _boom()\n"
+    )
+    _, trial = _separate_trial(task, runs, tmp_path, verifier)
+    for args in (["run", trial.path], ["run", trial.path, "--json"]):
+        done = tool(env, *args, cwd=elsewhere)
+        assert "Traceback" not in done.stderr and done.returncode in (0, 1), (args, done.stderr)
+        assert "ValueError" in done.stdout, done.stdout
+
+
 PRINTS_A_REPORT_AT_EXIT_AFTER_RAISING = """\
 import atexit
 import sys

@@ -354,9 +354,26 @@ def recorded_frames(result: RunResult) -> list[tuple[str, int]] | None:
     error = failed[-1].get("error") if failed else None
     if not isinstance(error, dict) or "frames" not in error:
         return None  # no error, or a runner that records no frames: stderr's report is all there is
+    if str(error.get("type")) in _PLACED_OUTSIDE_FRAMES:
+        return None
     if group_sub_exception(result.stderr.text, str(error.get("type")), str(error.get("message") or "")):
         return None
-    return [(str(frame["file"]), int(frame["line"])) for frame in error["frames"]]
+    # The phase file is in the run's reach (a verify may append to it): a frame of another shape is no place.
+    frames = error["frames"] if isinstance(error["frames"], list) else []
+    places = [
+        (frame["file"], frame["line"])
+        for frame in frames
+        if isinstance(frame, dict)
+        and isinstance(frame.get("file"), str)
+        and isinstance(frame.get("line"), int)
+        and not isinstance(frame.get("line"), bool)
+    ]
+    return places or None  # none left (a code object without line numbers): stderr's report is all there is
+
+
+# Where these were raised is their filename and lineno, in no frame (the import machinery's, left out): stderr's
+# report, which prints that place, says it.
+_PLACED_OUTSIDE_FRAMES = frozenset({"SyntaxError", "IndentationError", "TabError"})
 
 
 def local_phases(result: RunResult, *, where: str | None = None, task_root: Path | None = None) -> PhaseReport:
