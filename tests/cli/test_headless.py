@@ -966,14 +966,15 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
     workspace = task_dir / "cases" / "only" / "workspace"
     scratch = Path(env["TMPDIR"])
 
-    def save(text: str | None) -> None:
-        """Save (or delete) the file once the run the last save set off is under way: no guess at how long."""
+    def save(text: str | None, first: bool = False) -> None:
+        """Save (or delete) the file once the run the last save set off is under way (the first save of a
+        stream comes after a run that ended): no guess at how long."""
         deadline = time.monotonic() + 60
-        while not has_started(scratch):
+        while not first and not has_started(scratch):
             assert time.monotonic() < deadline, "the run the last save set off never started"
             time.sleep(0.02)
         for marker in scratch.glob("verifier-tui-*/stage-*/logs/verifier/started"):
-            marker.unlink()
+            marker.unlink(missing_ok=True)
         if text is None:
             (workspace / "stuck").unlink()
         else:
@@ -983,14 +984,14 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
     said: list[str] = []
     try:
         assert reader.next_run().startswith("#1 ")
-        for text in ("x", "0", None):  # run #2 stuck, #3 cut and stuck, #4 cut, then #4 returns
-            save(text)
+        for n, text in enumerate(("x", "0", None)):  # run #2 stuck, #3 cuts it and is stuck, #4 cuts it and returns
+            save(text, first=n == 0)
         said = [reader.next(10)]
         while not said[-1].startswith("#"):
             said.append(reader.next(10))
         said.append(reader.next(10))
-        for text in ("x", "1", "2", None):  # a stream: #5 stuck, #6 and #7 cut, then #8
-            save(text)
+        for n, text in enumerate(("x", "1", "2", None)):  # a stream: #5 stuck, #6 and #7 cut, then #8
+            save(text, first=n == 0)
         said.append(reader.next(10))
         while not said[-1].startswith("#"):
             said.append(reader.next(10))
