@@ -104,7 +104,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="verifier_cases",
         help="collect every case with an expected.json of the task PATH, or of every task below the "
         "folder PATH, as items named <task folder>::<case> (may be repeated); write --verifier-cases=PATH: "
-        "only this form keeps pytest from reading a task's ini file (its settings, read before this plugin)",
+        "given apart, pytest reads a task's ini file there (its settings, read before this plugin); a path in a "
+        "task given to pytest too (TASK::CASE) has it read either way, and a task's ini so read is refused",
     )
     group.addoption(
         "--verifier-python",
@@ -224,11 +225,11 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
     where = Path(os.path.abspath(ini)).parent
     base = config.invocation_params.dir
     given = config.known_args_namespace.verifier_cases
-    # Only a file inside a task (trial) given to --verifier-cases is its author's: a folder above the paths
-    # given that merely looks like a task (the user's own repo, with a tests/test.sh of its own) holds the
-    # user's settings, found from where they run pytest.
-    owners = [owner for one in given if one and (owner := _given_own(base / one)) is not None]
-    if any(_is_or_holds_unresolved(owner, where) or _is_or_holds(owner, where) for owner in owners):
+    # A file in a Harbor trial is the agent's; one whose nearest task (at or above it) is, or lies in, a path
+    # given to --verifier-cases is the task author's, however pytest reached it (a folder of tasks given and
+    # tasks/evil::correct, or run from in the task). A task-shaped folder that merely holds the paths given
+    # (the user's own repo, with a tests/test.sh of its own) holds the user's settings.
+    if _in_a_trial(where) or _in_a_given_task_itself(base, given, where):
         raise pytest.UsageError(
             f"{here(ini, config.invocation_params.dir)}: pytest's settings came from this file of a task, its "
             "author's (pytest finds them from the folder it runs in and the paths given, the one after "
@@ -238,18 +239,20 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
         )
 
 
-def _given_own(path: Path) -> Path | None:
-    """The folder a path given to ``--verifier-cases`` makes the plugin's
-    own: the path itself when it is a task, the trial it is or lies in;
-    None for a folder of tasks (or a job)."""
+def _in_a_given_task_itself(base: Path, given: list[str], where: Path) -> bool:
+    """Whether the nearest task at or above the folder ``where`` is, or lies
+    in, a path given to ``--verifier-cases`` (by their paths and resolved)."""
     from verifier_tui.engine.task.kinds import looks_like_task
 
-    where = Path(os.path.abspath(path))
     with contextlib.suppress(OSError):
-        if looks_like_task(where):
-            return where
-        return next((folder for folder in [where, *where.parents] if _is_trial(folder)), None)
-    return None
+        task = next((folder for folder in [where, *where.parents] if looks_like_task(folder)), None)
+        if task is not None:
+            return any(
+                _is_or_holds(base / one, task) or _is_or_holds_unresolved(Path(os.path.abspath(base / one)), task)
+                for one in given
+                if one
+            )
+    return False
 
 
 def _is_or_holds_unresolved(given: Path, folder: Path) -> bool:

@@ -562,6 +562,42 @@ def test_a_tasks_own_ini_file_is_refused_as_pytests_settings(pytester, tmp_path,
     assert not written.exists()
 
 
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        ("", ["--verifier-cases=tasks", "tasks/evil::only"]),
+        ("", ["--verifier-cases=tasks", "tasks/evil"]),
+        ("", ["--verifier-cases=tasks", "tasks/evil/cases/only"]),
+        ("tasks", ["--verifier-cases=.", "evil::only"]),
+        ("tasks/evil", ["--verifier-cases=.."]),
+        ("", ["--verifier-cases=jobs/j", "jobs/j/b__bbbbbbb/artifacts/app"]),
+    ],
+    ids=[
+        "id-in-a-folder-given",
+        "task-in-a-folder-given",
+        "case-folder",
+        "id-from-the-folder",
+        "from-in-the-task",
+        "agents-app",
+    ],
+)
+def test_a_tasks_own_ini_file_is_refused_whichever_way_it_is_reached(pytester, tmp_path, monkeypatch, where, args):
+    """``pytest --verifier-cases=tasks tasks/evil::only`` (the documented way to run one case), or run from in
+    the task with a folder of tasks given: the refusal only counted a path given that is itself a task, so the
+    task's ``pytest.ini`` in a folder of tasks given (or the agent's in a trial's captured /app) was pytest's
+    settings again: its ``addopts`` wrote the user's file, exit 0. Refused, nothing written."""
+    one_case_task(pytester, "evil")
+    _jobs_with_the_agents_tests(pytester, tmp_path)
+    written = tmp_path / "users-file"
+    for folder in (pytester.path / "tasks" / "evil", pytester.path / "jobs/j/b__bbbbbbb/artifacts/app"):
+        (folder / "pytest.ini").write_text(f"[pytest]\naddopts = --junitxml={written}\n")
+    monkeypatch.chdir(pytester.path / where)
+    done = run(pytester, *args)
+    assert not written.exists(), done.stdout.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines(["ERROR: *pytest.ini: pytest's settings came from this file of a task*"])
+
+
 def test_every_documented_example_gives_the_path_in_one_word(pytester):
     """A task's ini may switch the plugin off (``addopts = -p no:verifier_tui``): ``pytest --verifier-cases
     tasks/evil`` takes the path for a test path before any plugin is loaded, reads the task's ini, never
@@ -578,7 +614,7 @@ def test_every_documented_example_gives_the_path_in_one_word(pytester):
         spaced = re.findall(r"pytest [^`\n]*--verifier-cases [^\s`]+", text)
         assert not spaced, (where, spaced)
     done = run(pytester, "--help")
-    assert "only this form keeps pytest from reading a task's ini" in " ".join(done.stdout.str().split())
+    assert "given apart, pytest reads a task's ini file there" in " ".join(done.stdout.str().split())
 
 
 def test_a_link_named_test_star_to_a_task_elsewhere_has_no_conftest_read(pytester, tmp_path, monkeypatch):
