@@ -229,7 +229,7 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
     # given to --verifier-cases is the task author's, however pytest reached it (a folder of tasks given and
     # tasks/evil::correct, or run from in the task). A task-shaped folder that merely holds the paths given
     # (the user's own repo, with a tests/test.sh of its own) holds the user's settings.
-    if _in_a_trial(where) or _in_a_given_task_itself(base, given, where):
+    if _in_a_trial(where) or _nearest_task_given(base, given, where):
         raise pytest.UsageError(
             f"{here(ini, config.invocation_params.dir)}: pytest's settings came from this file of a task, its "
             "author's (pytest finds them from the folder it runs in and the paths given, the one after "
@@ -239,19 +239,23 @@ def _refuse_a_tasks_settings(config: pytest.Config) -> None:
         )
 
 
-def _in_a_given_task_itself(base: Path, given: list[str], where: Path) -> bool:
-    """Whether the nearest task at or above the folder ``where`` is, or lies
-    in, a path given to ``--verifier-cases`` (by their paths and resolved)."""
+def _nearest_task_given(base: Path, given: list[str], where: Path) -> bool:
+    """Whether the nearest task at or above ``where`` is, or lies in, what a
+    path given to ``--verifier-cases`` names: the task it is or lies in (its
+    ``tests/``, a case, a verifier file), else the path itself (a folder of
+    tasks); by their paths (a link in a folder given leads to a task pytest
+    reaches through that folder, wherever it leads) and resolved. A
+    task-shaped folder that merely holds the paths given (the user's own
+    repo, with a ``tests/test.sh`` of its own) is the user's."""
     from verifier_tui.engine.task.kinds import looks_like_task
+    from verifier_tui.engine.task.target import classify_task
 
     with contextlib.suppress(OSError):
         task = next((folder for folder in [where, *where.parents] if looks_like_task(folder)), None)
-        if task is not None:
-            return any(
-                _is_or_holds(base / one, task) or _is_or_holds_unresolved(Path(os.path.abspath(base / one)), task)
-                for one in given
-                if one
-            )
+        if task is None:
+            return False
+        owners = [classify_task(base / one).root or Path(os.path.abspath(base / one)) for one in given if one]
+        return any(_is_or_holds(owner, task) or _is_or_holds_unresolved(owner, task) for owner in owners)
     return False
 
 
@@ -316,25 +320,13 @@ def _nearest_conftest(folder: Path | None) -> list[Path]:
 
 def _in_a_given_task(base: Path, given: list[str], arg: str) -> bool:
     """Whether the path ``arg`` names (a test id's folder, ``a::b`` of
-    ``a::b::correct`` when that is the folder) is or lies in a task that is,
-    holds or lies in a path given to ``--verifier-cases``: the plugin's alone."""
-    from verifier_tui.engine.task.kinds import looks_like_task
-
+    ``a::b::correct`` when that is the folder) is or lies in a task given to
+    ``--verifier-cases`` (:func:`_nearest_task_given`): the plugin's alone."""
     parts = arg.split("::")
     paths = [Path(os.path.abspath(base / "::".join(parts[:cut]))) for cut in range(len(parts), 0, -1)]
     with contextlib.suppress(OSError):
         where = next((path for path in paths if path.exists()), None)
-        for folder in [] if where is None else [where, *where.parents]:
-            if looks_like_task(folder):
-                # By their paths as well as resolved: a link in a folder given (tasks/test-link -> /elsewhere/evil)
-                # is a task pytest reaches through that folder, wherever the link leads.
-                return any(
-                    _is_or_holds(base / one, folder)
-                    or _is_or_holds(folder, base / one)
-                    or _is_or_holds_unresolved(Path(os.path.abspath(base / one)), folder)
-                    for one in given
-                    if one
-                )
+        return where is not None and _nearest_task_given(base, given, where)
     return False
 
 

@@ -648,19 +648,31 @@ def test_pyargs_with_the_cases_is_refused(pytester, tmp_path):
     done.stderr.fnmatch_lines(["ERROR: --pyargs: *--verifier-cases*"])
 
 
-@pytest.mark.parametrize("given", [["--verifier-cases", "tasks"], ["--verifier-cases=tasks"]], ids=["two", "one"])
-def test_the_users_own_ini_in_a_repo_shaped_as_a_task_is_the_users(pytester, given):
+@pytest.mark.parametrize(
+    "given",
+    [["--verifier-cases", "tasks"], ["--verifier-cases=tasks"], ["--verifier-cases=tasks", "-n", "2"]],
+    ids=["two", "one", "xdist"],
+)
+def test_the_users_own_ini_in_a_repo_shaped_as_a_task_is_the_users(pytester, tmp_path, monkeypatch, given):
     """A repo of the user's with ``tests/test.sh`` of its own (so shaped as a task), its ``pyproject.toml``
     holding pytest's settings, and a folder of tasks: ``pytest --verifier-cases tasks`` was refused, exit 4,
     "this file of a task, its author's", of the user's own file, since the refusal looked at every folder
-    above the ini file. Only an ini file inside a task given to ``--verifier-cases`` is the task author's."""
+    above the ini file. Only an ini file inside a task given to ``--verifier-cases`` is the task author's.
+    The repo's own ``conftest.py`` was then never imported (the repo "held" the tasks given, so it counted as
+    the plugin's): a task-shaped folder that merely holds the paths given is the user's, its conftest read."""
+    if "-n" in given:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
     (pytester.path / "tests").mkdir()
     (pytester.path / "tests" / "test.sh").write_text("#!/bin/sh\n")
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    read = tmp_path / "users-conftest-read"
+    (pytester.path / "conftest.py").write_text(f"open({str(read)!r}, 'w').close()\n")
     one_case_task(pytester, "good")
     done = run(pytester, *given)
     assert done.ret == 0, done.stdout.str() + done.stderr.str()
     done.assert_outcomes(passed=1)
+    assert read.exists(), done.stdout.str()
 
 
 @pytest.mark.parametrize(
