@@ -409,6 +409,12 @@ def test_one_case_folder_that_cannot_be_read_is_a_case_not_run_and_the_others_ru
     done = ordinary_user.run_python(plugin, "-p", "no:cacheprovider", "--verifier-cases", tasks, "-q", "-rf")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 2 passed" in done.stdout and f"not run: {unread}" in done.stdout, done.stdout
+    # Another case chosen with --case: the locked one is not part of the run, nor counted (it read "1 passed,
+    # 0 failed, -1 with an unusable expected.json, 1 case not run").
+    done = ordinary_user.run("test", task, "--case", "right")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 0 failed" in done.stdout, done.stdout
+    assert "not run" not in done.stdout and "unusable" not in done.stdout, done.stdout
 
 
 def test_run_of_a_case_folder_that_cannot_be_read_is_refused(ordinary_user):

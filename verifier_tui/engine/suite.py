@@ -743,6 +743,8 @@ def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[Witho
         every += [group.item_name(c.name) for c in group.cases] + [group.item_name(n) for n, _p in group.invalid]
         group.cases = [c for c in group.cases if keep(c.name)]
         group.invalid = [(n, p) for n, p in group.invalid if keep(n)]
+        # Those of invalid whose folder cannot be read: narrowed alike, or the report counts one not chosen.
+        group.unread = [n for n in group.unread if any(n == name for name, _p in group.invalid)]
         # (A case without expected.json is said when asked for, but it does not make a pattern match.)
         group.not_judged = [(n, w) for n, w in group.not_judged if picked(patterns, group, n)]
     unused = [p for p in patterns if p not in used]
