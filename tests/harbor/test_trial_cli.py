@@ -6,6 +6,7 @@ current folder; ``run --both-modes`` on any case."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -2213,3 +2214,17 @@ def test_the_replay_names_what_verify_raised_not_a_report_printed_after_it(task,
     assert f"          failed at {path}:14" in side, side
     explained = next(i for i, line in enumerate(lines) if line.startswith("replay: verify raised ValueError: real"))
     assert "fix the error at tests/verifier.py:14," in lines[explained + 1], lines[explained : explained + 2]
+
+
+def test_a_recorded_reward_of_infinity_or_400_digits_is_said_as_every_face_says_it(task, runs, env, elsewhere):
+    # result.json records {"reward": Infinity}: run said `rewards reward=inf, which Harbor never scores`, Python's
+    # word, where compare says `reward not a number (Infinity)`; a 400-digit integer was printed whole.
+    demo = task()
+    huge = 10**400
+    (runs / "jobs").mkdir(parents=True, exist_ok=True)
+    for name, reward in (("demo__aaaaaaa", math.inf), ("demo__bbbbbbb", huge)):
+        make_job(runs / "jobs" / "j", {name: dict(task=demo, rewards={"reward": reward}, verifier_files=None)})
+    out = tool(env, "run", runs / "jobs" / "j" / "demo__aaaaaaa", cwd=elsewhere).stdout
+    assert "reward=Infinity" in out and "inf," not in out, out
+    out = tool(env, "run", runs / "jobs" / "j" / "demo__bbbbbbb", cwd=elsewhere).stdout
+    assert str(huge) not in out, out

@@ -105,8 +105,8 @@ class TrialRow:
         if not self.rewards:
             return "-"
         if len(self.rewards) == 1:
-            return _number(next(iter(self.rewards.values())))
-        return reward_pairs(self.rewards, lambda k, v: f"{k}={_number(v)}", " ")
+            return reward_number(next(iter(self.rewards.values())))
+        return reward_pairs(self.rewards, lambda k, v: f"{k}={reward_number(v)}", " ")
 
     @property
     def outcome_words(self) -> str:
@@ -144,7 +144,7 @@ class TrialRow:
         }
 
 
-def _number(value: Any) -> str:
+def reward_number(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
@@ -185,7 +185,7 @@ LONG = 10**18
 def count_words(count: float | Decimal) -> str:
     """A token count as a reader takes it in: ``2,000``; one of :data:`LONG`
     or more as ``1.000e+400``, not hundreds of digits and commas filling the
-    screen (a reward too: ``-1.000e+308``, by :func:`_number`)."""
+    screen (a reward too: ``-1.000e+308``, by :func:`reward_number`)."""
     from decimal import Decimal
 
     return f"{count:,}" if -LONG < count < LONG else f"{Decimal(count):.3e}"

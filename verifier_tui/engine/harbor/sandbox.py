@@ -9,6 +9,7 @@ the same parser the local runs use (Harbor 0.26.0 ``Verifier.verify``).
 
 from __future__ import annotations
 
+import math
 import re
 import stat
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
-from verifier_tui.engine.harbor.overview import NOT_A_NUMBER, NOT_FINISHED, rewards_are_numbers
+from verifier_tui.engine.harbor.overview import LONG, NOT_A_NUMBER, NOT_FINISHED, reward_number, rewards_are_numbers
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
@@ -71,7 +72,13 @@ def _number(value: Any) -> str:
     """A reward as Harbor's result.json shows it: ``1.0``, ``0.25``, ``3``."""
     if isinstance(value, bool):
         return repr(float(value))
-    return repr(value) if isinstance(value, (int, float)) else str(value)
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if (isinstance(value, float) and not math.isfinite(value)) or abs(value) >= LONG:
+        # As every face says it (overview's formatter): Infinity as the file holds it, compare's word, never
+        # Python's inf; a 400-digit integer in a few words, never whole.
+        return reward_number(value)
+    return repr(value)
 
 
 @record(frozen=True)
@@ -385,7 +392,7 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
 
 def _describe(rewards: dict[str, Any] | None, error: str | None) -> str:
     if rewards is not None:
-        return "rewards " + reward_pairs(rewards, lambda k, v: f"{k}={v!r}")
+        return "rewards " + reward_pairs(rewards, lambda k, v: f"{k}={_number(v)}")
     return error or "nothing"
 
 
