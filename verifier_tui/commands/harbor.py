@@ -652,8 +652,7 @@ def test_command(args: argparse.Namespace) -> int:
     unknown = len(rows) - agree - differ
     used = [r.name for r in rows if r.stand_in == "used"]
     unused = [r.name for r in rows if r.stand_in == "unused"]
-    copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
-    network = next((r.shared_network for r in rows if r.shared_network), None)
+    copied, network = _sandbox_words(rows)
     if stream is not None:
         stream.end(
             {
@@ -684,23 +683,36 @@ def test_command(args: argparse.Namespace) -> int:
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
     if args.junit:
-        problem = _job_junit(args, group, in_jobs, rows, wall)
+        problem = _job_junit(args, group, in_jobs, rows, wall, (copied, network))
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
 
 
+def _sandbox_words(rows: list[JobRow]) -> tuple[str | None, str | None]:
+    """The copy sandbox's and the shared network's words of ``rows``: the first row's that has each."""
+    copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
+    network = next((r.shared_network for r in rows if r.shared_network), None)
+    return copied, network
+
+
 def _job_junit(
-    args: argparse.Namespace, group: JobTrials, in_jobs: bool, rows: list[JobRow], wall: float, *more: Any
+    args: argparse.Namespace,
+    group: JobTrials,
+    in_jobs: bool,
+    rows: list[JobRow],
+    wall: float,
+    said: tuple[str | None, str | None],
+    *more: Any,
 ) -> str | None:
     """``test JOB --junit``'s report of ``rows`` (and ``more`` cases: a stop's error), finished or stopped
-    alike: the time it ran, the copy sandbox's and the shared network's words, the folder's notes. The
-    stopped report wrote time 0.000 and none of these. Returns why it could not be written (None: it was)."""
+    alike: the time it ran, the copy sandbox's and the shared network's words (``said``, by
+    :func:`_sandbox_words`), the folder's notes. The stopped report wrote time 0.000 and none of these.
+    Returns why it could not be written (None: it was)."""
     from verifier_tui.commands.report import write_junit
 
     cases = [junit_case(r.job or group.name, r) for r in rows]
-    copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
-    network = next((r.shared_network for r in rows if r.shared_network), None)
+    copied, network = said
     # what of the folder was left out (a link, a stray folder), as the table's notes say it: a CI page
     # that shows only the report would otherwise count every trial as accounted for
     left_out = [one_line(note) for note in getattr(group.found, "problems", ())]
@@ -739,7 +751,7 @@ def _replay_all(
             if args.junit:
                 rows = [kept[i] for i in sorted(kept)]
                 wall = time.perf_counter() - started
-                problem = _job_junit(args, group, in_jobs, rows, wall, stopped_case(why))
+                problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
                 if problem is not None:
                     terminal.error(problem)
         raise
