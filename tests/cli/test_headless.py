@@ -40,7 +40,14 @@ from tests.helpers.commands import (
     start_watch,
     stop,
 )
-from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.processes import (
+    SAY_STARTED,
+    STUCK_ONCE_STARTED,
+    an_old_green_report,
+    has_started,
+    processes_with,
+    wait_none_with,
+)
 from tests.helpers.tasks import EXAMPLES, HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task, write
 
 RUN_JSON_FIELDS = {
@@ -1073,10 +1080,7 @@ def test_watch_rereads_task_toml(env, example):
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
-    task_dir = make_task(
-        tmp_path / "slow",
-        ("import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n"),
-    )
+    task_dir = make_task(tmp_path / "slow", STUCK_ONCE_STARTED)
     (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
     (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
     scratch = env["TMPDIR"]
@@ -1106,12 +1110,11 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     copy_example("hello-file", folder / "hello-file")
     slow = make_task(
         folder / "slow",
-        "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n",
+        STUCK_ONCE_STARTED,
         cases={"only": {}},
     )
     (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
-    report = tmp_path / "out.xml"
-    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    report = an_old_green_report(tmp_path / "out.xml")
     scratch = env["TMPDIR"]
     # One at a time, tasks by name: the slow case starts once the four fast ones have ended (no guess at how long).
     args = ["test", folder, "--junit", report, "-j", "1", "--python", PY]
@@ -1151,12 +1154,11 @@ def test_a_second_ctrl_c_as_the_stopped_report_is_written_still_writes_it(env, t
     show as this one's. The second Ctrl+C is ignored until the report is written, as SIGTERM's is."""
     slow = make_task(
         tmp_path / "slow",
-        "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n",
+        STUCK_ONCE_STARTED,
         cases={"only": {}},
     )
     (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
-    report = tmp_path / "out.xml"
-    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    report = an_old_green_report(tmp_path / "out.xml")
     scratch = env["TMPDIR"]
     proc = subprocess.Popen(
         [PY, "-c", SECOND_CTRL_C_AS_THE_REPORT_IS_WRITTEN, "test", str(slow), "--junit", str(report), "--python", PY],

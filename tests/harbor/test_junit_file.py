@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.commands import interrupted, no_traceback, run_tool
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
-from tests.helpers.processes import SAY_STARTED, has_started
+from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
 
 
@@ -82,8 +82,7 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     slow = "import time\n\ndef verify(workspace):\n    if (workspace / 'slow.txt').exists():\n"
     slow += textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n    return 1.0\n"
     (demo / "tests" / "verifier.py").write_text(slow)
-    report = tmp_path / "out.xml"
-    report.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    report = an_old_green_report(tmp_path / "out.xml")
     scratch = env["TMPDIR"]
 
     # Both replays at once: the slow one stopped while the other ended, or not yet (how soon is the machine's).

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -211,6 +212,18 @@ SAY_STARTED = (
     "import os as _os, sys as _sys\n"
     "open(_os.path.join(_sys.argv[_sys.argv.index('--reward-dir') + 1], 'started'), 'w').close()\n"
 )
+
+
+#: A verifier that says it started (:data:`SAY_STARTED`), then sleeps past any test.
+STUCK_ONCE_STARTED = (
+    "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n"
+)
+
+
+def an_old_green_report(path: Path) -> Path:
+    """A JUnit report of an earlier run, all green, at ``path``: what a run that writes none leaves for CI."""
+    path.write_text('<testsuite name="verifier-tui" tests="1"><testcase classname="old" name="green"/></testsuite>')
+    return path
 
 
 def has_started(tmpdir: str | Path) -> bool:

@@ -159,24 +159,31 @@ async def test_a_file_emptied_just_before_r_never_leaves_a_verdict_wrongly_curre
             assert "stale: workspace/hello.txt" in widget_text(app, "#status"), widget_text(app, "#status")
 
 
+_SLOW = "import time\n\n\ndef verify(workspace):\n    time.sleep(1)\n    return 1.0\n"
+_TWO_CASES = {"a-first": {"n.txt": "1"}, "b-second": {"n.txt": "2"}}
+
+
+async def _a_with_a_save_as_a_first_runs(app, pilot, root, saved: str):
+    """Live reload off, a (every case), ``saved``'s workspace saved while a-first runs: the last run."""
+    await app.first_run_and_watcher()
+    await pilot.press("w")
+    await pilot.press("a")
+    await wait_for(lambda: "running a-first" in widget_text(app, "#status"), "a-first's run")
+    (root / "cases" / saved / "workspace" / "n.txt").write_text("3")
+    await wait_for(lambda: app.controller.live.stale is not None, "the save held as stale")
+    return await app.wait_for_runs(3)
+
+
 async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
     """Live reload off, a (every case): a save of the current case's workspace once its run had
     started marked its verdict stale, and the next case's run, starting, took the mark away,
     though the verdict shown was still of the file before the save. Only a run of the case whose
     verdict is shown reads the files anew for it."""
-    slow = "import time\n\n\ndef verify(workspace):\n    time.sleep(1)\n    return 1.0\n"
-    root = make_task(tmp_path / "t", slow, cases={"a-first": {"n.txt": "1"}, "b-second": {"n.txt": "2"}})
+    root = make_task(tmp_path / "t", _SLOW, cases=_TWO_CASES)
     app = make_app(root, case="a-first")
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")
-        await pilot.press("a")
-        await wait_for(lambda: "running" in widget_text(app, "#status"), "a-first's run")
-        (root / "cases" / "a-first" / "workspace" / "n.txt").write_text("3")
-        await wait_for(lambda: app.controller.live.stale is not None, "the save held as stale")
-        await app.wait_for_runs(3)  # a-first's, then b-second's
+        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "a-first")).case == "b-second"
         await pilot.pause()
-        assert app.finished[-1].case == "b-second"
         assert "stale: workspace/n.txt changed since this run" in widget_text(app, "#status")
         assert "Reward · stale" in screen_text(app)
 
@@ -186,20 +193,14 @@ async def test_a_save_the_shown_cases_run_in_a_read_is_stale_no_more(tmp_path):
     first: the current case's run read the save and cleared the screen's mark, but not the
     engine's, so the next save of the verifier read "stale: tests/verifier.py +1 more changed since
     this run", the +1 more a file that run had read (and w ran it as "+1 more")."""
-    slow = "import time\n\n\ndef verify(workspace):\n    time.sleep(1)\n    return 1.0\n"
-    root = make_task(tmp_path / "t", slow, cases={"a-first": {"n.txt": "1"}, "b-second": {"n.txt": "2"}})
+    root = make_task(tmp_path / "t", _SLOW, cases=_TWO_CASES)
     app = make_app(root, case="b-second")
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")
-        await pilot.press("a")
-        await wait_for(lambda: "running a-first" in widget_text(app, "#status"), "a-first's run")
-        (root / "cases" / "b-second" / "workspace" / "n.txt").write_text("3")
-        await wait_for(lambda: app.controller.live.stale is not None, "the save held as stale")
-        assert (await app.wait_for_runs(3)).case == "b-second"  # a-first's, then b-second's, which read it
+        # a-first's run, then b-second's, which reads the save
+        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "b-second")).case == "b-second"
         await pilot.pause()
         assert "stale" not in widget_text(app, "#status")
-        (root / "tests" / "verifier.py").write_text(slow.replace("1.0", "0.5"))
+        (root / "tests" / "verifier.py").write_text(_SLOW.replace("1.0", "0.5"))
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
         assert "stale: tests/verifier.py changed since this run" in widget_text(app, "#status")
         await pilot.press("w")  # on again: the verifier's save runs, and only it

@@ -569,35 +569,12 @@ async def test_b_refused_leaves_the_stale_verdict_to_run_when_live_reload_is_on_
         assert result is not None and result.verdict.rewards == {"reward": 0.5}
 
 
-async def test_the_late_events_of_a_save_b_read_leave_its_verdict_current(tmp_path):
-    """Live reload off, a save (stale), then b: b's runs read the saved file, but b did not record
-    what it read, so the save's late events (vim sets the mode and ACL again after its write) marked
-    b's fresh verdict "stale: workspace/a.txt changed since this run", as they do not r's."""
-    verifier = "def verify(workspace, response=None):\n    return 1.0\n"
-    root = make_task(tmp_path / "t", verifier, cases={"c": {"a.txt": "x"}})
-    saved = root / "cases" / "c" / "workspace" / "a.txt"
-    app, messages = make_app(root, case="c"), []
-    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")  # live reload off
-        await pilot.pause()
-        saved.write_text("y")
-        await wait_for(lambda: any(isinstance(m, VerdictStale) for m in messages), "the save marked stale")
-        await pilot.press("b")
-        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
-        await pilot.pause()
-        assert "stale" not in widget_text(app, "StatusLine")
-        os.chmod(saved, saved.stat().st_mode)  # the save's late events, after b's runs read it
-        await asyncio.sleep(1)
-        await pilot.pause()
-        assert "stale" not in widget_text(app, "StatusLine"), widget_text(app, "StatusLine")
-        assert app.controller.live.stale is None
-
-
-async def test_the_late_events_of_a_save_a_read_leave_its_verdict_current(tmp_path):
-    """As b's: live reload off, a save (stale), then a. The scheduler's run read the save, then the
-    shown case's run recorded what it read as nothing new, wiping that record, so the save's late
-    events marked a's fresh verdict stale."""
+@pytest.mark.parametrize("key", ["b", "a"])
+async def test_the_late_events_of_a_save_a_key_read_leave_its_verdict_current(tmp_path, key):
+    """Live reload off, a save (stale), then b or a. b's runs read the saved file but did not record
+    what they read; a's shown case's run recorded nothing new in place of what the scheduler's run
+    read. Either way the save's late events (vim sets the mode and ACL again after its write) marked
+    the fresh verdict "stale: workspace/a.txt changed since this run", as they do not r's."""
     verifier = "def verify(workspace, response=None):\n    return 1.0\n"
     root = make_task(tmp_path / "t", verifier, cases={"c": {"a.txt": "x"}, "d": {"a.txt": "x"}})
     saved = root / "cases" / "c" / "workspace" / "a.txt"
@@ -608,14 +585,18 @@ async def test_the_late_events_of_a_save_a_read_leave_its_verdict_current(tmp_pa
         await pilot.pause()
         saved.write_text("y")
         await wait_for(lambda: any(isinstance(m, VerdictStale) for m in messages), "the save marked stale")
-        await pilot.press("a")
-        await app.wait_for_runs(3)
+        await pilot.press(key)
+        if key == "b":
+            await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        else:
+            await app.wait_for_runs(3)  # the first run, then one a case
         await pilot.pause()
         assert "stale" not in widget_text(app, "StatusLine")
-        os.chmod(saved, saved.stat().st_mode)  # the save's late events, after a's runs read it
+        os.chmod(saved, saved.stat().st_mode)  # the save's late events, after the key's runs read it
         await asyncio.sleep(1)
         await pilot.pause()
         assert "stale" not in widget_text(app, "StatusLine"), widget_text(app, "StatusLine")
+        assert app.controller.live.stale is None
 
 
 async def test_a_save_between_b_s_two_runs_with_live_reload_off_is_not_compared_as_two_modes(tmp_path, monkeypatch):
