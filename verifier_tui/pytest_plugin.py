@@ -10,8 +10,9 @@
 Always ``--verifier-cases=PATH``, one word: pytest reads its settings
 before any plugin is loaded, and takes a PATH given apart for a test path,
 reading the ini file of a task there (which may switch this plugin off and
-have the task's ``conftest.py`` imported here). Only this form keeps
-pytest from reading a task's ini.
+have the task's ``conftest.py`` imported here). A path in a task given to
+pytest itself (``TASK::CASE``) has that file read either way; a task's ini
+file so read is refused once this plugin is loaded.
 
 Installed with the package (the ``pytest11`` entry point in pyproject.toml),
 it is off until ``--verifier-cases`` is given: without it, this module adds
