@@ -222,34 +222,21 @@ def test_a_traceback_the_verifier_logged_before_it_returned_is_not_the_runners_r
     assert data["sandbox"]["phase"] is None and data["same"] is True, (data["sandbox"]["phase"], data["differences"])
 
 
-def test_both_sides_name_the_failing_line_of_a_test_sh_that_exits_0_after_the_runner(
-    task, runs, tmp_path, env, elsewhere
+@pytest.mark.parametrize(
+    "ending",
+    ["\nexit 0", " || echo 0 > /logs/verifier/reward.txt"],
+    ids=["exits-0-after-the-runner", "writes-a-reward-after-the-runner-failed"],
+)
+def test_both_sides_name_the_failing_line_of_a_test_sh_that_goes_on_after_the_runner(
+    task, runs, tmp_path, env, elsewhere, ending
 ):
-    # test.sh runs the runner without exec and then exits 0: verify raised at line 3, the runner printed its
-    # report and wrote no reward. The sandbox's side named verifier.py:3, the replay (exit 0, not 'verifier
-    # raised') none, so the two named different failing lines of one run. Both read the last report when no
-    # reward was written.
-    demo = task(verifier="def verify(workspace):\n    x = 1\n    raise ValueError('no')\n", toml=SEPARATE)
-    script = SHIM.replace('exec "$PY" /tests/.ng/run_verifier.py "$@"', '"$PY" /tests/.ng/run_verifier.py "$@"\nexit 0')
-    assert script != SHIM
-    (demo / "tests" / "test.sh").write_text(script)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
-    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
-    path = str(demo / "tests" / "verifier.py")
-    assert (data["sandbox"]["failure"] or {}).get("line") == 3, data["sandbox"]["failure"]
-    assert data["local_failure"] == {"path": path, "line": 3}, (data["local_failure"], data["local"]["outcome"])
-
-
-def test_both_sides_name_the_failing_line_of_a_test_sh_that_writes_a_reward_after_the_runner_failed(
-    task, runs, tmp_path, env, elsewhere
-):
-    # test.sh gives a score of its own when the runner fails (`|| echo 0 > reward.txt`): verify raised at line 3.
-    # The sandbox's side named verifier.py:3 (a reward beside the report: which ended the run, no file says); the
-    # replay, judged by that test.sh and ending with its reward written, named none, as if verify had returned.
+    # verify raised at line 3 and the runner printed its report, in a test.sh that runs the runner without exec
+    # and then exits 0, or gives a score of its own when the runner fails (`|| echo 0 > reward.txt`). The
+    # sandbox's side named verifier.py:3; the replay (exit 0, or judged by that test.sh and ending with its reward
+    # written) named none, as if verify had returned: two failing lines of one run.
     demo = task(verifier="def verify(workspace):\n    x = 1\n    raise ValueError('no')\n", toml=SEPARATE)
     script = SHIM.replace(
-        'exec "$PY" /tests/.ng/run_verifier.py "$@"',
-        '"$PY" /tests/.ng/run_verifier.py "$@" || echo 0 > /logs/verifier/reward.txt',
+        'exec "$PY" /tests/.ng/run_verifier.py "$@"', '"$PY" /tests/.ng/run_verifier.py "$@"' + ending
     )
     assert script != SHIM
     (demo / "tests" / "test.sh").write_text(script)

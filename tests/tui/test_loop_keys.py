@@ -440,13 +440,26 @@ async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_ru
             assert said in shown, (said, shown)
 
 
-async def test_b_s_line_shows_every_reward_key_of_each_mode(tmp_path):
-    """b's line named one reward of a dict that has no 'reward': its first value. Two modes that
-    scored {"exact": 1.0, "words": 0.5} and {"exact": 1.0, "words": 1.0} read "environment-server
-    mode ✓ 1.0 · Harbor mode ✓ 1.0", the same score, above a finding that they score otherwise."""
-    verifier = (
-        'def verify(workspace, response=None):\n    return {"exact": 1.0, "words": 1.0 if response is None else 0.5}\n'
-    )
+@pytest.mark.parametrize(
+    ("returned", "line"),
+    [
+        (
+            '{"exact": 1.0, "words": 1.0 if response is None else 0.5}',
+            'environment-server mode ✓ {"exact": 1.0, "words": 0.5} · Harbor mode ✓ {"exact": 1.0, "words": 1.0}',
+        ),
+        (
+            '{"score" if response is None else "reward": 1.0}',
+            'environment-server mode ✓ 1.0 · Harbor mode ✓ {"score": 1.0}',
+        ),
+    ],
+    ids=["several-keys", "a-lone-key-not-reward"],
+)
+async def test_b_s_line_shows_each_modes_rewards_as_they_differ(tmp_path, returned, line):
+    """b's line named each mode's first reward value alone: two modes that scored {"exact": 1.0,
+    "words": 0.5} and {"exact": 1.0, "words": 1.0}, or {"reward": 1.0} and {"score": 1.0}, read
+    "environment-server mode ✓ 1.0 · Harbor mode ✓ 1.0", the same score, above a finding that they
+    score otherwise. Several keys are shown as JSON, and only a lone ``reward`` bare."""
+    verifier = f"def verify(workspace, response=None):\n    return {returned}\n"
     root = make_task(tmp_path / "tasks" / "keys", verifier, cases={"c": {"a.txt": "x"}})
     (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
     app = make_app(root, case="c", watch=False)
@@ -455,27 +468,7 @@ async def test_b_s_line_shows_every_reward_key_of_each_mode(tmp_path):
         await pilot.press("b")
         await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
         shown = " ".join(widget_text(app, "#reward-body").split())
-        line = (
-            'both modes: environment-server mode ✓ {"exact": 1.0, "words": 0.5} · '
-            'Harbor mode ✓ {"exact": 1.0, "words": 1.0}'
-        )
-        assert line in shown, shown
-
-
-async def test_b_s_line_names_a_lone_reward_key_that_is_not_reward(tmp_path):
-    """b's line showed a lone reward as its bare value whatever its key: {"score": 1.0} in one mode and
-    {"reward": 1.0} in the other read "✓ 1.0 · ✓ 1.0" above a finding that they score otherwise. Only a
-    lone ``reward`` is shown bare."""
-    verifier = 'def verify(workspace, response=None):\n    return {"score" if response is None else "reward": 1.0}\n'
-    root = make_task(tmp_path / "tasks" / "keys", verifier, cases={"c": {"a.txt": "x"}})
-    (root / "cases" / "c" / "response.json").write_text(json.dumps({"output": []}))
-    app = make_app(root, case="c", watch=False)
-    async with app.run_test(size=(160, 60)) as pilot:
-        await app.wait_for_runs(1)
-        await pilot.press("b")
-        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
-        shown = " ".join(widget_text(app, "#reward-body").split())
-        assert 'both modes: environment-server mode ✓ 1.0 · Harbor mode ✓ {"score": 1.0}' in shown, shown
+        assert f"both modes: {line}" in shown, shown
 
 
 async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
