@@ -634,6 +634,24 @@ def test_watch_says_under_the_run_that_task_toml_dropped_the_step(env, own_step)
     assert under.strip().startswith("note: --step second: task.toml no longer has it"), under
 
 
+def test_watch_says_a_step_is_dropped_because_task_toml_is_not_toml_not_that_it_has_no_steps(env, own_step):
+    """watch --step second, task.toml then saved half-written (not TOML): the note under the run said
+    `task.toml no longer has it (no [[steps]])`, where the file still lists the step and only cannot be
+    read; `run --step second` on the same file says its steps cannot be read."""
+    toml = own_step / "task.toml"
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second")
+    try:
+        assert "reward 0.5" in reader.next_run()
+        toml.write_text(toml.read_text() + "this is not toml [\n")
+        reader.next_run()
+        notes = [reader.next(10.0) for _ in range(3)]
+    finally:
+        stop(proc)
+    dropped = [n for n in notes if "--step second" in n]
+    assert len(dropped) == 1, notes
+    assert "no [[steps]]" not in dropped[0] and "its steps cannot be read" in dropped[0], dropped
+
+
 @pytest.fixture
 def refused_beside(multi_step, tmp_path) -> Path:
     """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.task.config import refused_words, toml_unread
+from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
 from verifier_tui.engine.task.kinds import step_tests, step_tests_unused
 
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
@@ -84,14 +84,19 @@ def steps_notices(
     ``runs``: what runs ``tests/`` (audit runs probes, not one run)."""
     names = ", ".join(s.name for s in config.steps)
     if dropped is not None:
-        steps = f"steps: {names}" if names else "no [[steps]]"
+        # a task.toml that is not TOML may still list the step: its steps cannot be read, as no_steps says
+        gone = (
+            f"{TOML_UNREAD}: its steps cannot be read"
+            if toml_unread(config)
+            else f"task.toml no longer has it ({f'steps: {names}' if names else 'no [[steps]]'})"
+        )
         run = (
             "this run is tests/ with the task's [verifier]"
             if kept is None
             else f"this run is {kept}, which you chose, with tests/ alone as /tests (no step's tests over it)"
         )
         # The TUI says "step NAME": its S chooses a step as --step does
-        return [Advice(STEP_NAMED, f" {dropped}: task.toml no longer has it ({steps}), so the step is dropped: {run}")]
+        return [Advice(STEP_NAMED, f" {dropped}: {gone}, so the step is dropped: {run}")]
     if not config.steps or step is not None:
         return []
     return [
