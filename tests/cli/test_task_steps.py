@@ -652,6 +652,30 @@ def test_watch_says_a_step_is_dropped_because_task_toml_is_not_toml_not_that_it_
     assert "no [[steps]]" not in dropped[0] and "its steps cannot be read" in dropped[0], dropped
 
 
+@pytest.mark.parametrize("lacks", ["folder", "instruction"])
+def test_a_step_renamed_in_task_toml_alone_is_a_task_harbor_refuses(env, own_step, lacks):
+    """task.toml's step `second` renamed `2nd`, its folder left as steps/second (or the step's
+    instruction.md deleted): every run scored as before, where Harbor's Task refuses to load the
+    task (FileNotFoundError: Step directory not found, Step instruction not found), every step's
+    trial with it. Each face says Harbor would refuse it, naming the step, and exits 2."""
+    toml = own_step / "task.toml"
+    if lacks == "folder":
+        toml.write_text(toml.read_text().replace('name = "second"', 'name = "2nd"'))
+        missing, step = "has no folder steps/2nd/", "2nd"
+    else:
+        (own_step / "steps" / "second" / "instruction.md").unlink()
+        missing, step = "has no steps/second/instruction.md", "second"
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "first", "--json")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert missing in json.loads(done.stdout)["harbor_refuses_task"], done.stdout
+    tested = run_tool(env, "test", own_step, "--step", step)
+    no_traceback(tested)
+    assert tested.returncode == 2, tested.stdout + tested.stderr
+    said = tested.stdout + tested.stderr
+    assert "Harbor would refuse" in said and missing in said and "hello: not run" in said, said
+
+
 @pytest.fixture
 def refused_beside(multi_step, tmp_path) -> Path:
     """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""

@@ -445,6 +445,9 @@ def test_a_task_passed_over_for_lacking_the_step_is_tested_once_it_gains_it(env,
         make_task(folder / name, toml=f'version = "1.0"\n{toml}', cases=cases)
         (folder / name / "cases" / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     lacking = folder / "lacks" / "task.toml"
+    for step in ("first", "second"):  # Harbor refuses a task whose step has no folder and instruction
+        (folder / "lacks" / "steps" / step).mkdir(parents=True)
+        (folder / "lacks" / "steps" / step / "instruction.md").touch()
     proc, reader = start(env, folder, "--step", "first", "--json")
     try:
         first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))

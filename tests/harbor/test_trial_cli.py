@@ -33,7 +33,7 @@ from tests.helpers.harbor import (
     trial_with_job_env,
 )
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
-from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, PY, SHIM
+from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, PY, SHIM, make_step_folders
 from verifier_tui.engine.task.config import REFUSED_TO_RUN as REFUSED
 
 NOT_FOUND = "RewardFileNotFoundError"
@@ -479,6 +479,7 @@ def two_step_job(demo, runs, tmp_path, *, second: float):
     """Job ``j`` with one trial of ``demo`` in two steps, "first" (recorded 1.0) and "second"
     (recorded ``second``); the task.toml names both steps."""
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    make_step_folders(demo)
     run = sandbox_run(demo, tmp_path / "sandbox")
     make_job(
         runs / "jobs" / "j",

@@ -285,8 +285,8 @@ async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs
 
 
 async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
-    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
-    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=steps)
     run = sandbox_run(demo, tmp_path / "sandbox")
     make_job(
         runs / "jobs" / "j",

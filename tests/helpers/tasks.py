@@ -82,6 +82,8 @@ def make_task(
       ``[verifier] timeout_sec``.
     - ``shim``: ``tests/test.sh`` is NeMo Gym's shim (False: no test.sh).
     - ``cases``: ``{case: {relative path: text}}``, each a ``cases/<case>/workspace``.
+
+    Each step ``toml`` names gets ``steps/<name>/instruction.md``, without which Harbor refuses the task.
     """
     (root / "tests").mkdir(parents=True, exist_ok=True)
     if toml is not None or timeout is not None:
@@ -89,6 +91,7 @@ def make_task(
         if timeout is not None:
             text += f"\n[verifier]\ntimeout_sec = {timeout}\n"
         (root / "task.toml").write_text(text, encoding="utf-8")
+        make_step_folders(root)
     if shim:
         (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")
     if verifier is not None:
@@ -101,6 +104,24 @@ def make_task(
         for rel, text in workspace_files.items():
             write(workspace / rel, text)
     return root
+
+
+def make_step_folders(root: Path) -> None:
+    """``steps/<name>/instruction.md`` for each ``[[steps]]`` of ``root``'s task.toml that
+    names a plain folder (one task.toml refuses otherwise is left as written)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    try:
+        steps = tomllib.loads((root / "task.toml").read_text(encoding="utf-8")).get("steps")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return
+    for step in steps if isinstance(steps, list) else []:
+        name = step.get("name") if isinstance(step, dict) else None
+        if isinstance(name, str) and name.strip() and "/" not in name and name not in (".", ".."):
+            (root / "steps" / name).mkdir(parents=True, exist_ok=True)
+            (root / "steps" / name / "instruction.md").touch()
 
 
 BRANCHY_VERIFIER = """\

@@ -960,7 +960,6 @@ async def test_the_step_list_says_a_steps_tests_linked_out_of_the_task_are_not_l
     outside = tmp_path / "outside" / "tests"
     outside.mkdir(parents=True)
     (outside / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
-    (root / "steps" / "second").mkdir(parents=True)
     (root / "steps" / "second" / "tests").symlink_to(outside)
     app = make_app(root, watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
