@@ -676,6 +676,27 @@ def test_a_step_renamed_in_task_toml_alone_is_a_task_harbor_refuses(env, own_ste
     assert "Harbor would refuse" in said and missing in said and "hello: not run" in said, said
 
 
+def test_watch_runs_again_when_a_renamed_steps_folder_is_renamed_too(env, own_step):
+    """watch --step first, step `second` renamed `2nd` in task.toml (Harbor refuses the task: no
+    steps/2nd/), then the folder renamed to match (`mv steps/second steps/2nd`): nothing ran, so
+    the last line said Harbor would refuse the task until some other file was saved. The step's
+    folder made (or its instruction.md removed) runs again, as task.toml's own edit does."""
+    toml = own_step / "task.toml"
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "first")
+    try:
+        assert "reward 1" in reader.next_run()
+        toml.write_text(toml.read_text().replace('name = "second"', 'name = "2nd"'))
+        assert "Harbor would refuse" in reader.next_run()
+        (own_step / "steps" / "second").rename(own_step / "steps" / "2nd")
+        fixed = reader.next_run()
+        (own_step / "steps" / "2nd" / "instruction.md").unlink()
+        removed = reader.next_run()
+    finally:
+        stop(proc)
+    assert "reward 1" in fixed and "steps/2nd" in fixed, fixed
+    assert "Harbor would refuse" in removed and "deleted" in removed, removed
+
+
 @pytest.fixture
 def refused_beside(multi_step, tmp_path) -> Path:
     """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""

@@ -938,7 +938,15 @@ class Session:
             targets.append(WatchTarget(toml, "task.toml"))
         if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
             targets.append(WatchTarget(self.verifier, "verifier"))
+        # Harbor refuses the task while one is missing (with_step_folders): a step renamed or its folder moved
+        # back is seen as it happens, not at the next save.
+        targets += [
+            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._step_instructions()
+        ]
         return _dedupe(targets)
+
+    def _step_instructions(self) -> list[Path]:
+        return [self.task.root / "steps" / step.name / "instruction.md" for step in self.task.config.steps]
 
     def _step_tests(self) -> list[tuple[Path, bool]]:
         """The step's own tests folder, staged over tests/ (none without a step),
@@ -962,9 +970,16 @@ class Session:
 
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape
-        (verifiers, test.sh, settings): task.toml, tests/ or the step's own tests."""
+        (verifiers, test.sh, settings, whether Harbor loads it): task.toml, tests/,
+        the step's own tests, a step's folder or instruction.md."""
         folders = [(self.task.tests_dir, True), *self._step_tests()]
-        return any(p.name == "task.toml" or any(_under(p, f, whole) for f, whole in folders) for p in paths)
+        instructions = self._step_instructions()
+        return any(
+            p.name == "task.toml"
+            or any(_under(p, f, whole) for f, whole in folders)
+            or any(i.is_relative_to(p) for i in instructions)  # the file, or its step's folder made or removed
+            for p in paths
+        )
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""
