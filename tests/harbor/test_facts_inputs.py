@@ -121,6 +121,16 @@ def test_a_timeout_the_task_does_not_set_is_said_as_harbors_default_not_as_the_t
     )
 
 
+def test_the_timeout_of_a_step_task_toml_no_longer_lists_says_that_not_that_the_step_sets_none(task, runs):
+    """A trial's step `b` that task.toml no longer lists (renamed `c`, its [steps.verifier] with it): the
+    facts said `task.toml [steps.verifier] of b sets no timeout_sec: Harbor's default 600`, a table
+    the file does not hold, beside the note that the task has no step 'b'."""
+    demo = task(toml='[[steps]]\nname = "a"\n\n[[steps]]\nname = "c"\n[steps.verifier]\ntimeout_sec = 5.0\n')
+    steps = [dict(PASSED, name="a"), dict(PASSED, name="b")]
+    words = walk(runs, demo, "b", mode=None, steps=steps).facts.timeout.words
+    assert words == "600 s (task.toml has no step 'b': Harbor's default 600, × timeout_multiplier 1)", words
+
+
 def test_the_timeout_is_unknown_without_the_task_but_the_sandbox_may_say(task, runs):
     import shutil
 

@@ -161,18 +161,19 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     elif task is not None:
         settings = task.verifier
         where = "[verifier]"
+        step_settings = task.step(step.name)
         if step.name is not None:
-            step_settings = task.step(step.name)
             settings = step_settings.verifier if step_settings else type(task.verifier)()
             where = f"[steps.verifier] of {step.name}"
         base = settings.timeout_sec
         # A task that sets none is said so: "timeout_sec 600 (Harbor's default 600)" sent the user to
-        # task.toml for a 600 it does not hold.
-        base_words = (
-            f"task.toml {where} timeout_sec {base:g}"
-            if settings.timeout_given
-            else f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
-        )
+        # task.toml for a 600 it does not hold; nor does it hold the table of a step it no longer lists.
+        if settings.timeout_given:
+            base_words = f"task.toml {where} timeout_sec {base:g}"
+        elif step.name is not None and step_settings is None:
+            base_words = f"task.toml has no step {step.name!r}: Harbor's default {base:g}"
+        else:
+            base_words = f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
         if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
             base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
         elif settings.harbor_timeout is not None:  # inf: no limit in Harbor, as below once multiplied
