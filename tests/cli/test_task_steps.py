@@ -697,6 +697,27 @@ def test_watch_runs_again_when_a_renamed_steps_folder_is_renamed_too(env, own_st
     assert "Harbor would refuse" in removed and "deleted" in removed, removed
 
 
+def test_a_steps_own_runner_is_the_one_runner_task_runs_and_the_header_compares(env, own_step):
+    """A step shipping its own steps/second/tests/.ng/run_verifier.py, which Harbor uploads over
+    tests/ (so the sandbox runs it for that step): `--runner task` ran the task's tests/.ng/run_verifier.py,
+    and the header compared verifier-tui's runner with that one, never with the step's."""
+    from verifier_tui.runner_source import runner_path
+
+    ng = own_step / "steps" / "second" / "tests" / ".ng"
+    ng.mkdir()
+    (ng / "run_verifier.py").write_text(
+        'import sys\nsys.stderr.write("the step\'s own runner\\n")\n' + runner_path().read_text()
+    )
+    shutil.copy(runner_path(), own_step / "tests" / ".ng" / "run_verifier.py")  # the task's is ours
+    ran = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--runner", "task", "--json")
+    no_traceback(ran)
+    data = json.loads(ran.stdout)
+    assert "the step's own runner" in data["stderr"] and data["rewards"] == {"reward": 0.5}, data["stderr"]
+    ours = json.loads(run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json").stdout)
+    differs = [n for n in ours["notices"] if "ships its own runner" in n]
+    assert len(differs) == 1 and "steps/second/tests/.ng/run_verifier.py" in differs[0], ours["notices"]
+
+
 @pytest.fixture
 def refused_beside(multi_step, tmp_path) -> Path:
     """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""

@@ -302,7 +302,9 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
     task's own, when it ships one)."""
     if own is None:
         return []
-    where = "tests/.ng/run_verifier.py"
+    parts = own.path.parts
+    # a step's own (steps/NAME/tests/.ng/run_verifier.py) named as such: the task's is not the one run
+    where = "/".join(parts[-5:] if len(parts) >= 5 and parts[-5] == "steps" else parts[-3:])
     if runner == "task":
         known = (
             "it offers --explain-to, so the resolution is its own"

@@ -18,7 +18,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
-from verifier_tui.engine.task.kinds import step_tests, step_tests_unused
+from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_runner
+from verifier_tui.runner_source import runner_path
 
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
 
@@ -196,12 +197,15 @@ def task_for_step(task: Task, name: str) -> Task:
     if shim is not None and shim not in verifiers and not shim.is_symlink():
         verifiers.append(shim)  # the shim runs it whatever it holds, as discovery takes tests/verifier.py
     test_sh = next((d / "test.sh" for d in tests_dirs(task.root, name) if (d / "test.sh").is_file()), None)
+    # /tests/.ng/run_verifier.py is the step's when it ships one: what the sandbox runs for the step
+    runner = task_runner(own, runner_path)
     return replace(
         task,
         config=config,
         cases=cases,
         verifiers=verifiers,
         test_sh=test_sh,
+        own_runner=runner if runner is not None else task.own_runner,
         plain_test_sh=plain_test_sh(task.root, name) is not None,
         shim_runs=shim if shim is not None else task.shim_runs,
         looked_in=[own, *task.looked_in],
