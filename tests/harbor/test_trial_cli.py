@@ -589,6 +589,25 @@ def weighted_by_step(task):
     return demo
 
 
+def test_a_steps_own_runner_is_the_one_a_replay_of_the_step_compares_with(task, runs, tmp_path, env, elsewhere):
+    """The trial's step `second` ships steps/second/tests/.ng/run_verifier.py, which Harbor uploads over
+    tests/ and the sandbox ran for that step: the replay compared verifier-tui's runner with the task's
+    tests/.ng/run_verifier.py alone, so a step's runner that differs was never said (nor a reason the
+    replay may differ)."""
+    from verifier_tui.runner_source import runner_path
+
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    ng = demo / "steps" / "second" / "tests" / ".ng"
+    ng.mkdir(parents=True)
+    (ng / "run_verifier.py").write_text("# the step's own\n" + runner_path().read_text())
+    job = two_step_job(demo, runs, tmp_path, second=1.0)
+    data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    said = [n for n in data["local"]["notices"] if "(what the sandbox ran) differs" in n]
+    assert len(said) == 1 and said[0].startswith("the task's steps/second/tests/.ng/run_verifier.py"), said
+    first = as_json(tool(env, "run", job, "--step", "first", "--json", cwd=elsewhere))
+    assert not [n for n in first["local"]["notices"] if "(what the sandbox ran) differs" in n], first["local"]
+
+
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""

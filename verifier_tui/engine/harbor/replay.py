@@ -22,7 +22,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.kinds import step_tests_unused
-from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier, step_tests, tests_dirs
+from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier, step_runner, step_tests, tests_dirs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -308,7 +308,7 @@ def plan_replay(
     linked = step_tests_unused(task_dir, step)
     if linked is not None:
         plan.notices.append(linked)
-    runner_note = _runner_difference(task_dir) if runner == "ours" else None
+    runner_note = _runner_difference(task_dir, step) if runner == "ours" else None
     if runner_note:
         plan.notices.append(runner_note)
         plan.reasons.append(runner_note)
@@ -403,19 +403,16 @@ def env_assignments(words: tuple[str, ...]) -> list[tuple[str, str]]:
     return out
 
 
-def _runner_difference(task_dir: Path) -> str | None:
-    """The sandbox ran the task's vendored ``tests/.ng/run_verifier.py``; the
-    replay stages verifier-tui's own. Read as ``--runner task`` reads it
-    (:func:`task_runner`: a file of the task's own, no link, beneath tests/):
-    a runner behind a link is never read, nor offered, so no difference is said."""
-    from verifier_tui.engine.task.kinds import task_runner
-    from verifier_tui.runner_source import runner_path
-
-    own = task_runner(task_dir / "tests", runner_path)
+def _runner_difference(task_dir: Path, step: str | None) -> str | None:
+    """The sandbox ran the task's vendored ``tests/.ng/run_verifier.py`` (a step's
+    own, when it ships one); the replay stages verifier-tui's own. Read as
+    ``--runner task`` reads it (:func:`step_runner`: a file of the task's own, no
+    link, beneath tests/): a runner behind a link is never read, nor offered, so
+    no difference is said."""
+    own = step_runner(task_dir, step)
     if own is not None and not own.same_as_ours:
         return Advice(
-            "the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
-            "verifier-tui replays with (",
+            f"the task's {own.where} (what the sandbox ran) differs from the runner verifier-tui replays with (",
             TASK_RUNNER,
             " replays with the task's)",
         )

@@ -249,6 +249,13 @@ class OwnRunner:
     knows_stack_signal: bool = False  # --stack-signal NAME: every thread's stack on that signal (at a timeout)
     knows_coverage_to: bool = False  # --coverage-to FILE: the task's own lines that ran
 
+    @property
+    def where(self) -> str:
+        """The file in words: ``tests/.ng/run_verifier.py``, or a step's own
+        ``steps/NAME/tests/.ng/run_verifier.py`` (the sandbox runs it for that step)."""
+        parts = self.path.parts
+        return "/".join(parts[-5:] if len(parts) >= 5 and parts[-5] == "steps" else parts[-3:])
+
 
 def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     """The task's own runner, compared with ours (``ours()`` is where it is,
@@ -302,9 +309,7 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
     task's own, when it ships one)."""
     if own is None:
         return []
-    parts = own.path.parts
-    # a step's own (steps/NAME/tests/.ng/run_verifier.py) named as such: the task's is not the one run
-    where = "/".join(parts[-5:] if len(parts) >= 5 and parts[-5] == "steps" else parts[-3:])
+    where = own.where
     if runner == "task":
         known = (
             "it offers --explain-to, so the resolution is its own"

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.task.config import TaskConfig
     from verifier_tui.engine.task.discovery import Task
+    from verifier_tui.engine.task.kinds import OwnRunner
 
 
 def tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
@@ -53,6 +54,16 @@ def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
             if (base / named).is_file():
                 return base / named
         return None
+    return None
+
+
+def step_runner(task_dir: Path, step: str | None) -> OwnRunner | None:
+    """The runner the sandbox runs for ``step``, ``/tests/.ng/run_verifier.py``: the step's own
+    when it ships one (uploaded over tests/'s), else the task's; None when neither ships one."""
+    for tests in tests_dirs(task_dir, step):
+        own = task_runner(tests, runner_path)
+        if own is not None:
+            return own
     return None
 
 
@@ -197,15 +208,13 @@ def task_for_step(task: Task, name: str) -> Task:
     if shim is not None and shim not in verifiers and not shim.is_symlink():
         verifiers.append(shim)  # the shim runs it whatever it holds, as discovery takes tests/verifier.py
     test_sh = next((d / "test.sh" for d in tests_dirs(task.root, name) if (d / "test.sh").is_file()), None)
-    # /tests/.ng/run_verifier.py is the step's when it ships one: what the sandbox runs for the step
-    runner = task_runner(own, runner_path)
     return replace(
         task,
         config=config,
         cases=cases,
         verifiers=verifiers,
         test_sh=test_sh,
-        own_runner=runner if runner is not None else task.own_runner,
+        own_runner=step_runner(task.root, name),
         plain_test_sh=plain_test_sh(task.root, name) is not None,
         shim_runs=shim if shim is not None else task.shim_runs,
         looked_in=[own, *task.looked_in],
