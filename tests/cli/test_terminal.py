@@ -40,8 +40,8 @@ def test_json_is_strict_and_fits_the_stream(monkeypatch):
     text = terminal.json_text({"a": float("nan"), "b": [float("inf")], "c": "caf\u00e9 \udcff"})
     text.encode("ascii")
     assert json.loads(text, parse_constant=lambda name: pytest.fail(name)) == {
-        "a": "nan",
-        "b": ["inf"],
+        "a": "NaN",
+        "b": ["Infinity"],
         "c": "caf\u00e9 \\xff",  # a file name's byte that is not UTF-8, as the text shows it
     }
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_truthful import strict_json
 from tests.harbor.job_copies import genuine_trial
 from tests.helpers.commands import JSON_DOC, MODULE, TOOL, documented_fields, no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import (
@@ -2235,3 +2236,33 @@ def test_a_recorded_reward_of_infinity_or_400_digits_is_said_as_every_face_says_
     assert "reward=Infinity" in out and "inf," not in out, out
     out = tool(env, "run", runs / "jobs" / "j" / "demo__bbbbbbb", cwd=elsewhere).stdout
     assert str(huge) not in out, out
+
+
+def test_every_json_face_writes_a_recorded_infinity_or_nan_as_json_spells_it(task, runs, env, elsewhere):
+    # result.json records {"reward": Infinity}, {"reward": NaN} and a cost of Infinity: run TRIAL --json (and
+    # explain, test JOB, the job's trial rows) wrote "inf" and "nan", Python's words, where compare --json and
+    # the means' mean_errors write "Infinity" and "NaN".
+    demo = task()
+    trials = {"demo__inf": math.inf, "demo__nan": math.nan}
+    job = make_job(runs / "jobs" / "j", {n: dict(task=demo, rewards={"reward": r}) for n, r in trials.items()})
+    result = json.loads((job / "demo__inf" / "result.json").read_text())
+    result["agent_result"] = {"n_input_tokens": 1, "n_output_tokens": 1, "cost_usd": math.inf}
+    (job / "demo__inf" / "result.json").write_text(json.dumps(result))
+    faces = [
+        ("run", "--json", job / "demo__inf"),
+        ("explain", "--json", job / "demo__inf"),
+        ("run", "--json", job),
+        ("test", "--json", job),
+    ]
+    texts = [tool(env, *args, cwd=elsewhere).stdout for args in faces]
+    texts.append(run_tool(env, "compare", "--json", job, job, cwd=elsewhere).stdout)
+    for text in texts:
+        strict_json(text)
+        assert '"inf"' not in text and '"nan"' not in text, text
+    data = strict_json(tool(env, "run", "--json", job / "demo__inf", cwd=elsewhere).stdout)
+    assert data["sandbox"]["rewards"] == {"reward": "Infinity"}, data["sandbox"]
+    rows = strict_json(tool(env, "run", "--json", job, cwd=elsewhere).stdout)["job"]["trial_rows"]
+    assert [(r["rewards"], r["cost_usd"]) for r in rows] == [
+        ({"reward": "Infinity"}, "Infinity"),
+        ({"reward": "NaN"}, None),
+    ]

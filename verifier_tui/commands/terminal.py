@@ -279,8 +279,9 @@ def _each_value(value: Any, fix: Callable[[Any], Any]) -> Any:
 
 
 def _finite(value: Any) -> Any:
-    """A non-finite float as its name, a string; anything else as it is."""
-    return repr(value) if isinstance(value, float) and not math.isfinite(value) else value
+    """A non-finite float as a string, spelt as JSON spells it (``"Infinity"``, ``"NaN"``): as a reward file holds
+    it and every face says it (``reward_number``, ``mean_errors``), never Python's ``inf``; anything else as it is."""
+    return json.dumps(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
 # Characters XML 1.0 cannot hold, even as a character reference: C0 controls
