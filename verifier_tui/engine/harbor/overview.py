@@ -194,11 +194,15 @@ def count_words(count: float | Decimal) -> str:
 def cost_words(cost: float) -> str:
     """A cost in dollars: ``$0.0200`` under a dollar, ``$2.50`` above; one of a
     million or more (no job's, but a result.json may say anything) as
-    ``$1.000e+300``, not hundreds of digits filling the line (as count_words)."""
+    ``$1.000e+300``, not hundreds of digits filling the line (as count_words).
+    An infinite one (Infinity recorded, an integer past any float, or a sum
+    past the largest float) is no number, said as a mean that is none."""
     from decimal import Decimal
 
+    if cost == math.inf:  # (_tokens keeps no negative cost, nor NaN)
+        return NO_NUMBER.format("past the largest float")
     if cost >= 1e6:
-        return f"${Decimal(cost):.3e}" if cost != math.inf else "$inf"  # the exponent written as count_words writes it
+        return f"${Decimal(cost):.3e}"  # the exponent written as count_words writes it
     return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
@@ -793,7 +797,7 @@ class JobOverview:
         if n_out is not None:
             parts.append(f"{count_words(n_out)} output tokens")
         if cost is not None:
-            parts.append(cost_words(cost))
+            parts.append(cost_words(cost) if math.isfinite(cost) else f"cost {cost_words(cost)}")
         return ", ".join(parts)
 
     def agents(self) -> list[str]:
