@@ -377,3 +377,31 @@ async def test_typed_json_of_another_kind_is_said_in_jsons_words(example):
             await pilot.pause(EDIT_PAUSE_S * 3)
             state = str(app.screen.query_one("#editor-state").content)
             assert state.startswith(f"the response holds {said}: the runner will refuse it"), state
+
+
+async def test_a_run_the_response_editor_cut_short_is_said_in_the_history(tmp_path):
+    """Typing while a run of the typed response was under way cut it short and ran
+    again: the history went #1, #3 with nothing said of #2, where watch says
+    ``run #2 cut short``. The next run's row says the run it cut short."""
+    from tests.helpers.tasks import make_task
+
+    slow = "import sys, time\n\ndef verify(workspace, response=None):\n    if 'wait' in str(response):\n"
+    slow += "        print('waiting', file=sys.stderr, flush=True)\n        time.sleep(60)\n    return 1.0\n"
+    root = make_task(tmp_path / "t", slow, cases={"c": {}})
+    (root / "cases" / "c" / "response.txt").write_text("an answer\n")
+    app = make_app(root, case="c")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await opened_editor(pilot, "down", "down")  # "type plain text in an editor"
+        await pilot.press(*"wait")
+        await wait_for(lambda: "waiting" in screen_text(app), "the run of the typed response under way")
+        cut = app.session.sequence
+        app.screen.query_one(TextArea).text = "done"
+        await wait_for(lambda: app.finished[-1] is not None and app.finished[-1].sequence > cut, "the next run")
+        assert app.finished[-1].verdict.rewards == {"reward": 1.0}
+        await pilot.press("escape")
+        await pilot.pause()
+        rows = app.main.query_one("#history", OptionList)
+        history = "\n".join(str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count))
+        assert f"#{cut} cut short" in history, history
+        assert history.index(f"#{cut + 1} ") < history.index(f"#{cut} cut short"), history

@@ -51,7 +51,7 @@ async def watch_session(
     import asyncio
 
     from verifier_tui.engine.watch.live import LiveRuns
-    from verifier_tui.words.run import trigger_words
+    from verifier_tui.words.run import run_numbers, trigger_words
     from verifier_tui.words.text import one_line
 
     def on_error(exc: BaseException) -> None:
@@ -64,7 +64,7 @@ async def watch_session(
 
     def said_cut_too() -> None:
         if len(cut) > 1 and not json:
-            runs = f"{what} #{cut[1]}" if len(cut) == 2 else f"{what}s #{cut[1]}-#{cut[-1]}"
+            runs = f"{what}{'s' * (len(cut) > 2)} {run_numbers(cut[1:])}"
             terminal.out(f"      {runs} cut short too: the files went on changing")
         cut.clear()
 

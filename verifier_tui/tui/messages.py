@@ -42,11 +42,13 @@ class ExplainReady(Message):
 @dataclass
 class RunFinished(Message):
     """A run ended and was not superseded. ``primary`` is False for the other
-    cases of "run all cases" (they update the cases list and history only)."""
+    cases of "run all cases" (they update the cases list and history only).
+    ``cut``: the numbers of the runs superseded since the last that ended."""
 
     run_id: int
     result: RunResult
     primary: bool = True
+    cut: tuple[int, ...] = ()
 
 
 @dataclass

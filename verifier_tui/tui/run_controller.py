@@ -4,6 +4,7 @@ both screens share."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -57,6 +58,8 @@ class RunController(Controller):
         self.every_case = False
         """"Every case on save": each run (a save's, a key's) runs every case,
         as "run all cases" does, until turned off. Kept in memory only."""
+        self._cut: list[int] = []
+        """The numbers of the runs superseded (a save, a key, the response typed) since the last that ended."""
 
     def drop_held(self) -> bool:
         """As :meth:`Controller.drop_held`, but a save while every case is to run
@@ -107,11 +110,22 @@ class RunController(Controller):
             if primary:
                 self._post(ExplainReady(run_id, explain))
 
+        before = self.session.sequence
         try:
             result = await self.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
+        except asyncio.CancelledError:
+            # Superseded: a run that had its number is said cut short on the next run's row, as watch says
+            # `run #N cut short`, or the history's numbers skip it unsaid (one cut before it started has none).
+            if self.session.sequence > before:
+                self._cut.append(self.session.sequence)
+            raise
         finally:
             self.running_case = None
         return run_id, result
+
+    def _finished(self, run_id: int, result: RunResult, primary: bool) -> None:
+        cut, self._cut = tuple(self._cut), []
+        self._post(RunFinished(run_id, result, primary=primary, cut=cut))
 
     async def _run_all(self, trigger: str, change: Change | None) -> None:
         session = self.session
@@ -126,9 +140,9 @@ class RunController(Controller):
                 # it ran is stale no more, on the screen (RunStarted) and in the engine alike.
                 self.live.reading_now(change)
             run_id, result = await self._one(spec, trigger, primary)
-            self._post(RunFinished(run_id, result, primary=primary))
+            self._finished(run_id, result, primary)
 
     def _on_result(self, change: Change | None, value: Any) -> None:
         if value is not None:
             run_id, result = value
-            self._post(RunFinished(run_id, result, primary=True))
+            self._finished(run_id, result, primary=True)

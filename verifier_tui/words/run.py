@@ -28,7 +28,7 @@ from verifier_tui.words.text import one_line
 __all__ = ["MODE_NAMES", "duration_text"]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from verifier_tui.engine.both_modes import BothModes
@@ -81,6 +81,14 @@ TRIGGER_WIDTH = 28  # watch's column of what each run was for
 def watch_line_start(sequence: int, trigger: str) -> str:
     """``#3   12:00:01  tests/verifier.py changed``: watch's line, a task's run's or a trial's replay's."""
     return f"#{sequence:<3} {time.strftime('%H:%M:%S')}  {trigger_words(trigger):<{TRIGGER_WIDTH}}"
+
+
+def run_numbers(numbers: Sequence[int]) -> str:
+    """Runs by number, as watch and the history say the runs cut short: ``#2``,
+    ``#3-#37`` (with no gap between them), else each (``#2, #4``)."""
+    if len(numbers) > 1 and numbers[-1] - numbers[0] == len(numbers) - 1:
+        return f"#{numbers[0]}-#{numbers[-1]}"
+    return ", ".join(f"#{n}" for n in numbers)
 
 
 def trigger_words(trigger: str) -> str:

@@ -402,7 +402,7 @@ class MainScreen(SizedScreen):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        self._record(result)
+        self._record(result, message.cut)
         if self.controller.running_case is None:
             self.running_case = None
         if self.coverage_view is not None:
@@ -415,8 +415,8 @@ class MainScreen(SizedScreen):
         else:
             self.query_one(StatusLine).set_finished(None)
 
-    def _record(self, result: RunResult) -> None:
-        """A run that ended: in the history, and as its case's mark."""
+    def _record(self, result: RunResult, cut: tuple[int, ...] = ()) -> None:
+        """A run that ended: in the history (with ``cut``, the runs superseded before it), and as its case's mark."""
         if result.case is not None and self.session.ran_case_inputs(result):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
@@ -424,7 +424,7 @@ class MainScreen(SizedScreen):
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
             self.mutate_reactive(MainScreen.last_by_case)
-        self.query_one(HistoryList).add(result, self._says_step(result))
+        self.query_one(HistoryList).add(result, self._says_step(result), cut)
 
     def _says_step(self, result: RunResult) -> bool:
         """Whether what shows ``result`` says its step: a multi-step task's runs do, as the header does."""

@@ -30,7 +30,7 @@ from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward, step_words
+from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, run_numbers, short_reward, step_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -179,8 +179,9 @@ class HistoryList(OptionList):
         self.seen: dict[int, Seen] = {}
         """Each listed run's :func:`seen`, by sequence: read while it is still whole."""
 
-    def add(self, result: RunResult, steps: bool = False) -> None:
-        """``steps``: the task has steps (or the run was one), so the row says the run's step."""
+    def add(self, result: RunResult, steps: bool = False, cut: tuple[int, ...] = ()) -> None:
+        """``steps``: the task has steps (or the run was one), so the row says the run's step;
+        ``cut``: the runs superseded before it, which its row says cut short."""
         # The run compared is the case's last of the same set-up: another step (S) or verifier (v) runs
         # other tests, so its reward going up or down says nothing of an edit (the case list marks those `?`).
         previous = next((r for r in reversed(self.results) if _setup(r) == _setup(result)), None)
@@ -195,7 +196,7 @@ class HistoryList(OptionList):
             self.seen[result.sequence],
             self.seen.get(previous.sequence, (None, None)) if previous else (None, None),
         )
-        option = Option(self._prompt(result, previous, both, steps))
+        option = Option(self._prompt(result, previous, both, steps, cut))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
@@ -207,9 +208,11 @@ class HistoryList(OptionList):
         previous: RunResult | None,
         seen_both: tuple[Seen, Seen],
         steps: bool = False,
+        cut: tuple[int, ...] = (),
     ) -> Content:
         """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run
-        (with ``steps``, after its step: ``step second · after r key``)."""
+        (with ``steps``, after its step: ``step second · after r key``); with
+        ``cut``, a third: ``#6 cut short``."""
         symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous, seen_both)
         reward = short_reward(result)
@@ -223,6 +226,7 @@ class HistoryList(OptionList):
             # The step before the trigger: the narrow list cuts the line's end, and a step is short.
             (f"\n {step_words(result.step)} ·" if steps else "\n", "$text-muted"),
             (f" after {one_line(result.trigger)}", "$text-muted"),
+            (f"\n {run_numbers(cut)} cut short" if cut else "", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
