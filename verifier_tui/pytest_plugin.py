@@ -917,8 +917,8 @@ def trial_report(session: Any, replayed: Any) -> str:
 
 
 class TaskNote(UserWarning):
-    """A note on a case's task as a whole, as ``verifier-tui test`` says it
-    under the task (``-W ignore::verifier_tui.pytest_plugin.TaskNote`` hides them)."""
+    """A note on a case's task (or a trial's job) as a whole, as ``verifier-tui test``
+    says it under the task (``-W ignore::verifier_tui.pytest_plugin.TaskNote`` hides them)."""
 
 
 class CaseNotRun(Exception):
@@ -963,14 +963,20 @@ class VerifierCase(pytest.Item):
         runs the task's own runner, so this case may pass here and score
         nothing in Harbor): a failure's report says it among the run's notes,
         a case that passes said nothing. pytest's warnings summary lists them
-        by note."""
-        if self.group.session is None:
-            return
-        from verifier_tui.commands.report import task_notes
+        by note. A job's trials say what of its folder is no trial (a stray
+        folder, a link), as ``verifier-tui test JOB`` says it under its table."""
         from verifier_tui.words.text import one_line
 
-        toml = self.group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
-        for note in task_notes(self.group):
+        group = self.group
+        if group.session is None:
+            if group.error is None:  # (a job with no trial to replay: its error says these already)
+                for note in getattr(getattr(group, "found", None), "problems", ()):  # (a lone trial has none)
+                    warnings.warn_explicit(TaskNote(said(one_line(note))), None, one_line(str(group.folder)), 0)
+            return
+        from verifier_tui.commands.report import task_notes
+
+        toml = group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
+        for note in task_notes(group):
             # (pytest's Node.warn needs a line, which a case has not.) Line 0, as NoCase.reportinfo has it:
             # pytest's summary prints the warning's line from linecache, which has none for 0; at line 1 it
             # printed task.toml's first line raw under every note, a planted terminal escape with it.

@@ -1740,3 +1740,21 @@ def test_two_verifiers_of_one_task_in_one_run_have_ids_of_their_own(pytester, ta
     done = pytester.runpytest_subprocess(PYTHON_OPTION, *both, "--lf", "-v")
     done.assert_outcomes(failed=2, deselected=6)
     done.stdout.fnmatch_lines(["tasks/two::tests/other.py::correct FAILED*"])
+
+
+def test_a_jobs_folders_that_are_no_trial_are_said_as_test_job_says_them(pytester, tmp_path):
+    """A job holding folders that are no trial (a stray ``notes/``, one named with a
+    terminal escape): ``verifier-tui test JOB`` says each ``left out`` under its table,
+    the plugin said nothing, its trial green. A TaskNote at the job's trials says each,
+    in test JOB's words, never the escape raw."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "j"
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    (job / "notes").mkdir()
+    (job / "\x1b]0;PWNED\x07").mkdir()
+    done = run(pytester, "--verifier-cases", "jobs/j")
+    done.assert_outcomes(passed=1, warnings=2)
+    left_out = "not a trial folder (no trial.log, no config.json of a trial): left out"
+    done.stdout.fnmatch_lines(["*warnings summary*", f"*TaskNote: notes: {left_out}"])
+    text = done.stdout.str()
+    assert f"\\x1b]0;PWNED\\x07: {left_out}" in text and "\x1b" not in text, text
