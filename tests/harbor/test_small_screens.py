@@ -91,9 +91,8 @@ async def test_at_80x24_the_summary_gives_way_to_the_trials_and_tab_reaches_what
         assert app.screen.focused is app.screen.query_one("#job-tasks")
         await pilot.press("tab")
         assert app.screen.focused is summary
-        await pilot.press("end")
-        await pilot.pause()
-        assert summary.scroll_y == summary.max_scroll_y > 0
+        await pilot.press("end")  # a scroll Textual may animate: waited for, not one pause
+        await until(pilot, lambda: summary.scroll_y == summary.max_scroll_y > 0, "the summary at its end")
         await pilot.press("tab")
         assert app.screen.focused is trials
 
