@@ -245,3 +245,14 @@ def test_a_helper_python_cannot_compile_is_named_as_not_measured(env, tmp_path):
     assert list(data["not_measured"]) == [str(task / "tests" / "py2_script.py")]
     assert data["not_measured"][str(task / "tests" / "py2_script.py")].startswith("SyntaxError at line 1: ")
     assert str(task / "tests" / "py2_script.py") not in data["files"]
+
+
+def test_a_verifier_that_does_not_compile_is_not_said_to_have_every_line_run(env, tmp_path):
+    """A verifier with a syntax error: `coverage of 1 case: 0 of 0 lines ran, every one`, full
+    coverage claimed of a file no line of which could be counted."""
+    task = make_task(tmp_path / "task", "def verify(workspace)\n    return 1.0\n")
+    done = run_tool(env, "run", task, "--coverage", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = done.stdout.splitlines()
+    assert said[-2] == "coverage of the run without a case: 0 of 0 lines ran", done.stdout
+    assert said[-1].startswith("task/tests/verifier.py: not measured: SyntaxError at line 1: "), done.stdout
