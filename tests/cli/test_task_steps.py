@@ -644,9 +644,10 @@ def test_watch_says_a_step_is_dropped_because_task_toml_is_not_toml_not_that_it_
         assert "reward 0.5" in reader.next_run()
         toml.write_text(toml.read_text() + "this is not toml [\n")
         reader.next_run()
-        notes = [reader.next(10.0) for _ in range(3)]
+        notes = [reader.next(10.0) for _ in range(2)]  # the refusal, which the task's note says whole, and the step
     finally:
         stop(proc)
+    assert sum("Harbor would refuse" in n for n in notes) == 1, notes
     dropped = [n for n in notes if "--step second" in n]
     assert len(dropped) == 1, notes
     assert "no [[steps]]" not in dropped[0] and "its steps cannot be read" in dropped[0], dropped

@@ -434,6 +434,23 @@ def test_a_task_toml_not_read_is_not_said_to_run_with_the_defaults_beside_its_re
     assert "the run uses the defaults" in run_tool(env, "run", task_dir, "--python", PY).stdout
 
 
+@pytest.mark.parametrize(
+    "toml", ["version = 1\n", 'version = "1.0"\n[verifier\n', None], ids=["wrong-type", "not-toml", "a-folder"]
+)
+def test_explain_of_a_task_harbor_would_refuse_says_so(env, tmp_path, toml):
+    """``explain`` on a task whose task.toml is not TOML (or is a folder) said only ``note: task.toml
+    could not be read (...); the run uses the defaults`` and ``no contract problems: verify would be
+    called``, where ``run`` says Harbor would refuse to run the task (as explain said of ``version = 1``)."""
+    task_dir = make_task(tmp_path / "t", toml=toml)
+    if toml is None:
+        (task_dir / "task.toml").mkdir()
+    said = run_tool(env, "explain", task_dir, "--python", PY).stdout
+    notes = [line for line in said.splitlines() if line.startswith("note: ")]
+    assert any(note.startswith("note: Harbor would refuse to run this task: ") for note in notes), said
+    notices = strict_json(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)["notices"]
+    assert any(notice.startswith("Harbor would refuse to run this task: ") for notice in notices), notices
+
+
 @pytest.mark.parametrize("toml", ["version = 1\n", 'version = "1.0"\n[verifier\n'], ids=["wrong-type", "not-toml"])
 def test_a_task_harbor_would_refuse_is_said_in_one_phrasing_on_every_face(env, tmp_path, toml):
     """run's verdict said `Harbor would refuse to run this task: …`, its note, test's line, the JUnit

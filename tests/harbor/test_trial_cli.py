@@ -1577,25 +1577,37 @@ def test_a_trial_whose_verifier_dates_are_absurd_says_they_are_not_usable(real, 
         assert any(said in fact and why in fact for fact in data["sandbox"]["facts"]), data["sandbox"]["facts"]
 
 
-def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real, env, tmp_path):
+@pytest.mark.parametrize(
+    "broken, why",
+    [
+        ("version = 1\n", "version = 1 is not a string (Harbor's loader raises pydantic ValidationError)"),
+        ("version = [\n", "task.toml could not be read ("),
+    ],
+    ids=["wrong-type", "not-toml"],
+)
+def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real, env, tmp_path, broken, why):
     """The task's task.toml saved as Harbor would refuse it (``version = 1``)
     while ``watch TRIAL`` runs: the replay's line said ``same  replay 1.0``
     (or ``differ``, with where the two part), the refusal only a note under
     it, where ``watch TASK`` says the refusal as the run's result. Harbor
     would run nothing now, so the line says the refusal in the verdict's place,
-    why once (not again at the next save while it holds), and the replay
-    compares again once task.toml loads."""
+    why once (not again at the next save while it holds, nor twice under it where
+    the task's own note says it too: not TOML), and the replay compares again once
+    task.toml loads."""
     trial = genuine_trial(real, "separate-mode")
     toml = real / "tasks" / "separate-mode" / "task.toml"
     good = toml.read_text()
     proc, reader = start_watch(env, trial, cwd=tmp_path)
     try:
         assert " same " in reader.next_run()
-        toml.write_text("version = 1\n")
+        toml.write_text(broken)
         refused = reader.next_run()
         said = reader.next()
-        toml.write_text("version = 1\n# still refused\n")
-        again = reader.next_run()
+        toml.write_text(broken + "# still refused\n")
+        under = []
+        while not (line := reader.next()).startswith("#"):
+            under.append(line)
+        again = line
         toml.write_text(good)
         between = []
         while not (line := reader.next()).startswith("#4 "):
@@ -1610,9 +1622,8 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
     for line in (refused, again):
         assert " refused " in line and "replay none: Harbor would refuse to run this task" in line, line
         assert " same " not in line and "replay 1.0" not in line, line
-    assert said.strip() == "note: Harbor would refuse to run this task: version = 1 is not a string " + (
-        "(Harbor's loader raises pydantic ValidationError)"
-    ), said
+    assert said.strip().startswith(f"note: Harbor would refuse to run this task: {why}"), said
+    assert not any("Harbor would refuse" in line for line in under), under  # said once under its replay
     assert not any("Harbor would refuse" in line for line in between), between  # said once while it held
     assert " same " in mended and "refuse" not in mended, mended
     assert not any("Harbor would refuse" in line for line in rest), rest

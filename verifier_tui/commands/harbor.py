@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.config import REFUSED_RESULT, refused_words
+from verifier_tui.engine.task.config import REFUSED_RESULT, refusal_first
 from verifier_tui.words.paths import pasted
 from verifier_tui.words.text import one_line, one_name
 
@@ -1016,7 +1016,8 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, started: list[i
             for line in watch_lines(number, trigger, replayed):
                 terminal.say(line)
             refused = replayed.agreement.refused  # why the line says the refusal, first
-            current = [*([refused_words(refused)] if refused is not None else []), *trial_notes(opened.walk)]
+            current = trial_notes(opened.walk)
+            current = refusal_first(refused, current) if refused is not None else current
             for note in dict.fromkeys(note for note in current if note not in said):
                 terminal.say(f"      note: {one_line(note)}")
             said = set(current)

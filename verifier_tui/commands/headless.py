@@ -22,7 +22,7 @@ from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import CONTRACT_PREFIX, Outcome, RunResult
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.session import Session
-from verifier_tui.engine.task.config import refused_words
+from verifier_tui.engine.task.config import refusal_first
 from verifier_tui.engine.task.steps import step_back
 from verifier_tui.words.run import cut_words, notices
 from verifier_tui.words.text import one_line, plain_text
@@ -369,8 +369,7 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             if result.task_refused is not None:
                 # The refusal the line's column cuts, whole, right under it: a note, so said once while it
                 # holds (under every run it was a second time, and twice where the task's note said it too)
-                refused = refused_words(result.task_refused)
-                current = [refused, *(note for note in current if note != refused)]
+                current = refusal_first(result.task_refused, current)
             back = (
                 [step_back(session.task.root, session.step)]
                 if session.step is not None and step_was != session.step

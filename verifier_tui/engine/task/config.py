@@ -70,6 +70,15 @@ def refused_words(why: str) -> str:
     return f"{REFUSED_TO_RUN}: {why}"
 
 
+def refusal_first(refused: str, notes: list[str]) -> list[str]:
+    """``notes`` with the refusal (:func:`refused_words` of ``refused``) first, once: the
+    task's own note in its place when that says it and more (a task.toml not read: the run
+    uses the defaults), as ``watch`` says it under the line the refusal's column cuts."""
+    said = refused_words(refused)
+    whole = next((note for note in notes if note.startswith(said)), said)
+    return [whole, *(note for note in notes if note != whole)]
+
+
 def _raised_by_harbor(why: str, exception: str) -> str:
     """``TaskConfig.refused``: why, and what Harbor's loading of task.toml raises. The words
     say no refusal of their own: every face puts :data:`REFUSED_TO_RUN` before them."""
@@ -257,11 +266,9 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         text = found.data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return tomllib.loads(text), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-        why = _one_line(f"{TOML_UNREAD} ({exc})")
-        return {}, TaskConfig(
-            problems=(f"{why}{USES_DEFAULTS}",),
-            refused=_raised_by_harbor(why, type(exc).__name__),
-        )
+        refused = _raised_by_harbor(_one_line(f"{TOML_UNREAD} ({exc})"), type(exc).__name__)
+        # The note says the refusal, as a value of the wrong type's does: explain has no verdict to say it.
+        return {}, TaskConfig(problems=(f"{refused_words(refused)}{USES_DEFAULTS}",), refused=refused)
 
 
 def with_step_folders(config: TaskConfig, task_root: Path) -> TaskConfig:
