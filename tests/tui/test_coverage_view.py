@@ -293,6 +293,16 @@ async def test_n_with_no_line_unreached_says_so(tmp_path):
         assert app.notices[-1:] == ["no line is marked ✗: a case reached every line that runs"], app.notices
 
 
+async def _open_without_a_case(app, pilot) -> list[str]:
+    """The view open on a task without cases, once its one run is in: the screen's lines."""
+    await app.wait_for_runs(1)
+    await pilot.press("g")
+    await app.wait_for_runs(2)
+    await pilot.pause()
+    assert isinstance(app.screen, CoverageScreen)
+    return [line.strip() for line in screen_text(app).splitlines()]
+
+
 async def test_a_task_without_cases_is_measured_on_its_run_and_says_so(tmp_path):
     """A task with no cases (a Harbor task as published): `g` measured the
     run on the current choices and said `Coverage of 1 case`, and of each line
@@ -302,12 +312,7 @@ async def test_a_task_without_cases_is_measured_on_its_run_and_says_so(tmp_path)
     task = make_task(tmp_path / "tasks" / "caseless", BRANCHY_VERIFIER, files={"scoring.py": BRANCHY_HELPER})
     app = make_app(task, watch=False)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await pilot.press("g")
-        await app.wait_for_runs(2)
-        await pilot.pause()
-        assert isinstance(app.screen, CoverageScreen)
-        shown = [line.strip() for line in screen_text(app).splitlines()]
+        shown = await _open_without_a_case(app, pilot)
         assert shown[0] == "Coverage of the run without a case: 7 of 17 lines ran", shown[0]
         assert shown[-2] == "line 1 reached by the run without a case", shown[-2]
 
@@ -321,3 +326,30 @@ async def test_the_view_s_footer_offers_its_help_which_says_what_its_marks_mean(
         await _open(app, pilot)
         footer = " ".join(screen_text(app).splitlines()[-1].split())
         assert "? help" in footer and footer.index("? help") < footer.index("esc back"), footer
+
+
+async def test_a_helper_too_long_to_list_is_summed_up_not_listed_line_by_line(tmp_path):
+    """A generated helper of 40,000 lines in tests/ (within what the runner measures): the view
+    made a row of each of its lines, every time a run ended, and the screen froze for seconds
+    (14 s for 200,000 lines). Past the view's bound a file is counted in the header and said in
+    one row under its name; the verifier's own lines are listed as ever."""
+    from tests.helpers.tasks import make_task
+
+    many = "".join(f"def f{n}():\n    return {n}\n" for n in range(20_000))
+    task = make_task(tmp_path / "tasks" / "big", "import answers\n\ndef verify(workspace):\n    return 1.0\n")
+    (task / "tests" / "answers.py").write_text(many)
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        shown = await _open_without_a_case(app, pilot)
+        view = app.screen
+        assert isinstance(view, CoverageScreen)
+        assert shown[0] == "Coverage of the run without a case: 20003 of 40003 lines ran", shown[0]
+        assert len(view.rows) < 100, len(view.rows)  # a row per line of the verifier, one for the helper
+        at = shown.index("big/tests/answers.py")
+        assert shown[at + 1].startswith("40,000 lines: more than this view lists"), shown[at : at + 2]
+        assert "--coverage) lists the lines no case reached" in " ".join(shown[at + 1 : at + 3]), shown[at : at + 3]
+        await pilot.press("n")  # every line the view lists ran: the ones no case reached are the helper's
+        await pilot.pause()
+        assert app.notices[-1].startswith("no line listed is marked ✗: big/tests/answers.py has lines no case"), (
+            app.notices
+        )
