@@ -518,6 +518,23 @@ def test_vendor_on_a_harbor_trial_or_job_says_what_it_is(tmp_path, env):
     assert not list(jobs.rglob("run_verifier.py")) and not list(jobs.rglob("test.sh.old")), "nothing written"
 
 
+@pytest.mark.parametrize("inner", ["artifacts/mine", "agent/mine", "artifacts/app/mine"])
+def test_new_refuses_a_folder_in_a_trial_which_every_command_would_open_as_that_trial(tmp_path, env, inner):
+    """``new TRIAL/artifacts/mine`` wrote a task there, and its own ``next: verifier-tui test ...``
+    then tested the trial, not the task: every command takes a place inside a trial for that trial."""
+    from tests.helpers.harbor import make_job
+
+    task = tmp_path / "t"
+    assert run_tool(env, "new", task, "--no-open").returncode == 0
+    trial = make_job(tmp_path / "jobs" / "j", {"t__abc": {"task": task}}) / "t__abc"
+    before = listing(trial)
+    done = run_tool(env, "new", trial / inner, "--no-open")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"verifier-tui: {trial / inner} is in the Harbor trial folder {trial}: "), done.stderr
+    assert listing(trial) == before, "nothing written"
+
+
 def test_new_and_vendor_on_a_dangling_link_or_a_fifo_say_what_it_is(tmp_path, env):
     """Each was "a file" to ``vendor``, and a link to nothing "exists" to ``new``."""
     (tmp_path / "gone").symlink_to("nowhere")

@@ -137,7 +137,8 @@ def default_name(folder: Path) -> str:
 
 def new_task(folder: Path, name: str | None = None) -> None:
     """Write a starter task into ``folder`` (absent or empty). Refuses a
-    folder that holds anything, one inside a task, and a name Harbor would refuse."""
+    folder that holds anything, one inside a task or one every command opens as
+    a Harbor folder (a place in a trial), and a name Harbor would refuse."""
     climbed = _climbed_from_nothing(folder)
     if climbed is not None:
         raise AuthoringError(
@@ -150,6 +151,11 @@ def new_task(folder: Path, name: str | None = None) -> None:
             f"{folder} is inside the task {around}: a new task goes in a folder of its own, outside any task "
             "(a case of that task is a folder of its cases/, with a workspace/ and an expected.json)"
         )
+    harbor = _harbor_words(folder)
+    if harbor is not None:  # its own `next: verifier-tui test PATH` would test the trial
+        said, kind = harbor
+        opened = "those jobs" if kind == "jobs" else f"that {kind}"
+        raise AuthoringError(f"{said}: every command opens {opened}, not a task written in it; give a folder outside")
     name = name if name is not None else default_name(folder)
     # fullmatch: `$` alone matches before a final line break, which task.toml cannot hold in a string
     if not re.fullmatch(ORG_NAME, name) or ".." in name:
@@ -277,19 +283,29 @@ def _not_a_task(path: Path) -> str:
     around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
     if around is not None and looks_like_task(around):
         return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
-    try:
-        harbor = find_harbor_folder(path)  # as every other command tells it (target.classify)
-    except OSError:  # a folder above it that cannot be read: no Harbor folder known
-        harbor = None
+    harbor = _harbor_words(path)
     if harbor is not None:
-        kind, folder, _step = harbor
-        ran = "the tasks its jobs ran" if kind == "jobs" else "the task it ran"
-        below = Path(os.path.normpath(path.expanduser().absolute())).relative_to(folder).parts
-        if below:  # a place inside a trial (its agent/, a step): named by its trial, as the path was given (. ..)
-            trial = os.path.normpath(os.path.join(path, *[os.pardir] * len(below)))
-            return f"{path} is in the Harbor {kind} folder {trial}, not a task: vendor {ran}"
-        return f"{path} is a Harbor {kind} folder, not a task: vendor {ran}"
+        said, kind = harbor
+        return f"{said}, not a task: vendor {'the tasks its jobs ran' if kind == 'jobs' else 'the task it ran'}"
     return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
+
+
+def _harbor_words(path: Path) -> tuple[str, str] | None:
+    """``PATH is a Harbor job folder`` (or ``is in the Harbor trial folder
+    TRIAL``) and its kind, when every other command takes ``path`` for a
+    Harbor folder (target.classify); None when it does not."""
+    try:
+        harbor = find_harbor_folder(path)
+    except OSError:  # a folder above it that cannot be read: no Harbor folder known
+        return None
+    if harbor is None:
+        return None
+    kind, folder, _step = harbor
+    below = Path(os.path.normpath(path.expanduser().absolute())).relative_to(folder).parts
+    if below:  # a place inside a trial (its agent/, a step): named by its trial, as the path was given (. ..)
+        trial = os.path.normpath(os.path.join(path, *[os.pardir] * len(below)))
+        return f"{path} is in the Harbor {kind} folder {trial}", kind
+    return f"{path} is a Harbor {kind} folder", kind
 
 
 def _what_is(path: Path) -> str:
