@@ -386,6 +386,12 @@ def test_a_case_whose_workspace_leads_out_of_the_task_is_said_not_probed_in_sile
     notes = [line for line in done.stdout.splitlines() if line.startswith("note: case wrong: ")]
     assert len(notes) == 1 and f"leads out of the task, to {elsewhere}" in notes[0], done.stdout
     assert "wrong: without answer.txt" not in done.stdout
+    # The note said `give it with --workspace DIR if you mean it; the verifier runs on an empty scratch
+    # workspace`: an option audit refuses, and a run audit does not make (the case gets no probes).
+    assert notes[0].endswith(
+        ": not read for a run, whose verifier could send it anywhere; give it with verifier-tui run TASK "
+        "--workspace DIR if you mean it; audit gives the case no probes"
+    ), notes[0]
 
 
 def test_audit_takes_no_option_that_chooses_one_input(env, tmp_path):

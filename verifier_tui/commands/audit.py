@@ -18,6 +18,7 @@ from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.suite import MAKE_A_CASE
+from verifier_tui.engine.task.cases import ON_SCRATCH
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.task.steps import steps_notices
@@ -99,7 +100,7 @@ def _print(
         worded(n, lambda a: with_its_command(a) or a.flag)
         for n in steps_notices(task.config, None, runs="audit's probes run")
     ]
-    notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
+    notes += [f"case {one_line(c.name)}: {_case_problem(p)}" for c in task.cases for p in c.problems]
     notes += unread
     failed = judged.run if judged is not None and judged.failed else None
     # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
@@ -129,6 +130,14 @@ def _print(
         tail = f" ({unjudged} not judged: timed out, killed or not started)" if unjudged else ""
         terminal.out(f"{len(flagged)} of {len(findings)} probes score as high as {bar}{tail}")
     _print_tail(session)
+
+
+def _case_problem(problem: str) -> str:
+    """A case's problem in audit's words: an option of one input (which audit
+    takes none of) named with the command that takes it, and a case without its
+    workspace said to get no probes, not to run on an empty one."""
+    said = worded(problem, lambda a: with_its_command(a) or a.flag)
+    return f"{said.removesuffix(ON_SCRATCH)}audit gives the case no probes" if said.endswith(ON_SCRATCH) else said
 
 
 def _print_tail(session: Session) -> None:

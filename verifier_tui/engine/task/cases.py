@@ -282,16 +282,21 @@ def _inside(path: Path | None, root: Path, option: str, problems: list[str]) -> 
     return path
 
 
+#: How a case's problem with its workspace ends: what a run of the case does instead (audit, which
+#: makes no such run, says its own).
+ON_SCRATCH = "the verifier runs on an empty scratch workspace"
+
+
 def _workspace(workspace: Path, root: Path, problems: list[str]) -> Path | None:
     """The case's workspace folder, or None: the verifier runs on an empty scratch workspace."""
     if workspace.is_dir():
         said = leads_out(workspace, root, "--workspace DIR")
         if said is None:
             return workspace
-        problems.append(Advice(said, "; the verifier runs on an empty scratch workspace"))
+        problems.append(Advice(said, f"; {ON_SCRATCH}"))
     elif untrusted.present(workspace):
         what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
-        problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")
+        problems.append(f"its workspace is {what}: {ON_SCRATCH}")
     return None
 
 
