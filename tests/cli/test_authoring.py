@@ -535,6 +535,21 @@ def test_new_refuses_a_folder_in_a_trial_which_every_command_would_open_as_that_
     assert listing(trial) == before, "nothing written"
 
 
+@pytest.mark.parametrize("inner", ["", "sub"])
+def test_new_on_a_loop_of_links_says_so_in_one_line(tmp_path, env, inner):
+    """``new loop`` (or ``new loop/sub``), loop a link to a link back to it: a traceback
+    (``RuntimeError: Symlink loop``), exit 1, from looking for a task around the folder."""
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "loop").symlink_to("back")
+    (here / "back").symlink_to("loop")
+    done = run_tool(env, "new", here / "loop" / inner, "--no-open")
+    no_traceback(done)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "loop" in done.stderr, done.stderr
+    assert sorted(os.listdir(here)) == ["back", "loop"]
+
+
 def test_new_and_vendor_on_a_dangling_link_or_a_fifo_say_what_it_is(tmp_path, env):
     """Each was "a file" to ``vendor``, and a link to nothing "exists" to ``new``."""
     (tmp_path / "gone").symlink_to("nowhere")

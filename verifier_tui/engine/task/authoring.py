@@ -145,7 +145,8 @@ def new_task(folder: Path, name: str | None = None) -> None:
             f"{folder} climbs out of {climbed} with '..', and {climbed} is not a folder: "
             "give the new task's folder by a path without it"
         )
-    around = next((p for p in folder.resolve().parents if looks_like_task(p)), None)
+    # realpath, not resolve: a loop of links on the way is said below as what it is, not raised (3.11)
+    around = next((p for p in Path(os.path.realpath(folder)).parents if looks_like_task(p)), None)
     if around is not None:
         raise AuthoringError(
             f"{folder} is inside the task {around}: a new task goes in a folder of its own, outside any task "
