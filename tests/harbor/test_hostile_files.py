@@ -197,3 +197,17 @@ def test_a_nul_in_a_manifest_destination_is_no_traceback(trial, env, tmp_path):
     for args in (["run", trial.path], ["test", trial.path], ["run", trial.path, "--json"]):
         done = command(env, *args, "--python", PY, cwd=tmp_path)
         assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+
+
+def test_a_loop_of_links_in_the_trials_task_is_no_traceback(trial, env, tmp_path, runs):
+    """A task whose tests/ holds a link to a link back to it: working out the task's digest,
+    to compare with lock.json's, raised `RuntimeError: Symlink loop`, a traceback for every
+    command on the trial. The replay leaves the two links out, and says so."""
+    tests = runs / "tasks" / "demo" / "tests"
+    (tests / "la").symlink_to("lb")
+    (tests / "lb").symlink_to("la")
+    for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path], ["run", trial.path, "--json"]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1), (args, done.stdout, done.stderr)
+    said = command(env, "run", trial.path, "--python", PY, cwd=tmp_path).stdout
+    assert "note: tests: skipped la: " in said, said

@@ -104,7 +104,8 @@ class _HarborIgnore:
             return False
         if self._matches(path):
             return True
-        resolved = path.resolve()
+        # realpath, not resolve: a loop of links is left as it is, where resolve raises (3.11)
+        resolved = Path(os.path.realpath(path))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
 
 
