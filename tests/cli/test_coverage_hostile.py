@@ -314,3 +314,26 @@ def test_a_helper_imported_through_a_link_that_leaves_tests_is_said_not_measured
         f"{tests / 'scoring.py'}: not measured: a link that leads out of its folder: "
         "the lines that ran through it are not counted"
     ) in done.stdout, done.stdout
+
+
+def test_a_helper_the_verifier_removes_is_said_changed_by_the_run(env, tmp_path):
+    """A helper imported, then removed by the verifier: `tests/scoring.py: not measured:
+    FileNotFoundError: [Errno 2] No such file or directory: '/tests/scoring.py'`, a path the user
+    does not have, said of a file that is there, untouched, in their task."""
+    task = make_task(
+        tmp_path / "task",
+        """
+        import os
+        import scoring
+
+        def verify(workspace):
+            os.remove(scoring.__file__)
+            return scoring.full()
+        """,
+        files={"scoring.py": BRANCHY_HELPER},
+    )
+    done = run_tool(env, "run", task, "--coverage", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "task/tests/scoring.py: not measured: changed by the run", done.stdout
+    assert (task / "tests" / "scoring.py").read_text() == BRANCHY_HELPER

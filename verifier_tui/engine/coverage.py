@@ -99,12 +99,22 @@ def read_runner_file(path: Path, user_file: Callable[[str], UserFile | None], be
         if (mine := user_file(staged)) is None:
             continue
         path, data = mine
-        if staged in digests and not _same(data, digests[staged]):
-            unmeasured[path] = CHANGED  # its SyntaxError's line is another file's
+        if _changed(data, digests.get(staged), why):
+            unmeasured[path] = CHANGED
         else:  # The run wrote the reason: it is kept on one line (it is shown as one).
             unmeasured.setdefault(path, " ".join(why.split())[:_WHY_AT_MOST] or "no reason given")
     lines = {path: file for path, file in lines.items() if path not in unmeasured}
     return Coverage(dict(sorted(lines.items())), None, dict(sorted(unmeasured.items())))
+
+
+def _changed(data: bytes | None, digest: str | None, why: str) -> bool:
+    """Whether a file the runner did not compile is one the run changed: not
+    the bytes the runner read (its SyntaxError's line is another file's), or
+    gone when the runner looked, while the user's is there (the runner's words
+    would name /tests)."""
+    if digest is not None:
+        return not _same(data, digest)
+    return data is not None and why.startswith(FileNotFoundError.__name__)
 
 
 def _same(data: bytes | None, digest: str) -> bool:
