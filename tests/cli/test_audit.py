@@ -503,3 +503,26 @@ def test_a_cases_folder_the_user_cannot_read_is_said_not_taken_for_none(ordinary
     assert (tested.returncode, tested.stderr) == (2, f"verifier-tui: no case to test: {unread}\n")
     ran = ordinary_user.run("run", task)
     assert f"note: {unread}: no case is listed" in ran.stdout, ran.stdout
+
+
+def test_audit_on_a_place_in_a_trial_names_the_trial_it_is_in(env, tmp_path):
+    """``audit TRIAL/agent`` said `.../agent is a Harbor trial folder`, and of
+    ``TRIAL/verifier/test-stdout.txt`` that a file is a folder; ``audit jobs/`` `open the
+    task folder it ran`, of a folder of jobs. Each is named as vendor names it."""
+    from tests.helpers.harbor import make_job
+
+    task = make_task(tmp_path / "t")
+    trial = make_job(tmp_path / "jobs" / "j", {"t__abc": {"task": task}}) / "t__abc"
+    (trial / "agent").mkdir(exist_ok=True)
+    for inside in (trial / "agent", trial / "result.json"):
+        done = run_tool(env, "audit", inside, "--python", PY)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (
+            f"verifier-tui: {inside} is in the Harbor trial folder {trial}, not a task: "
+            "open the task folder it ran instead\n"
+        ), done.stderr
+    jobs = tmp_path / "jobs"
+    done = run_tool(env, "audit", jobs, "--python", PY)
+    assert done.stderr == (
+        f"verifier-tui: {jobs} is a Harbor jobs folder, not a task: open a task folder its jobs ran instead\n"
+    ), done.stderr

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
 from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
-from verifier_tui.engine.task.target import find_harbor_folder
+from verifier_tui.engine.task.target import find_harbor_folder, harbor_place
 from verifier_tui.runner_source import runner_path, shim_path
 
 if TYPE_CHECKING:
@@ -302,11 +302,7 @@ def _harbor_words(path: Path) -> tuple[str, str] | None:
     if harbor is None:
         return None
     kind, folder, _step = harbor
-    below = Path(os.path.normpath(path.expanduser().absolute())).relative_to(folder).parts
-    if below:  # a place inside a trial (its agent/, a step): named by its trial, as the path was given (. ..)
-        trial = os.path.normpath(os.path.join(path, *[os.pardir] * len(below)))
-        return f"{path} is in the Harbor {kind} folder {trial}", kind
-    return f"{path} is a Harbor {kind} folder", kind
+    return harbor_place(path, folder, kind), kind
 
 
 def _what_is(path: Path) -> str:

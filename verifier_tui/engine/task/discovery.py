@@ -41,7 +41,7 @@ from verifier_tui.engine.task.kinds import (
     uses_episode_api,
 )
 from verifier_tui.engine.task.rows import TaskRows, outside, task_rows
-from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
+from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task, harbor_place
 from verifier_tui.runner_source import runner_path
 
 if TYPE_CHECKING:
@@ -230,10 +230,10 @@ def resolve(path: Path | str | Target) -> Task:
     target = path if isinstance(path, Target) else classify_task(path)
     root, tests_dir = target.root, target.tests_dir
     if target.kind not in TASK_KINDS or root is None or tests_dir is None:  # a task's kind has both
-        raise DiscoveryError(
-            target.why
-            or f"{target.path} is a Harbor {target.kind} folder, not a task: open the task folder it ran instead"
-        )
+        if target.why or root is None:
+            raise DiscoveryError(target.why or f"{target.path} is not a task")
+        ran = "a task folder its jobs ran" if target.kind == "jobs" else "the task folder it ran"
+        raise DiscoveryError(f"{harbor_place(target.path, root, target.kind)}, not a task: open {ran} instead")
     config = read_task_config(root)
     looked_in = [tests_dir]
     verifiers = find_verifiers(tests_dir)

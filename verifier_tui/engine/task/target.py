@@ -257,6 +257,17 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     return None
 
 
+def harbor_place(path: Path, folder: Path, kind: str) -> str:
+    """``PATH is a Harbor job folder``; for a place inside a trial (its
+    agent/, a file of it), ``PATH is in the Harbor trial folder TRIAL``, the
+    trial named as the path was given (``.``, ``..``). ``folder`` and ``kind``:
+    :func:`find_harbor_folder`'s."""
+    below = Path(os.path.normpath(path.expanduser().absolute())).relative_to(folder).parts
+    if not below:
+        return f"{path} is a Harbor {kind} folder"
+    return f"{path} is in the Harbor {kind} folder {os.path.normpath(os.path.join(path, *[os.pardir] * len(below)))}"
+
+
 def _linked_harbor_folders(folder: Path) -> list[str]:
     """The links among ``folder``'s first entries probed that lead to a job or trial folder, sorted."""
     try:
