@@ -526,3 +526,23 @@ def test_audit_on_a_place_in_a_trial_names_the_trial_it_is_in(env, tmp_path):
     assert done.stderr == (
         f"verifier-tui: {jobs} is a Harbor jobs folder, not a task: open a task folder its jobs ran instead\n"
     ), done.stderr
+
+
+def test_files_past_those_probed_one_by_one_are_said_not_passed_over(env, tmp_path):
+    """A case of 30 files: a probe removed each of the first 20 by name, and nothing said that the
+    other 10 had none, the file the verifier reads (``zz_answer.txt``, last by name) among them."""
+    task = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0 if (workspace / 'zz_answer.txt').exists() else 0.0\n",
+        cases={"right": {"zz_answer.txt": "42\n", **{f"f{n:02}.txt": "x" for n in range(29)}}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    note = (
+        "note: case right: its workspace holds 30 files: a probe removes each of the first 20 by name, "
+        "none of the other 10 (f20.txt to zz_answer.txt)"
+    )
+    assert note in done.stdout.splitlines(), done.stdout
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    assert data["unprobed"] == [note.removeprefix("note: ")], data["unprobed"]

@@ -47,7 +47,8 @@ def audit_command(args: argparse.Namespace) -> int:
             terminal.error(f"{why}: audit compares its probes with a passing case{how}")
             return 2
         unread: list[str] = []  # a case's folder that cannot be read: said, not dropped from the probes
-        chosen = probes(task.cases, unread)
+        unprobed: list[str] = []  # a case's files past those removed one at a time: said, not passed over
+        chosen = probes(task.cases, unread, unprobed)
         progress = terminal.Progress(len(chosen), "probes", "flagged")
         try:
             findings, judged = stopping.run(
@@ -68,13 +69,14 @@ def audit_command(args: argparse.Namespace) -> int:
                     "bar": judged.to_json() if judged else None,
                     "probes": [finding.to_json() for finding in findings],
                     "unread": unread,
+                    "unprobed": unprobed,
                     "flagged": len(flagged),
                     "harbor_refuses_task": refused,
                     "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
                 }
             )
         else:
-            _print(session, findings, judged, flagged, judgeable, unread)
+            _print(session, findings, judged, flagged, judgeable, unread + unprobed)
     if judged is None or judged.failed or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0
@@ -86,7 +88,7 @@ def _print(
     judged: Bar | None,
     flagged: list[Finding],
     judgeable: bool,
-    unread: list[str],
+    case_notes: list[str],
 ) -> None:
     task = session.task
     cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
@@ -101,7 +103,7 @@ def _print(
         for n in steps_notices(task.config, None, runs="audit's probes run")
     ]
     notes += [f"case {one_line(c.name)}: {_case_problem(p)}" for c in task.cases for p in c.problems]
-    notes += unread
+    notes += case_notes
     failed = judged.run if judged is not None and judged.failed else None
     # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
     for notice in dict.fromkeys(notes + (failed.notices if failed else [])):

@@ -178,9 +178,10 @@ def bar(cases: list[Case]) -> Bar | None:
     return best
 
 
-def probes(cases: list[Case], unread: list[str] | None = None) -> list[Probe]:
+def probes(cases: list[Case], unread: list[str] | None = None, unprobed: list[str] | None = None) -> list[Probe]:
     """Every probe of the task's cases, in the order they are said; a folder
-    of a case's workspace that cannot be listed is said in ``unread``."""
+    of a case's workspace that cannot be listed is said in ``unread``, the
+    files past the :data:`REMOVED_AT_MOST` removed one at a time in ``unprobed``."""
     out = [Probe("an empty workspace"), Probe("reward files planted in /logs/verifier", planted=PLANTED)]
     for case in cases:
         failed: list[OSError] = []
@@ -190,6 +191,13 @@ def probes(cases: list[Case], unread: list[str] | None = None) -> list[Probe]:
         if files or failed:
             out.append(Probe(f"{case.name}: every file emptied", case, emptied=True))
             out += [Probe(f"{case.name}: without {rel}", case, without=rel) for rel in files[:REMOVED_AT_MOST]]
+        if len(files) > REMOVED_AT_MOST and unprobed is not None:  # the file the verifier reads may be among them
+            rest = files[REMOVED_AT_MOST:]
+            which = rest[0] if len(rest) == 1 else f"{rest[0]} to {rest[-1]}"
+            unprobed.append(
+                f"case {case.name}: its workspace holds {len(files)} files: a probe removes each of the first "
+                f"{REMOVED_AT_MOST} by name, none of the other {len(rest)} ({which})"
+            )
     return out
 
 
