@@ -269,6 +269,8 @@ def test_watch_with_step_sees_the_steps_tests_made_after_it_started(env, multi_s
     assert again["rewards"] == {"reward": 0.5}, again["stderr"]
     # the step's file is what /tests/verifier.py now is, and what is named
     assert again["verifier"] == str(multi_step / "steps" / "second" / "tests" / "verifier.py")
+    # made for the first time: never there before, so not "re-created"
+    assert again["trigger"].startswith("steps/second/tests created"), again["trigger"]
 
 
 def test_watch_with_step_says_so_once_task_toml_drops_the_step(env, own_step):

@@ -359,7 +359,8 @@ async def test_root_deleted_then_created_later_is_watched_again(tmp_path: Path) 
         assert gone.describe() == "workspace deleted"
         await asyncio.sleep(0.2)  # a while with no workspace at all
         workspace.mkdir()
-        await rec.until(lambda c: workspace in c.recreated)
+        back = await rec.until(lambda c: workspace in c.recreated)
+        assert back.describe() == "workspace re-created"  # it was there when the watch began
         (workspace / "a.txt").write_text("a")
         await rec.until(lambda c: workspace / "a.txt" in c.paths)
 
@@ -380,11 +381,14 @@ async def test_a_folder_beside_a_watched_file_moved_away_is_one_change(tmp_path:
         assert await rec.rest() == []
 
 
-async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path) -> None:
+@both_modes
+async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path, isolate: bool) -> None:
+    """A folder made for the first time is said as created: "re-created" told of one that never was."""
     workspace = tmp_path / "workspace"
-    async with watching([WatchTarget(workspace, "workspace", folder=True)]) as rec:
+    async with watching([WatchTarget(workspace, "workspace", folder=True)], isolate=isolate) as rec:
         workspace.mkdir()
-        await rec.until(lambda c: workspace in c.recreated)
+        made = await rec.until(lambda c: workspace in c.recreated)
+        assert made.describe() == "workspace created" and made.happened() == "workspace created"
         (workspace / "a.txt").write_text("a")
         await rec.until(lambda c: workspace / "a.txt" in c.paths)
 

@@ -43,6 +43,8 @@ class Change:
     """The subset of ``paths`` that did not exist once the batch was over."""
     recreated: frozenset[Path] = frozenset()
     """Watched folders that came (back) into existence: re-scan them whole."""
+    created: frozenset[Path] = frozenset()
+    """Those of ``recreated`` never there before while watched: said "created", not "re-created"."""
     names: tuple[tuple[Path, str], ...] = ()
     """Short display names ("tests/verifier.py", "response.json") by path."""
     quiet: frozenset[Path] = frozenset()
@@ -59,7 +61,7 @@ class Change:
         """:meth:`describe` with what happened to it: "tests/verifier.py changed",
         "workspace/out.txt deleted" (a stale verdict's reason)."""
         text = self.describe()
-        said = self.moved or text.split(" +")[0].endswith((" deleted", " re-created"))
+        said = self.moved or text.split(" +")[0].endswith((" deleted", " created"))
         return text if said else f"{text} changed"
 
     def describe(self) -> str:
@@ -79,7 +81,7 @@ class Change:
         first = min(self.paths, key=lambda p: (p in self.deleted, p in folders, names.get(p, p.name)))
         text = names.get(first, first.name)
         if first in self.recreated:
-            text += " re-created"
+            text += " created" if first in self.created else " re-created"
         elif first in self.deleted:
             text += " deleted"
         if len(self.paths) > 1:
@@ -95,6 +97,7 @@ class Change:
             paths=self.paths | later.paths,
             deleted=(self.deleted - later.paths) | later.deleted,
             recreated=(self.recreated - later.deleted) | later.recreated,
+            created=(self.created - later.paths) | later.created,
             names=tuple(sorted(names.items())),
             quiet=self.quiet | later.quiet,
             moved=self.moved + later.moved,
@@ -106,6 +109,7 @@ class Change:
             paths=self.paths - paths,
             deleted=self.deleted - paths,
             recreated=self.recreated - paths,
+            created=self.created - paths,
             names=tuple(item for item in self.names if item[0] not in paths),
             quiet=self.quiet,
             moved=self.moved,
@@ -126,6 +130,7 @@ class Change:
             "paths": sorted(map(str, self.paths)),
             "deleted": sorted(map(str, self.deleted)),
             "recreated": sorted(map(str, self.recreated)),
+            "created": sorted(map(str, self.created)),
             "names": [[str(p), n] for p, n in self.names],
             "quiet": sorted(map(str, self.quiet)),
         }
@@ -136,6 +141,7 @@ class Change:
             paths=frozenset(map(Path, data["paths"])),
             deleted=frozenset(map(Path, data["deleted"])),
             recreated=frozenset(map(Path, data["recreated"])),
+            created=frozenset(map(Path, data["created"])),
             names=tuple((Path(p), n) for p, n in data["names"]),
             quiet=frozenset(map(Path, data.get("quiet", ()))),
         )

@@ -72,7 +72,7 @@ def cut_words(text: str, width: int) -> str:
 
 
 #: The end of a change's description (``Change.describe``): what happened to the file, and how many more.
-_TRIGGER_END = re.compile(r"( re-created| deleted)?( \+\d+ more)?$")
+_TRIGGER_END = re.compile(r"( re-created| created| deleted)?( \+\d+ more)?$")
 
 
 TRIGGER_WIDTH = 28  # watch's column of what each run was for

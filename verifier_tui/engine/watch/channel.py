@@ -34,10 +34,10 @@ if TYPE_CHECKING:
     Batch = set[FileChange]
     """Raw events: (watchfiles' change kind, absolute path as the OS reported it)."""
     Batches = Generator[Batch, None, None]
-    MakeChange = Callable[[set[Path], set[Path], list[Path], frozenset[Path]], Change | None]
+    MakeChange = Callable[[set[Path], set[Path], list[Path], frozenset[Path], frozenset[Path]], Change | None]
     """Turns (changed paths, those of them added, roots that appeared, roots that
-    vanished), all on the user's side, into the :class:`Change` to report, or
-    None if none concerns us."""
+    vanished, those appeared that were never there before), all on the user's
+    side, into the :class:`Change` to report, or None if none concerns us."""
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +166,8 @@ class Root:
     """(st_dev, st_ino) when the current ``watch`` was built; None: absent."""
     missing: bool = False
     """Absent at the last check (already reported as deleted)."""
+    seen: bool = False
+    """There when the channel began or reported since: one appearing is said re-created, else created."""
 
 
 def _named_back(batches: Batches, aliases: dict[str, str]) -> Batches:
@@ -219,7 +221,7 @@ class Channel:
     ) -> None:
         self.recursive = recursive
         self.force_polling = force_polling
-        self.roots = [Root(path=p, forms=forms(p)) for p in roots]
+        self.roots = [Root(path=p, forms=forms(p), seen=_dir_identity(p) is not None) for p in roots]
         self._innermost_first = sorted(self.roots, key=lambda root: -len(root.path.parts))
         self._stop = stop
         self._post = post
@@ -372,6 +374,8 @@ class Channel:
                 change = replace(change, recreated=every.recreated) if every is not None else change
             if change is not None:
                 self._post(change)
+            for root in appeared:
+                root.seen = True
             raw = self._wait()
 
     def _next(self) -> Batch:
@@ -493,7 +497,8 @@ class Channel:
                 paths.add(found[1])
                 if kind == _ADDED:
                     added.add(found[1])
-        return self._make_change(paths, added, [root.path for root in appeared], vanished)
+        new = frozenset(root.path for root in appeared if not root.seen)
+        return self._make_change(paths, added, [root.path for root in appeared], vanished, new)
 
     def _locate(self, raw_path: str) -> tuple[Root, Path] | None:
         """The innermost root the event's path lies under, and the path in that

@@ -133,12 +133,13 @@ class WatchThreads:
         added: set[Path],
         appeared: list[Path],
         vanished: frozenset[Path],
+        new: frozenset[Path],
         *,
         folders: bool,
     ) -> Change | None:
         """The change to report for a channel's batch: ``paths`` changed (of
-        them ``added`` were created), ``appeared`` roots came (back),
-        ``vanished`` roots went; all as the user named them; paths under
+        them ``added`` were created), ``appeared`` roots came (back; ``new`` of
+        them were never there while watched), ``vanished`` roots went; all as the user named them; paths under
         folder targets only when ``folders``. (Called in the channels' threads.)"""
         names: dict[Path, str] = {}
         quiet: set[Path] = set()
@@ -173,6 +174,7 @@ class WatchThreads:
             paths=frozenset(names),
             deleted=deleted,
             recreated=frozenset(recreated - deleted),
+            created=frozenset(recreated & new) - deleted,
             names=tuple(sorted(names.items())),
             quiet=frozenset(quiet),
         )
