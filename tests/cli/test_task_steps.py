@@ -215,6 +215,26 @@ def test_watch_with_step_runs_again_on_a_save_of_the_steps_own_verifier(env, own
     assert "reward 0.75" in again and " steps/second/" in again, again  # not tests/verifier.py
 
 
+def test_watch_with_step_runs_nothing_on_a_save_of_a_tests_file_the_steps_own_hides(env, own_step):
+    """Harbor uploads steps/second/tests over tests/: /tests/verifier.py is the step's, so a save of
+    tests/verifier.py changes nothing the step's run reads. It runs nothing, and says why once."""
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
+        hidden = own_step / "tests" / "verifier.py"
+        hidden.write_text(hidden.read_text() + "\n# a save the step never reads\n")
+        verifier = own_step / "steps" / "second" / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 0.5", "return 0.75"))
+        again = json.loads(reader.next_run(prefix="{"))
+    finally:
+        _status, err = stop(proc)
+    # the next run is the step's save's alone: the hidden save neither ran nor joined it
+    assert again["trigger"] == "steps/second/tests/verifier.py", again["trigger"]
+    assert again["rewards"] == {"reward": 0.75}, again["stderr"]
+    said = [line for line in err.splitlines() if "tests/verifier.py changed" in line]
+    assert len(said) == 1 and "runs nothing" in said[0] and "steps/second/tests/verifier.py" in said[0], err
+
+
 def test_the_pytest_plugin_says_the_steps_note_in_its_own_words(pytester):
     """The plugin has no --step: its TaskNote names the command that takes it."""
     assert HARBOR_REAL is not None
