@@ -857,6 +857,26 @@ def test_watch_says_each_time_task_toml_drops_the_step_and_when_it_has_it_again(
     finally:
         stop(proc)
     assert back.strip().startswith("note: --step second: task.toml has it again"), back
-    assert back.rstrip().endswith("(steps/second/tests over tests/)"), back  # what /tests is for the step
+    # what /tests is for the step, in the words of the TUI's S list (one function says it for both)
+    assert back.rstrip().endswith("(/tests is steps/second/tests laid over tests/)"), back
     assert "reward 1" in again, again
     assert under.strip().startswith("note: --step second: task.toml no longer has it"), under
+
+
+def test_watch_says_what_tests_is_for_a_step_back_without_tests_of_its_own_as_s_does(env, multi_step):
+    """Step first has no steps/first/tests: the note of its coming back says /tests as S's list says it."""
+    toml = multi_step / "task.toml"
+    whole = toml.read_text()
+    proc, reader = start_watch(env, multi_step, "--case", "hello", "--step", "first")
+    try:
+        assert "reward 1" in reader.next_run()
+        toml.write_text(whole.split('[[steps]]\nname = "first"')[0] + '[[steps]]\nname = "second"\n')
+        reader.next_run()
+        assert "task.toml no longer has it" in reader.next(10.0)
+        toml.write_text(whole)
+        reader.next_run()
+        back = reader.next(10.0)
+    finally:
+        stop(proc)
+    assert back.strip().startswith("note: --step first: task.toml has it again"), back
+    assert back.rstrip().endswith("(/tests is tests/ alone: the step has no tests of its own)"), back

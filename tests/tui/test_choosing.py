@@ -972,7 +972,7 @@ async def test_the_step_list_says_a_steps_tests_linked_out_of_the_task_are_not_l
         assert "/tests is tests/ alone: steps/second/tests is a link to" in second, second
         assert "out of the task: it is not laid over tests/" in second, second
         first = " ".join(str(options.get_option_at_index(0).prompt).split())
-        assert "/tests is tests/ alone (no tests of its own)" in first, first
+        assert "/tests is tests/ alone: the step has no tests of its own" in first, first  # as watch says it
 
 
 async def test_the_history_says_each_runs_step_and_compares_a_case_only_within_its_step(tmp_path):

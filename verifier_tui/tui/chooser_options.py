@@ -13,8 +13,7 @@ from textual.content import Content
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.sandbox.stage import unreadable
 from verifier_tui.engine.task.cases import default_task_data
-from verifier_tui.engine.task.kinds import step_tests_unused
-from verifier_tui.engine.task.steps import step_tests
+from verifier_tui.engine.task.steps import tests_words
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import case_mark
 from verifier_tui.words.run import rewards_text
@@ -65,15 +64,10 @@ def step_options(session: Session, fmt: Display) -> tuple[Rows, str]:
     options: Rows = []
     width = max((len(one_line(step.name)) for step in session.task.config.steps), default=0)  # one column of "·"
     for step in session.task.config.steps:
-        own = step_tests(session.task.root, step.name)
         # A step's tests that lead out of the task (or to nothing) are its tests, unused: said why, as the
         # resolution panel says it once the step is chosen, not "no tests of its own".
-        unused = step_tests_unused(session.task.root, step.name)
-        if own is not None:
-            laid = f"{fmt.path(own)} laid over tests/"
-        else:
-            laid = f"tests/ alone: {fmt.text(unused)}" if unused else "tests/ alone (no tests of its own)"
-        options.append((step.name, content((one_line(step.name).ljust(width), "bold"), f"  · /tests is {laid}")))
+        laid = tests_words(session.task.root, step.name, fmt.path, fmt.text)
+        options.append((step.name, content((one_line(step.name).ljust(width), "bold"), f"  · {laid}")))
     options.append((NO_STEP, Content("no step: tests/ with the task's [verifier] (Harbor never runs it so)")))
     return options, session.step if session.step is not None else NO_STEP
 

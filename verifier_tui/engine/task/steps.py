@@ -25,6 +25,7 @@ from verifier_tui.runner_source import runner_path
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from verifier_tui.engine.task.cases import Case
@@ -146,14 +147,22 @@ def steps_notices(
 def step_back(task_dir: Path, name: str) -> str:
     """Said when task.toml has ``--step``'s step again after dropping it (changed while watching):
     the runs are the step's again, and scored as it, where the note said they were not. Worded as
-    the note of its dropping is (the TUI's S chooses a step as --step does), with what /tests is
-    for the step as S's list says it."""
-    if step_tests(task_dir, name) is not None:
-        tests = f"steps/{name}/tests over tests/"
-    else:
-        unused = step_tests_unused(task_dir, name)
-        tests = f"tests/ alone: {unused}" if unused else "tests/ alone: the step has no tests of its own"
-    return Advice(STEP_NAMED, f" {name}: task.toml has it again, so this run is the step's ({tests})")
+    the note of its dropping is (the TUI's S chooses a step as --step does)."""
+    return Advice(
+        STEP_NAMED, f" {name}: task.toml has it again, so this run is the step's ({tests_words(task_dir, name)})"
+    )
+
+
+def tests_words(
+    task_dir: Path, name: str, path: Callable[[Path], str] | None = None, text: Callable[[str], str] = str
+) -> str:
+    """What ``/tests`` is for step ``name``, as every face says it (the TUI's S list, watch's note of
+    the step back): ``path`` and ``text`` word a path and the tool's sentence for the face."""
+    own = step_tests(task_dir, name)
+    if own is not None:
+        return f"/tests is {path(own) if path else own.relative_to(task_dir).as_posix()} laid over tests/"
+    unused = step_tests_unused(task_dir, name)
+    return f"/tests is tests/ alone: {text(unused) if unused else 'the step has no tests of its own'}"
 
 
 def no_such_step(task: Task, name: str) -> str:
