@@ -448,6 +448,38 @@ def test_the_tasks_own_nemo_gym_is_never_shadowed(tmp_path):
     assert not (task_dir / "tests" / ".ng" / "run_verifier.py").exists()  # the user's files are untouched
 
 
+def test_a_steps_own_nemo_gym_is_what_runs_and_explain_names_it(tmp_path):
+    """Harbor uploads steps/one/tests over tests/, so /tests/.ng/nemo_gym is the step's package for step
+    one: it resolves, never shadowed by a copy vendored beside the runner (the interpreter's, --nemo-gym's),
+    and explain names the step's files."""
+    task_dir = make_task(tmp_path / "t", NEEDS_GYM)
+    write(task_dir / "task.toml", '[[steps]]\nname = "one"\n')
+    _gym_copy(task_dir / "steps" / "one" / "tests" / ".ng", 0.3)
+    other = _gym_copy(tmp_path / "elsewhere", 0.9)
+    with Session(task_dir, Options(python=PY, nemo_gym=other, step="one")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 0.3}, result.stderr.text
+    own = task_dir / "steps" / "one" / "tests" / ".ng" / "nemo_gym"
+    assert result.explain.modules["nemo_gym.verifiers"].resolved.startswith(str(own / "verifiers"))
+    assert any("is not used" in n and "steps/one/tests/.ng/nemo_gym" in n for n in result.notices), result.notices
+
+
+def test_a_steps_nemo_gym_files_are_laid_over_the_tasks_own(tmp_path):
+    """Both vendor nemo_gym: the sandbox's package is the task's with the step's files over it (Harbor
+    uploads both into /tests), each module named from where it came."""
+    task_dir = make_task(tmp_path / "t", NEEDS_GYM)
+    write(task_dir / "task.toml", '[[steps]]\nname = "one"\n')
+    _gym_copy(task_dir / "tests" / ".ng", 0.3)
+    step = task_dir / "steps" / "one" / "tests" / ".ng" / "nemo_gym"
+    write(step / "verifiers" / "__init__.py", "# the step's\n")
+    write(step / "verifiers" / "helpers.py", "VALUE = 0.6\n")
+    with Session(task_dir, Options(python=PY, step="one")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 0.6}, result.stderr.text
+    assert result.explain.modules["nemo_gym.verifiers"].resolved == str(step / "verifiers" / "__init__.py")
+    assert result.explain.modules["nemo_gym"].resolved == str(task_dir / "tests" / ".ng" / "nemo_gym" / "__init__.py")
+
+
 @pytest.mark.parametrize("level", ["verifiers", "package", "holder"])
 def test_nemo_gym_option_accepts_the_package_or_its_folder(tmp_path, level):
     task_dir = make_task(tmp_path / "t", NEEDS_GYM)

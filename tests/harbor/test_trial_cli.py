@@ -609,6 +609,25 @@ def test_a_steps_own_runner_is_the_one_a_replay_of_the_step_compares_with(task, 
     assert not [n for n in first["local"]["notices"] if "(what the sandbox ran) differs" in n], first["local"]
 
 
+def test_a_steps_own_nemo_gym_is_what_a_replay_of_the_step_imports(task, runs, tmp_path, env, elsewhere):
+    """The trial's step `second` vendors steps/second/tests/.ng/nemo_gym, which Harbor uploads over tests/:
+    the sandbox imported it for that step. The replay put --nemo-gym's copy over it, and scored otherwise."""
+    demo = task(
+        verifier="try:\n    from nemo_gym.verifiers.helpers import VALUE\nexcept ImportError:\n    VALUE = 1.0\n\n"
+        "def verify(workspace):\n    return VALUE\n"
+    )
+    for root, value in ((demo / "steps" / "second" / "tests" / ".ng", 0.3), (tmp_path / "elsewhere-gym", 0.9)):
+        (root / "nemo_gym" / "verifiers").mkdir(parents=True)
+        (root / "nemo_gym" / "__init__.py").write_text("")
+        (root / "nemo_gym" / "verifiers" / "__init__.py").write_text("")
+        (root / "nemo_gym" / "verifiers" / "helpers.py").write_text(f"VALUE = {value}\n")
+    job = two_step_job(demo, runs, tmp_path, second=0.3)
+    other = tmp_path / "elsewhere-gym"
+    data = as_json(tool(env, "run", job, "--step", "second", "--nemo-gym", other, "--json", cwd=elsewhere))
+    assert data["local"]["rewards"] == {"reward": 0.3}, data["local"]["stderr"]
+    assert any("steps/second/tests/.ng/nemo_gym" in n for n in data["local"]["notices"]), data["local"]["notices"]
+
+
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""

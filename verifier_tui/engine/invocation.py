@@ -442,7 +442,7 @@ def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[
         if spec.nemo_gym is not None:
             notices.append(
                 f"--nemo-gym {spec.nemo_gym} is not used: the task vendors its own nemo_gym "
-                "(tests/.ng/nemo_gym), which is what the sandbox imports"
+                f"({own.relative_to(spec.task.tests_dir.parent).as_posix()}), which is what the sandbox imports"
             )
         return None, True
     if spec.nemo_gym is None:
