@@ -720,6 +720,26 @@ def test_watch_runs_again_when_a_renamed_steps_folder_is_renamed_too(env, own_st
     assert "Harbor would refuse" in removed and "deleted" in removed, removed
 
 
+def test_watch_runs_again_when_a_steps_folder_is_made_without_its_instruction_yet(env, multi_step):
+    """watch --step first, a step `third` added to task.toml (Harbor refuses: no steps/third/), then
+    `mkdir steps/third`: nothing ran, so the last note went on saying the folder is missing, where
+    Harbor now refuses the task for its missing instruction.md. The folder made runs, said as created."""
+    toml = multi_step / "task.toml"
+    proc, reader = start_watch(env, multi_step, "--case", "hello", "--step", "first")
+    try:
+        assert "reward 1" in reader.next_run()
+        toml.write_text(toml.read_text() + '\n[[steps]]\nname = "third"\n')
+        assert "Harbor would refuse" in reader.next_run()
+        assert "has no folder steps/third/" in reader.next(10.0)
+        (multi_step / "steps" / "third").mkdir()
+        made = reader.next_run()
+        said = reader.next(10.0)
+    finally:
+        stop(proc)
+    assert "steps/third created" in made and "Harbor would refuse" in made, made
+    assert "has no steps/third/instruction.md (Step instruction not found)" in said, said
+
+
 def test_a_steps_own_runner_is_the_one_runner_task_runs_and_the_header_compares(env, own_step):
     """A step shipping its own steps/second/tests/.ng/run_verifier.py, which Harbor uploads over
     tests/ (so the sandbox runs it for that step): `--runner task` ran the task's tests/.ng/run_verifier.py,

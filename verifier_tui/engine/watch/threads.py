@@ -159,8 +159,14 @@ class WatchThreads:
                 if target.folder and target.path == root:
                     names[root] = target.label
                     recreated.add(root)
-                elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
-                    names[target.path] = _file_name(target)  # a single file in it
+                elif not target.folder and target.path.parent == root:
+                    if os.path.lexists(target.path):
+                        names[target.path] = _file_name(target)  # a single file in it
+                    elif "/" in target.label and target.label.endswith("/" + target.path.name):
+                        # The folder made before its file (mkdir steps/third, then its instruction.md): what
+                        # Harbor says of the task changed (no folder, then no instruction), said by its path.
+                        names[root] = target.label.rsplit("/", 1)[0]
+                        recreated.add(root)
         for path in vanished:
             name = self._classify(path, folders)
             if name:
