@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.helpers.commands import TOOL
+from tests.helpers.commands import TOOL, on_a_small_disk
 from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a tmpfs in a mount namespace")
@@ -79,14 +79,17 @@ def test_a_workspace_the_scratch_disk_cannot_hold_refuses_the_run(tmp_path, env,
 def test_audit_says_a_probe_the_scratch_disk_cannot_hold_as_a_run_says_it(tmp_path, env, sandbox, tiny):
     """A probe whose workspace copy ran out of room said only "No space left
     on device", where a run of the same case says where the scratch folder is
-    and how to put it elsewhere: the audit built the sentence a second time."""
+    and how to put it elsewhere: the audit built the sentence a second time.
+    Two at once: while that copy fills the scratch, the other probe's staging
+    finds no room either, and is that probe's start error alone."""
     task = make_task(
         tmp_path / "tasks" / "t",
         "def verify(workspace):\n    return 1.0 if (workspace / 'answer.txt').exists() else 0.0\n",
         cases={"right": {"answer.txt": "42"}, "big": {"answer.txt": "41", "big.bin": "x" * (2 << 20)}},
     )
     (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}', encoding="utf-8")
-    done = on_tiny(tiny, dict(env, VERIFIER_TUI_SANDBOX=sandbox), "audit", task, "--python", PY)
+    done = on_tiny(tiny, dict(env, VERIFIER_TUI_SANDBOX=sandbox), "audit", task, "--python", PY, "--jobs", "2")
+    assert not done.stderr, done.stderr
     unmade = [line for line in done.stdout.splitlines() if "big: without answer.txt" in line]
     assert len(unmade) == 1 and "not judged: could not start: " in unmade[0], done.stdout + done.stderr
     assert (
@@ -114,3 +117,51 @@ def test_audit_goes_on_when_a_probes_folders_find_no_room(tmp_path, env, sandbox
         assert "not judged: could not start: the workspace could not be copied whole: d" in rows[probe], done.stdout
         assert ": no space left on the scratch file system (verifier-tui copies into " in rows[probe], done.stdout
     assert rows["an empty workspace"].startswith("✓"), done.stdout
+
+
+#: ``run --json`` once for each amount of room left on the tiny tmpfs, from
+#: none to $MAX KiB a page (4 KiB) at a time, a filler taking the rest: each
+#: run's stdout in out-N, its stderr in err-N, its status in rc-N (in $OUT).
+AT_EVERY_FILL = """
+disk=$1; shift
+free=0
+while [ "$free" -le "$MAX" ]; do
+    rm -f "$disk/filler"
+    head -c $((1048576 - free * 1024)) /dev/zero >"$disk/filler" 2>/dev/null
+    "$@" run "$TASK" --python "$PY" --json >"$OUT/out-$free" 2>"$OUT/err-$free"
+    echo $? >"$OUT/rc-$free"
+    free=$((free + 4))
+done
+"""
+
+
+def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp_path, env, sandbox):
+    """The scratch's file system full at each point of a run's staging in
+    turn (the sandbox's probe, the tests, the runner, the workspace, the
+    view's files): a write that found no room ended the command with
+    ``could not stage the run: [Errno 28] No space left on device``, and
+    ``audit`` and ``test``, which run several at once, ended whole on the one
+    run (``verifier-tui: …/tasks/t: No space left on device``). Each is now
+    the run's start error, or where nothing can run (the sandbox's probe, the
+    scratch folder itself) one line, each saying where the scratch is."""
+    task = make_task(tmp_path / "tasks" / "t", cases={"c": {"a.txt": "x" * 5000}})
+    disk, out = tmp_path / "tiny", tmp_path / "out"
+    out.mkdir()
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, OUT=str(out), MAX="256")
+    done = on_a_small_disk(run_env, disk, AT_EVERY_FILL, size="1m")
+    assert done.returncode == 0, done.stdout + done.stderr
+    room = f"no space left on the scratch file system (verifier-tui copies into {disk}; set TMPDIR to"
+    ran = 0
+    for free in range(0, 257, 4):
+        said, err = (out / f"out-{free}").read_text(), (out / f"err-{free}").read_text()
+        rc = int((out / f"rc-{free}").read_text())
+        assert "Traceback" not in err and "Errno" not in said + err, (free, said, err)
+        if not said:  # nothing can run: one line
+            assert rc == 2 and len(err.splitlines()) == 1 and room in err, (free, err)
+            continue
+        data = json.loads(said)
+        if data["outcome"] == "could_not_start":
+            assert rc == 2 and room in data["outcome_words"], (free, data["outcome_words"])
+        else:
+            ran += 1
+    assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"

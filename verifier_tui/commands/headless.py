@@ -61,11 +61,7 @@ def run_command(args: argparse.Namespace) -> int:
             ),
         ):
             return 2
-        try:
-            result = session.run(trigger="command line")
-        except OSError as exc:
-            terminal.error(f"could not stage the run: {exc}")
-            return 2
+        result = session.run(trigger="command line")
         saved = save(result, session.task, args.save_case, session.step) if args.save_case is not None else None
         named = [(result.case or "-", result)]
         if args.json:

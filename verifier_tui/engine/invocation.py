@@ -20,6 +20,7 @@ from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, 
 from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
+from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.task.cases import wrap_text_response
@@ -170,7 +171,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     # sandbox, the stage's folders themselves.
     limits = limits_for(spec.task, workspace_path(spec.task.tests_dir) if stage.namespace else str(stage.app_dir))
     prepared.limits, stage.app_at = limits, limits.app
-    _command_line(prepared, staged)
+    with _unstaged_on_error(prepared):
+        _command_line(prepared, staged)
     prepared.path_map = _path_map(spec, stage, staged)
     if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
         prepared.start_error, prepared.not_staged = stage.problem, True
@@ -187,8 +189,23 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             )
         )
     else:
-        _contain(prepared, limits)
+        with _unstaged_on_error(prepared):
+            _contain(prepared, limits)
     return prepared
+
+
+@contextmanager
+def _unstaged_on_error(prepared: Prepared) -> Iterator[None]:
+    """A file of the run's own the tool could not write into the stage (the
+    view's environment, its resolv.conf, the interpreter's stand-ins on PATH)
+    is this run's start error, as a copy that failed is: the scratch's file
+    system full as ``audit`` or ``test`` runs several at once ended the whole
+    command on one run."""
+    try:
+        yield
+    except OSError as exc:
+        prepared.start_error = prepared.start_error or f"could not stage the run: {said(exc, prepared.stage.root)}"
+        prepared.not_staged = True
 
 
 @record

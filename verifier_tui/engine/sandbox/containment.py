@@ -219,10 +219,7 @@ def _in_view(
         env=tuple(out.env.items()),
         cgroup=bool(given),
     )
-    try:
-        out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
-    except OSError as exc:
-        out.start_error = f"cannot build the run's view: {exc.strerror or exc}"
+    out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
     out.env = {}  # the processes on this machine's side get none of the task's (see isolation._env_file)
     out.runner_over = functools.partial(isolation.runner_over, str(stage.ctl_dir))
     out.cwd = stage.root

@@ -59,6 +59,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox.room import why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS, normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
@@ -162,7 +163,7 @@ command line names it too, before the view is set up."""
 # program and the run's environment for bwrap, the run's cgroups joined
 # (:mod:`.cgroup`; /dev/null for none), then bwrap in this same process (the
 # run's leader), whatever it starts in them too. Exit 125: it could not.
-_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" 7<"$4" && echo $$ >"$5" && echo $$ >"$6" || exit 125; shift 6; exec "$@"'
+_OUTER = 'exec 4<>"$1" 5>"$2" 6<"$3" 7<"$4" && echo $$ >"$5" && echo $$ >"$6" || exit 125; shift 6; exec "$@"'
 
 # Characters an overlay's options cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
@@ -325,6 +326,15 @@ _tools: dict[str, str | None] = {}
 def _probe(bwrap: str) -> str | None:
     """Build, once, a view with what a run needs (an overlay, a sized
     tmpfs), on throwaway folders; None when it works, else why not."""
+    try:
+        return _try_view(bwrap)
+    except OSError as exc:
+        # Its folders found no room (the scratch's file system full): that says nothing of this
+        # machine's namespaces, so it is not remembered, and nothing can run here as things are.
+        raise IsolationError(f"cannot try the sandbox's view: {why(exc)}") from None
+
+
+def _try_view(bwrap: str) -> str | None:
     import subprocess
     import tempfile
 
@@ -432,7 +442,7 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     """The command line that runs ``argv`` (with the view's paths) in the
     view ``plan`` describes, its control files in ``ctl``."""
     sh = _tool("sh") or "/bin/sh"
-    args = [sh, "-c", _OUTER, "verifier-tui-sandbox", os.path.join(ctl, "status"), os.path.join(ctl, "strays")]
+    args = [sh, "-c", _OUTER, "verifier-tui-sandbox", _status_file(ctl), os.path.join(ctl, "strays")]
     args += [_seccomp_file(ctl), _env_file(ctl, plan.env)]
     args += [MEMORY_JOIN, CPU_JOIN] if plan.cgroup else ["/dev/null", "/dev/null"]
     args += [bwrap, "--args", "7"]
@@ -525,6 +535,20 @@ def _env_file(ctl: str, env: tuple[tuple[str, str], ...]) -> str:
     with open(path + ".new", "wb") as handle:  # beside: a run started ahead may be reading the last one
         handle.write(b"".join(os.fsencode(word) + b"\0" for word in words))
     os.replace(path + ".new", path)
+    return path
+
+
+def _status_file(ctl: str) -> str:
+    """The file the init says ``started`` in, made here holding as many bytes
+    (opened by the outer shell without emptying it): the init's line then
+    needs no room of the scratch's file system, whose being full as the
+    run started passed for a view bwrap could not build ("could not set up
+    the run's sandbox", naming the runner's first line). Left alone when
+    there: a run started ahead has it open."""
+    path = os.path.join(ctl, "status")
+    if not os.path.isfile(path):
+        with open(path, "wb") as handle:
+            handle.write(b"waiting\n")
     return path
 
 

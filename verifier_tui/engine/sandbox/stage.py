@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,8 +54,9 @@ from verifier_tui.engine import cache, procfs, untrusted
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
-from verifier_tui.engine.sandbox.isolation import Isolation, overlay_can_take
+from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.sandbox.room import NO_ROOM, said, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
@@ -255,10 +257,11 @@ class Stage:
                 tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests
             )
         except OSError as exc:
-            said = _said(exc, self.root)
-            if exc.errno not in _NO_ROOM:  # (a full disk is not this folder's fault: it stays)
-                self._move_on()
-            raise StagingError(f"could not stage the run: {said}") from None
+            words = f"could not stage the run: {said(exc, self.root)}"
+            if exc.errno not in NO_ROOM:  # (a full disk is not this folder's fault: it stays)
+                with suppress(OSError):  # (nor room for a new one: this one is put right next time)
+                    self._move_on()
+            raise StagingError(words) from None
 
     def _move_on(self) -> None:
         """Leave a folder that could not be put right (a name that will not
@@ -507,7 +510,7 @@ class Stage:
 
     def _fail(self, path: Path, exc: OSError) -> None:
         if self.problem is None:
-            self.problem = f"could not stage {path.relative_to(self.root)} for the run: {_why(exc)}"
+            self.problem = f"could not stage {path.relative_to(self.root)} for the run: {why(exc)}"
 
 
 def _open_beneath(root: Path, rel: str) -> int:
@@ -549,36 +552,6 @@ def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
         handle.write(data)
 
 
-def _said(exc: OSError, root: Path | None = None) -> str:
-    """An OSError in one line: where (in the stage: relative to it) and what."""
-    if not exc.filename:
-        return _why(exc)
-    where = Path(os.fsdecode(exc.filename))
-    if root is not None and where.is_relative_to(root):
-        where = where.relative_to(root)
-    return f"{where}: {_why(exc)}"
-
-
-# What a write to the scratch folder fails with when the file system (or the
-# user's share of it, or the file size limit) has no room for it.
-_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
-
-
-def _why(exc: OSError) -> str:
-    """Why a copy into the scratch folder failed, in words; for want of
-    room, where the scratch folder is and how to put it elsewhere."""
-    if exc.errno not in _NO_ROOM:
-        return str(exc.strerror or exc)
-    what = {
-        errno.ENOSPC: "no space left on the scratch file system",
-        errno.EDQUOT: "the disk quota on the scratch file system is used up",
-        errno.EFBIG: "the file is bigger than the scratch file system or the file size limit (ulimit -f) allows",
-    }
-    return (
-        f"{what[exc.errno]} (verifier-tui copies into {tempfile.gettempdir()}; set TMPDIR to a folder with more room)"
-    )
-
-
 def _whole(mirror: Mirror, what: str) -> None:
     """Refuse the run when ``mirror``'s last sync could not copy a file: a
     verifier run on part of its workspace (or of its tests) gives a verdict
@@ -594,7 +567,7 @@ def not_whole(what: str, where: str, exc: OSError) -> StagingError:
     """The refusal of a run whose ``what`` ("the workspace") could not be
     copied whole, as ``exc`` said at ``where`` (a path in it; "" for the
     copy as a whole): a run's staging and an audit's probe say it alike."""
-    return StagingError(f"{what} could not be copied whole: {where + ': ' if where else ''}{_why(exc)}")
+    return StagingError(f"{what} could not be copied whole: {where + ': ' if where else ''}{why(exc)}")
 
 
 # With namespaces, a workspace up to this size is copied into the run's view
@@ -695,18 +668,24 @@ class Scratch:
 
     def __init__(self) -> None:
         sweep_dead_scratch()
-        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
-        # Who owns it: a scratch folder whose owner is gone (SIGKILLed) is swept by the next start.
-        with open(self.root / _OWNER, "w", encoding="ascii") as handle:
-            handle.write(f"{os.getpid()} {_started(os.getpid())}\n")
+        try:
+            self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
+        except OSError as exc:  # (a full disk: no run of the session can be staged)
+            raise IsolationError(f"cannot make verifier-tui's scratch folder: {why(exc)}") from None
+        try:
+            # Who owns it: a scratch folder whose owner is gone (SIGKILLed) is swept by the next start.
+            with open(self.root / _OWNER, "w", encoding="ascii") as handle:
+                handle.write(f"{os.getpid()} {_started(os.getpid())}\n")
+        except OSError as exc:
+            remove_tree(self.root)
+            raise IsolationError(f"cannot make verifier-tui's scratch folder: {why(exc)}") from None
         self._count = 0
         self.stages: list[Stage] = []
 
     def new_stage(self, isolation: Isolation) -> Stage:
         """A stage whose runs get ``isolation``: the view its bwrap builds, or the copy sandbox."""
         self._count += 1
-        root = self.root / f"stage-{self._count}"
-        root.mkdir()
+        root = self.root / f"stage-{self._count}"  # made by its first prepare(), where no room is that run's error
         stage = Stage(root, bwrap=isolation.bwrap, sandbox_words=isolation.words)
         self.stages.append(stage)
         return stage
