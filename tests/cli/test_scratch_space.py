@@ -165,3 +165,31 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
         else:
             ran += 1
     assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"
+
+
+def test_a_run_that_fills_the_scratch_says_so_and_leaves_nothing(tmp_path, env, sandbox):
+    """A verifier that writes more than the scratch's file system holds into
+    its workspace (a copy in the scratch): the runner could not write the
+    reward, and the run said only ``Harbor would raise
+    RewardFileNotFoundError``, as if the verifier wrote none, where Harbor's
+    container, with room, would have its 1.0. The run now says the scratch
+    was full and how to move it, and leaves nothing in it behind."""
+    verifier = (
+        "def verify(workspace):\n"
+        "    try:\n"
+        "        (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    return 1.0\n"
+    )
+    task = make_task(tmp_path / "tasks" / "t", verifier, cases={"c": {"a.txt": "x"}})
+    disk, said = tmp_path / "tiny", tmp_path / "run.json"
+    script = 'disk=$1; shift; "$@" run "$TASK" --python "$PY" --json >"$SAID"; echo "exit $?"; ls -A "$disk"'
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, SAID=str(said))
+    done = on_a_small_disk(run_env, disk, script, size="1m")
+    assert done.stdout == "exit 2\n" and not done.stderr, done.stdout + done.stderr  # nothing left in the scratch
+    full = (
+        "the scratch file system was full as the run ended: what the run wrote past that failed, where Harbor's "
+        f"container may have had room (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
+    )
+    assert full in json.loads(said.read_text())["notices"], said.read_text()

@@ -20,6 +20,7 @@ from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared, 
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
 from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.sandbox import room
 
 if TYPE_CHECKING:
     from typing import Any
@@ -292,6 +293,18 @@ def preload_notices(explain: Explanation | None) -> list[str]:
     return [f"--preload: {module} did not import; the run went on without it" for module in failed]
 
 
+def _scratch_full(prepared: Prepared, done: ProcessResult | None) -> list[str]:
+    """A run that ended with the scratch's file system full: its verdict says
+    what the run could not write (the runner's reward: "no reward file"), not
+    that the workspace's copy and the reward folder share a disk of this machine's."""
+    if done is None or not room.full(prepared.stage.root):
+        return []
+    return [
+        "the scratch file system was full as the run ended: what the run wrote past that failed, "
+        f"where Harbor's container may have had room {room.where()}"
+    ]
+
+
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
     """Turn what the child did into a RunResult (verdict read from the staged
     reward folder, paths mapped back to the user's files). ``done`` is what the
@@ -359,6 +372,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 + (f" ({killed} processes in all)" if killed > 1 else "")
                 + ", as it would in the sandbox"
             )
+    notices += _scratch_full(prepared, done)
     limits = prepared.limits
     helper = attached.network if attached is not None else None
     if done is not None and helper is not None and helper.problem is not None and limits is not None:

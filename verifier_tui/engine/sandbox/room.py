@@ -22,9 +22,28 @@ def why(exc: OSError) -> str:
         errno.EDQUOT: "the disk quota on the scratch file system is used up",
         errno.EFBIG: "the file is bigger than the scratch file system or the file size limit (ulimit -f) allows",
     }
-    return (
-        f"{what[exc.errno]} (verifier-tui copies into {tempfile.gettempdir()}; set TMPDIR to a folder with more room)"
-    )
+    return f"{what[exc.errno]} {where()}"
+
+
+def where() -> str:
+    """Where the scratch folder is, and how to put it elsewhere."""
+    return f"(verifier-tui copies into {tempfile.gettempdir()}; set TMPDIR to a folder with more room)"
+
+
+# As good as full: what failed for want of room may have freed a little on its
+# way out (a file it made and removed again), and a few pages take no run far.
+NEARLY_FULL_BYTES = 64 << 10
+NEARLY_FULL_INODES = 16
+
+
+def full(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` has next to no room, or no
+    inodes, left for this user."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < NEARLY_FULL_BYTES or st.f_files > 0 and st.f_favail < NEARLY_FULL_INODES
 
 
 def said(exc: OSError, root: Path | None = None) -> str:
