@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.helpers.commands import TOOL, on_a_small_disk
+from tests.helpers.commands import TOOL, on_a_small_disk, run_tool
 from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a tmpfs in a mount namespace")
@@ -193,3 +193,29 @@ def test_a_run_that_fills_the_scratch_says_so_and_leaves_nothing(tmp_path, env, 
         f"container may have had room (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
     )
     assert full in json.loads(said.read_text())["notices"], said.read_text()
+
+
+@pytest.mark.parametrize("where", ["workspace", "tests", "task", "its own workspace"])
+def test_a_tmpdir_inside_the_task_or_its_workspace_refuses_the_run(tmp_path, env, sandbox, where):
+    """TMPDIR in the case's workspace or the task's tests folder: the copy
+    of that folder went into the scratch folder inside it, and so on, until
+    the path was too long (``could not start: …/verifier-tui-x/stage-1/app/
+    verifier-tui-x/stage-1/app/…: File name too long``, a line of thousands of
+    characters); in the task's folder, the copy sandbox said the run had
+    written the user's files (its own scratch). The run is refused in one
+    line saying where TMPDIR is; nothing is left in the user's folder."""
+    task = make_task(tmp_path / "tasks" / "t", cases={"c": {"a.txt": "x"}})
+    own = tmp_path / "ws"
+    (own / "a.txt").parent.mkdir()
+    (own / "a.txt").write_text("x", encoding="utf-8")
+    tmpdir = {"workspace": task / "cases" / "c" / "workspace", "tests": task / "tests", "task": task}.get(where, own)
+    chosen = ["--workspace", own] if where == "its own workspace" else ["--case", "c"]
+    inside = f"the workspace {own}" if where == "its own workspace" else f"the task's folder {task}"
+    before = sorted(tmpdir.iterdir())
+    done = run_tool(dict(env, TMPDIR=str(tmpdir), VERIFIER_TUI_SANDBOX=sandbox), "run", task, *chosen, "--python", PY)
+    said = (
+        f"could not start: verifier-tui's scratch folder goes in TMPDIR, {tmpdir}, inside {inside}: "
+        "a run's copies of its files would hold their own copy; set TMPDIR to a folder outside it · 0 ms"
+    )
+    assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
+    assert "your own files changed" not in done.stdout and sorted(tmpdir.iterdir()) == before

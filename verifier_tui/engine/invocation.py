@@ -236,6 +236,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
             runner=own.path if own is not None else None,
             task_vendors_nemo_gym=task_vendors,
             extra_tests=spec.extra_tests,
+            task_root=spec.task.root,
         )
     except StagingError as exc:
         prepared.start_error, prepared.not_staged = str(exc), True

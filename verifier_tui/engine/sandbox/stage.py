@@ -232,6 +232,7 @@ class Stage:
         runner: Path | None = None,
         task_vendors_nemo_gym: bool = False,
         extra_tests: Path | None = None,
+        task_root: Path | None = None,
     ) -> list[str]:
         """Bring the layout up to date for a run; returns notes for the user.
 
@@ -253,6 +254,7 @@ class Stage:
         staged again."""
         self.problem = None
         try:
+            _outside(self.root, ((task_root, "the task's folder"), (workspace, "the workspace")))
             return self._prepare(
                 tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests
             )
@@ -550,6 +552,19 @@ def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
     with os.fdopen(fd, "wb") as handle:
         os.fchmod(fd, mode)  # the mode whole, whatever the umask took from it
         handle.write(data)
+
+
+def _outside(root: Path, sources: Iterable[tuple[Path | None, str]]) -> None:
+    """Refuse a stage that is inside a folder it copies, or whose files a run
+    is watched writing (TMPDIR in the task or its workspace): each copy would
+    hold a copy of itself, until the path is too long."""
+    here = os.path.realpath(root)
+    for source, what in sources:
+        if source is not None and here.startswith(os.path.realpath(source).rstrip("/") + "/"):
+            raise StagingError(
+                f"verifier-tui's scratch folder goes in TMPDIR, {tempfile.gettempdir()}, inside {what} {source}: "
+                "a run's copies of its files would hold their own copy; set TMPDIR to a folder outside it"
+            )
 
 
 def _whole(mirror: Mirror, what: str) -> None:
