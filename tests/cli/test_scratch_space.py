@@ -121,7 +121,8 @@ def test_audit_goes_on_when_a_probes_folders_find_no_room(tmp_path, env, sandbox
 
 #: ``run --json`` once for each amount of room left on the tiny tmpfs, from
 #: none to $MAX KiB a page (4 KiB) at a time, a filler taking the rest: each
-#: run's stdout in out-N, its stderr in err-N, its status in rc-N (in $OUT).
+#: run's stdout in out-N, its stderr in err-N, its status in rc-N, what it
+#: left on the tmpfs in left-N (in $OUT).
 AT_EVERY_FILL = """
 disk=$1; shift
 free=0
@@ -130,6 +131,7 @@ while [ "$free" -le "$MAX" ]; do
     head -c $((1048576 - free * 1024)) /dev/zero >"$disk/filler" 2>/dev/null
     "$@" run "$TASK" --python "$PY" --json >"$OUT/out-$free" 2>"$OUT/err-$free"
     echo $? >"$OUT/rc-$free"
+    ls -A "$disk" >"$OUT/left-$free"
     free=$((free + 4))
 done
 """
@@ -143,7 +145,8 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
     ``audit`` and ``test``, which run several at once, ended whole on the one
     run (``verifier-tui: …/tasks/t: No space left on device``). Each is now
     the run's start error, or where nothing can run (the sandbox's probe, the
-    scratch folder itself) one line, each saying where the scratch is."""
+    scratch folder itself) one line, each saying where the scratch is; and
+    no run leaves its scratch folder behind."""
     task = make_task(tmp_path / "tasks" / "t", cases={"c": {"a.txt": "x" * 5000}})
     disk, out = tmp_path / "tiny", tmp_path / "out"
     out.mkdir()
@@ -155,6 +158,7 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
     for free in range(0, 257, 4):
         said, err = (out / f"out-{free}").read_text(), (out / f"err-{free}").read_text()
         rc = int((out / f"rc-{free}").read_text())
+        assert (out / f"left-{free}").read_text() == "filler\n", (free, "the scratch folder was left behind")
         assert "Traceback" not in err and "Errno" not in said + err, (free, said, err)
         if not said:  # nothing can run: one line
             assert rc == 2 and len(err.splitlines()) == 1 and room in err, (free, err)
@@ -219,3 +223,4 @@ def test_a_tmpdir_inside_the_task_or_its_workspace_refuses_the_run(tmp_path, env
     )
     assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
     assert "your own files changed" not in done.stdout and sorted(tmpdir.iterdir()) == before
+
