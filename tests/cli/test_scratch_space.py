@@ -224,3 +224,20 @@ def test_a_tmpdir_inside_the_task_or_its_workspace_refuses_the_run(tmp_path, env
     assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
     assert "your own files changed" not in done.stdout and sorted(tmpdir.iterdir()) == before
 
+
+def test_a_tmpdir_that_cannot_be_used_is_named_where_the_scratch_has_no_room(tmp_path, env, sandbox):
+    """TMPDIR naming a folder that is not there (a typo): Python takes the
+    next of TEMP, TMP, /tmp that it can write, and a scratch that then had no
+    room said "verifier-tui copies into /tmp; set TMPDIR to a folder with
+    more room" to a user whose TMPDIR is set. The words say TMPDIR was passed over."""
+    task = make_task(tmp_path / "tasks" / "t", cases={"big": {"big.bin": "x" * (2 << 20)}})
+    disk, missing = tmp_path / "tiny", tmp_path / "no-such-folder"
+    script = 'shift; "$@" run "$TASK" --python "$PY"'
+    run_env = dict(env, TMPDIR=str(missing), TEMP=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY)
+    done = on_a_small_disk(run_env, disk, script, size="1m")
+    said = (
+        f"could not start: the workspace could not be copied whole: big.bin: no space left on the scratch file system "
+        f"(verifier-tui copies into {disk}: TMPDIR, {missing}, is no folder it can write; "
+        "set TMPDIR to a folder with more room) · 0 ms"
+    )
+    assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
