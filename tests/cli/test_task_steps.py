@@ -761,6 +761,33 @@ def test_a_steps_own_runner_is_the_one_runner_task_runs_and_the_header_compares(
     assert len(differs) == 1 and "steps/second/tests/.ng/run_verifier.py" in differs[0], ours["notices"]
 
 
+@pytest.mark.parametrize("shape", ["link", "too big"])
+def test_a_steps_runner_that_is_no_file_of_its_own_is_no_runner_not_the_tasks(env, own_step, shape):
+    """steps/second/tests/.ng/run_verifier.py a link (to the step's real.py) or too big to read: the step
+    offered no runner, so --runner task fell back to the task's tests/.ng/run_verifier.py and said it ran
+    the task's own, where Harbor uploads the step's file over tests/'s and the sandbox never runs that one."""
+    from verifier_tui.runner_source import runner_path
+
+    ours = runner_path().read_text()
+    (own_step / "tests" / ".ng" / "run_verifier.py").write_text('import sys\nprint("TASK RUNNER RAN")\n' + ours)
+    ng = own_step / "steps" / "second" / "tests" / ".ng"
+    ng.mkdir()
+    if shape == "link":
+        (ng / "real.py").write_text('import sys\nprint("STEP RUNNER RAN")\n' + ours)
+        (ng / "run_verifier.py").symlink_to("real.py")
+    else:
+        (ng / "run_verifier.py").write_text("# " + "x" * (5 * 1024 * 1024) + "\n" + ours)
+    done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--runner", "task")
+    no_traceback(done)
+    assert done.returncode != 0 and "RUNNER RAN" not in done.stdout + done.stderr, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert "ships no runner of its own (steps/second/tests/.ng/run_verifier.py" in line, line
+    assert ("is a link to real.py" if shape == "link" else "more than the 4 MB this tool reads") in line, line
+    # the header compares ours with no runner: the task's tests/.ng one is not what the sandbox runs for the step
+    ours_run = json.loads(run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json").stdout)
+    assert not [n for n in ours_run["notices"] if "ships its own runner" in n], ours_run["notices"]
+
+
 @pytest.fixture
 def refused_beside(multi_step, tmp_path) -> Path:
     """A folder holding a task Harbor would refuse (``bad``: 4 cases, no [[steps]]) and the multi-step task."""

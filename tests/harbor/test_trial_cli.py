@@ -628,6 +628,29 @@ def test_a_steps_own_nemo_gym_is_what_a_replay_of_the_step_imports(task, runs, t
     assert any("steps/second/tests/.ng/nemo_gym" in n for n in data["local"]["notices"]), data["local"]["notices"]
 
 
+def test_a_steps_runner_behind_a_link_is_no_runner_the_replay_compares_tests_runner_with(
+    task, runs, tmp_path, env, elsewhere
+):
+    """steps/second/tests/.ng/run_verifier.py a link to the step's real.py, which Harbor uploads over
+    tests/'s: the replay of step second compared verifier-tui's runner with the task's
+    tests/.ng/run_verifier.py, which the sandbox never ran for that step, and said that one differed."""
+    from verifier_tui.runner_source import runner_path
+
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    (demo / "tests" / ".ng").mkdir()
+    (demo / "tests" / ".ng" / "run_verifier.py").write_text("# the task's own\n" + runner_path().read_text())
+    ng = demo / "steps" / "second" / "tests" / ".ng"
+    ng.mkdir(parents=True)
+    (ng / "real.py").write_text(runner_path().read_text())
+    (ng / "run_verifier.py").symlink_to("real.py")
+    job = two_step_job(demo, runs, tmp_path, second=1.0)
+    second = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert not [n for n in second["local"]["notices"] if "(what the sandbox ran) differs" in n], second["local"]
+    first = as_json(tool(env, "run", job, "--step", "first", "--json", cwd=elsewhere))
+    said = [n for n in first["local"]["notices"] if "(what the sandbox ran) differs" in n]
+    assert len(said) == 1 and said[0].startswith("the task's tests/.ng/run_verifier.py"), said
+
+
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""

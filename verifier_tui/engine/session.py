@@ -456,7 +456,7 @@ class Session:
             # Here, not at the top: the module's imports are kept to what start-up needs.
             from verifier_tui.engine.task.kinds import no_runner_words
 
-            why = no_runner_words(self.task.tests_dir)
+            why = no_runner_words(self.task.tests_dir, self.step)
             raise SelectionError(f"--runner task: {self.task.name} ships no runner of its own ({why})")
         if which not in ("ours", "task"):
             raise SelectionError(f"--runner {which}: ours or task")

@@ -257,10 +257,21 @@ class OwnRunner:
         return "/".join(parts[-5:] if len(parts) >= 5 and parts[-5] == "steps" else parts[-3:])
 
 
-def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
-    """The task's own runner, compared with ours (``ours()`` is where it is,
-    asked only when the task ships one); None when it ships none."""
-    path = tests_dir / ".ng" / "run_verifier.py"
+def _runner_at(tests_dir: Path, step: str | None) -> tuple[Path, Path]:
+    """``/tests/.ng/run_verifier.py`` as the sandbox has it for ``step``, and the folder it lies
+    beneath: a step's own whenever anything at all is at ``steps/NAME/tests/.ng/run_verifier.py``,
+    since Harbor's ``Verifier._resolve_tests`` uploads the step's tests after ``tests/``, over its
+    files; one that is a link, or too big to read, then offers no runner, never tests/'s, which the
+    sandbox does not run for that step. ``tests_dir``: the task's ``tests/``."""
+    own = step_tests(tests_dir.parent, step)
+    folder = own if own is not None and untrusted.present(own / ".ng" / "run_verifier.py") else tests_dir
+    return folder / ".ng" / "run_verifier.py", folder
+
+
+def task_runner(tests_dir: Path, ours: Callable[[], Path], step: str | None = None) -> OwnRunner | None:
+    """The task's own runner (``step``'s, :func:`_runner_at`), compared with ours (``ours()`` is
+    where it is, asked only when the task ships one); None when it ships none."""
+    path, tests_dir = _runner_at(tests_dir, step)
     if path.is_symlink() or not path.is_file() or not untrusted.kept_in_copy(path, tests_dir):
         return None
     theirs = untrusted.read_bytes(path, _MAX_RUNNER_BYTES).data
@@ -285,20 +296,21 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     )
 
 
-def no_runner_words(tests_dir: Path) -> str:
-    """Why a task has no runner of its own to run (``--runner task``, ``R``),
+def no_runner_words(tests_dir: Path, step: str | None = None) -> str:
+    """Why a task (``step`` of it) has no runner of its own to run (``--runner task``, ``R``),
     as ``ls`` would have it: a link at ``tests/.ng`` or at the runner is named
     with where it leads (the task "had no tests/.ng/run_verifier.py", yet
     the user found it there), as ``vendor`` names it."""
-    path, name = tests_dir / ".ng" / "run_verifier.py", "tests/.ng/run_verifier.py"
-    found = untrusted.look(path, tests_dir)
+    path, beneath = _runner_at(tests_dir, step)
+    name = path.relative_to(tests_dir.parent).as_posix()
+    found = untrusted.look(path, beneath)
     if isinstance(found, untrusted.Read) and found.state == "link":
-        where = f"tests/{found.path.relative_to(tests_dir).as_posix()}"
+        where = found.path.relative_to(tests_dir.parent).as_posix()
         return (
             f"{untrusted.link_words(where, found.target or '?')}: only a runner that is a file "
             "of the task's own is run, never one behind a link"
         )
-    read = untrusted.read_bytes(path, _MAX_RUNNER_BYTES, name=name, beneath=tests_dir)
+    read = untrusted.read_bytes(path, _MAX_RUNNER_BYTES, name=name, beneath=beneath)
     # a folder, a FIFO, a file too big or one the user cannot read: what is there, as task_runner found it
     return read.problem if read.state not in ("ok", "missing") and read.problem else f"no {name}"
 

@@ -80,12 +80,8 @@ def hidden_by_step(task_dir: Path, step: str | None, path: Path) -> Path | None:
 
 def step_runner(task_dir: Path, step: str | None) -> OwnRunner | None:
     """The runner the sandbox runs for ``step``, ``/tests/.ng/run_verifier.py``: the step's own
-    when it ships one (uploaded over tests/'s), else the task's; None when neither ships one."""
-    for tests in tests_dirs(task_dir, step):
-        own = task_runner(tests, runner_path)
-        if own is not None:
-            return own
-    return None
+    when it has one there at all (uploaded over tests/'s), else the task's (:func:`task_runner`)."""
+    return task_runner(task_dir / "tests", runner_path, step)
 
 
 def plain_test_sh(task_dir: Path, step: str | None) -> str | None:

@@ -849,7 +849,7 @@ class MainScreen(SizedScreen):
         self.refresh_bindings()  # o now names the other stream
 
     def action_no_own_runner(self) -> None:
-        why = no_runner_words(self.session.task.tests_dir)
+        why = no_runner_words(self.session.task.tests_dir, self.session.step)
         self.query_one(StatusLine).set_note(f"R: this task ships no runner of its own ({why}); verifier-tui's runs it")
 
     def action_toggle_runner(self) -> None:
