@@ -191,12 +191,14 @@ def test_the_header_says_the_task_ships_a_different_runner_and_runner_task_runs_
     one_line_refusal(run_tool(env, "explain", task_dir, "--runner", "task", "--python", PY), "has no --explain")
 
 
-def test_test_says_the_task_ships_a_different_runner(env, tmp_path):
+@pytest.mark.parametrize("folder", ["published", "steps/published"])
+def test_test_says_the_task_ships_a_different_runner(env, tmp_path, folder):
     """``test`` on a task whose own runner differs from verifier-tui's (here,
     it does not even compile): `1 passed, 0 failed` and not a word, where
     ``run`` says the sandbox runs the task's runner, and every trial of the
-    published task would score nothing."""
-    task_dir = make_task(tmp_path / "published", cases={"c": {}})
+    published task would score nothing. A task kept in a folder named
+    ``steps`` had its runner named ``steps/published/tests/...``, as a step's own."""
+    task_dir = make_task(tmp_path / folder, cases={"c": {}})
     write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
     write(task_dir / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(main(\n")
     done = run_tool(env, "test", task_dir, "--python", PY)

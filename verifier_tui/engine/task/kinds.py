@@ -242,19 +242,13 @@ class OwnRunner:
     whether it is byte for byte ours, and which of our extra flags it knows."""
 
     path: Path
+    where: str  # the file in words, from the task's folder: tests/.ng/run_verifier.py or a step's own
     same_as_ours: bool
     knows_explain: bool  # --explain: print the plan, call nothing
     knows_explain_to: bool  # --explain-to FILE: the same, written just before verify is called
     knows_phases_to: bool = False  # --phases-to FILE: one line per phase (the trial replay's steps)
     knows_stack_signal: bool = False  # --stack-signal NAME: every thread's stack on that signal (at a timeout)
     knows_coverage_to: bool = False  # --coverage-to FILE: the task's own lines that ran
-
-    @property
-    def where(self) -> str:
-        """The file in words: ``tests/.ng/run_verifier.py``, or a step's own
-        ``steps/NAME/tests/.ng/run_verifier.py`` (the sandbox runs it for that step)."""
-        parts = self.path.parts
-        return "/".join(parts[-5:] if len(parts) >= 5 and parts[-5] == "steps" else parts[-3:])
 
 
 def _runner_at(tests_dir: Path, step: str | None) -> tuple[Path, Path]:
@@ -271,8 +265,8 @@ def _runner_at(tests_dir: Path, step: str | None) -> tuple[Path, Path]:
 def task_runner(tests_dir: Path, ours: Callable[[], Path], step: str | None = None) -> OwnRunner | None:
     """The task's own runner (``step``'s, :func:`_runner_at`), compared with ours (``ours()`` is
     where it is, asked only when the task ships one); None when it ships none."""
-    path, tests_dir = _runner_at(tests_dir, step)
-    if path.is_symlink() or not path.is_file() or not untrusted.kept_in_copy(path, tests_dir):
+    path, beneath = _runner_at(tests_dir, step)
+    if path.is_symlink() or not path.is_file() or not untrusted.kept_in_copy(path, beneath):
         return None
     theirs = untrusted.read_bytes(path, _MAX_RUNNER_BYTES).data
     if theirs is None:
@@ -287,6 +281,7 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path], step: str | None = No
     offers = theirs if same or EXTRAS.encode() not in theirs else b""
     return OwnRunner(
         path,
+        path.relative_to(tests_dir.parent).as_posix(),
         same,
         b"--explain" in offers,
         b"--explain-to" in offers,
