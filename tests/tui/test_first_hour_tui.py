@@ -112,3 +112,38 @@ async def test_the_history_marks_a_changed_reward_dict_without_reward_as_changed
         assert "#2  • only ≠" in text
         assert "#3  • only =" in text
         assert "#5  • only 1 ≠" in text
+
+
+async def test_the_other_cases_are_out_of_date_when_a_steps_folder_or_instruction_comes_or_goes(tmp_path):
+    """A multi-step task, which Harbor refuses while a step has no steps/NAME/ or no instruction.md in
+    it: the folder renamed to match task.toml's step, its instruction.md deleted, then written again,
+    each ran the current case with the verdict of now, but the other cases' marks stayed as if current
+    ("Harbor would refuse" where it loads the task now, ✓ where it refuses it)."""
+    root = make_task(
+        tmp_path / "tasks" / "two",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "2nd"\n',
+        cases={"c1": {"a.txt": "a"}, "c2": {"a.txt": "a"}},
+    )
+    for case in ("c1", "c2"):
+        write(root / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    step = root / "steps" / "2nd"
+    step.rename(root / "steps" / "second")  # renamed in task.toml alone: Harbor refuses the task
+    instruction = step / "instruction.md"
+    changes = [lambda: (root / "steps" / "second").rename(step), instruction.unlink, instruction.touch]
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await app.controller.live.watch_ready.wait()
+        runs = 1
+        for change in changes:
+            await pilot.press("a")  # every case, so both marks are of now
+            runs += 2
+            await app.wait_for_runs(runs)
+            await pilot.pause()
+            assert "?" not in cases_shown(app), cases_shown(app)
+            change()
+            runs += 1
+            await app.wait_for_runs(runs)
+            await pilot.pause()
+            assert "? c2" in cases_shown(app), cases_shown(app)

@@ -913,12 +913,14 @@ class Session:
 
     def changes_every_case(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` changes what every case's run
-        reads (the tests folder, the verifier, task.toml), so that no case's
-        last verdict says how it goes now."""
+        reads (the tests folder, the verifier, task.toml), or whether Harbor
+        loads the task at all (a step's folder or instruction.md), so that no
+        case's last verdict says how it goes now."""
         shared = [(self.task.tests_dir, True), (self.task.root / "task.toml", True), *self._step_tests()]
         if self.verifier is not None:
             shared.append((self.verifier, True))
-        return any(_under(path, folder, whole) for path in paths for folder, whole in shared)
+        read = any(_under(path, folder, whole) for path in paths for folder, whole in shared)
+        return read or self._changes_steps(paths)
 
     def defines_cases(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's cases
@@ -994,13 +996,16 @@ class Session:
         (verifiers, test.sh, settings, whether Harbor loads it): task.toml, tests/,
         the step's own tests, a step's folder or instruction.md."""
         folders = [(self.task.tests_dir, True), *self._step_tests()]
-        instructions = self._step_instructions()
         return any(
-            p.name == "task.toml"
-            or any(_under(p, f, whole) for f, whole in folders)
-            or any(i.is_relative_to(p) for i in instructions)  # the file, or its step's folder made or removed
-            for p in paths
-        )
+            p.name == "task.toml" or any(_under(p, f, whole) for f, whole in folders) for p in paths
+        ) or self._changes_steps(paths)
+
+    def _changes_steps(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` may change whether Harbor loads the task
+        (:func:`~verifier_tui.engine.task.config.with_step_folders`): a step's instruction.md,
+        or its folder made or removed."""
+        instructions = self._step_instructions()
+        return any(i.is_relative_to(p) for p in paths for i in instructions)
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""
