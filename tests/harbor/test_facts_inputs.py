@@ -131,6 +131,18 @@ def test_the_timeout_of_a_step_task_toml_no_longer_lists_says_that_not_that_the_
     assert words == "600 s (task.toml has no step 'b': Harbor's default 600, × timeout_multiplier 1)", words
 
 
+@pytest.mark.parametrize("step", ["b", None])
+def test_the_timeout_of_a_task_toml_that_is_not_toml_says_it_could_not_be_read(task, runs, step):
+    """task.toml saved half-written (not TOML): the timeout said `task.toml has no step 'b'` (or that its
+    [verifier] sets no timeout_sec), beside the note that task.toml could not be read, which may well
+    list the step: it says the file could not be read, in the note's words."""
+    demo = task(toml='[[steps]]\nname = "a"\n\n[[steps]]\nname = "b"\n')
+    (demo / "task.toml").write_text('[[steps]]\nname = "a"\n\n[[steps]\nname = "b"\n')
+    steps = {"mode": None, "steps": [dict(PASSED, name="a"), dict(PASSED, name="b")]} if step else {}
+    words = walk(runs, demo, step, **steps).facts.timeout.words
+    assert words == "600 s (task.toml could not be read: Harbor's default 600, × timeout_multiplier 1)", words
+
+
 def test_the_timeout_is_unknown_without_the_task_but_the_sandbox_may_say(task, runs):
     import shutil
 

@@ -35,7 +35,13 @@ from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.readback import exception_words
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
+from verifier_tui.engine.task.config import (
+    HARBOR_DEFAULT_VERIFIER_TIMEOUT_S,
+    SEPARATE,
+    TOML_UNREAD,
+    TaskConfig,
+    toml_unread,
+)
 from verifier_tui.engine.verdict import (
     OUTPUT_PARSE_ERROR,
     REWARD_FILE_EMPTY,
@@ -159,25 +165,7 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     if override:
         base, base_words = override, f"override_timeout_sec {override:g}"
     elif task is not None:
-        settings = task.verifier
-        where = "[verifier]"
-        step_settings = task.step(step.name)
-        if step.name is not None:
-            settings = step_settings.verifier if step_settings else type(task.verifier)()
-            where = f"[steps.verifier] of {step.name}"
-        base = settings.timeout_sec
-        # A task that sets none is said so: "timeout_sec 600 (Harbor's default 600)" sent the user to
-        # task.toml for a 600 it does not hold; nor does it hold the table of a step it no longer lists.
-        if settings.timeout_given:
-            base_words = f"task.toml {where} timeout_sec {base:g}"
-        elif step.name is not None and step_settings is None:
-            base_words = f"task.toml has no step {step.name!r}: Harbor's default {base:g}"
-        else:
-            base_words = f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
-        if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
-            base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
-        elif settings.harbor_timeout is not None:  # inf: no limit in Harbor, as below once multiplied
-            base, base_words = settings.harbor_timeout, f"task.toml {where} timeout_sec inf"
+        base, base_words = _task_timeout(task, step.name)
     else:
         words = "unknown: the task was not found"
         if recorded is not None:
@@ -201,6 +189,33 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     if recorded is not None and abs(recorded - seconds) > 1e-6:
         words += f"; the sandbox reported {duration_text(recorded)} (the task or job changed since?)"
     return Timeout(seconds, words, recorded)
+
+
+def _task_timeout(task: TaskConfig, name: str | None) -> tuple[float, str]:
+    """The timeout task.toml gives the verifier (of step ``name``), and where it comes from, in words."""
+    settings = task.verifier
+    where = "[verifier]"
+    step_settings = task.step(name)
+    if name is not None:
+        settings = step_settings.verifier if step_settings else type(task.verifier)()
+        where = f"[steps.verifier] of {name}"
+    base = settings.timeout_sec
+    # A task that sets none is said so: "timeout_sec 600 (Harbor's default 600)" sent the user to
+    # task.toml for a 600 it does not hold; nor does it hold the table of a step it no longer lists,
+    # and one that is not TOML may hold either: it is said unread, as the note beside says it.
+    if settings.timeout_given:
+        base_words = f"task.toml {where} timeout_sec {base:g}"
+    elif toml_unread(task):
+        base_words = f"{TOML_UNREAD}: Harbor's default {base:g}"
+    elif name is not None and step_settings is None:
+        base_words = f"task.toml has no step {name!r}: Harbor's default {base:g}"
+    else:
+        base_words = f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
+    if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
+        base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
+    elif settings.harbor_timeout is not None:  # inf: no limit in Harbor, as below once multiplied
+        base, base_words = settings.harbor_timeout, f"task.toml {where} timeout_sec inf"
+    return base, base_words
 
 
 def _number(value: object) -> float | None:
