@@ -1176,3 +1176,34 @@ async def test_task_toml_deleted_then_written_again_is_read_and_runs(tmp_path: P
         await asyncio.wait_for(glue, TIMEOUT)
         await live.close()
         session.close()
+
+
+async def test_a_steps_instruction_saved_runs_nothing_made_or_removed_runs(tmp_path: Path) -> None:
+    """Harbor's Task asks only that steps/NAME/instruction.md exists (Task._validate_tests): each save
+    of the step's prompt read the task again and ran it, for nothing a run reads. Its removal (Harbor
+    refuses the task) and its return run; an edit of its text runs nothing."""
+    runs = SlowRuns(hold=set())
+    task = make_task(tmp_path / "t", toml='version = "1.0"\n\n[[steps]]\nname = "first"\n')
+    instruction = task / "steps" / "first" / "instruction.md"
+    async with fed(tmp_path, runs, task) as (live, tests):
+        await wait_until(lambda: runs.finished == [0], "the first run")
+        handled: list[Change] = []
+        on_change = live.on_change
+
+        def judged(change: Change) -> None:
+            on_change(change)
+            handled.append(change)
+
+        live.on_change = judged
+        instruction.write_text("Now say hello twice.\n")
+        await wait_until(lambda: any(instruction in c.paths for c in handled), "the save seen")
+        verifier = tests / "verifier.py"
+        verifier.write_text(verifier.read_text() + "\n")
+        await wait_until(lambda: any(c and verifier in c.paths for c in runs.started), "the next save's run")
+        assert not [c for c in runs.started if c and instruction in c.paths], runs.started
+        ran = len(runs.started)
+        instruction.unlink()
+        await wait_until(lambda: len(runs.started) > ran and runs.started[-1] is not None, "a run on its removal")
+        assert live.session.task.config.refused is not None
+        instruction.write_text("back\n")
+        await wait_until(lambda: live.session.task.config.refused is None and len(runs.started) > ran + 1, "a run")

@@ -177,6 +177,7 @@ class Session:
         self.step: str | None = None  # the step of a multi-step task the runs are (--step), as Harbor verifies it
         self.task: Task = self._as_step(resolve(path), strict=True)
         self._task_folder = _folder_identity(self.task.root)  # the task's folder as last read (a rename keeps it)
+        self._steps_read = self._steps_layout()  # which step folders and instructions were there as it was read
         self.scratch: Scratch | None = None
         self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
@@ -892,6 +893,11 @@ class Session:
         from verifier_tui.engine.changes import WatchTarget
 
         targets = self.run_inputs()
+        # No run reads a step's instruction.md, but Harbor refuses the task while one is missing
+        # (with_step_folders): a step renamed or its folder moved back is seen as it happens, not at the next save.
+        targets += [
+            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._step_instructions()
+        ]
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
             # its rows, which t offers and whose problems are said, whether or not a run reads one
@@ -950,11 +956,6 @@ class Session:
             targets.append(WatchTarget(toml, "task.toml"))
         if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
             targets.append(WatchTarget(self.verifier, "verifier"))
-        # Harbor refuses the task while one is missing (with_step_folders): a step renamed or its folder moved
-        # back is seen as it happens, not at the next save.
-        targets += [
-            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._step_instructions()
-        ]
         return _dedupe(targets)
 
     def _step_instructions(self) -> list[Path]:
@@ -1002,10 +1003,16 @@ class Session:
 
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
-        (:func:`~verifier_tui.engine.task.config.with_step_folders`): a step's instruction.md,
-        or its folder made or removed."""
+        (:func:`~verifier_tui.engine.task.config.with_step_folders`): a step's folder or
+        instruction.md made or removed. Harbor asks only that they exist (``Task._validate_tests``):
+        a save of the instruction's text changes nothing."""
         instructions = self._step_instructions()
-        return any(i.is_relative_to(p) for p in paths for i in instructions)
+        touched = any(i.is_relative_to(p) for p in paths for i in instructions)
+        return touched and self._steps_layout() != self._steps_read
+
+    def _steps_layout(self) -> tuple[tuple[bool, bool], ...]:
+        """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks."""
+        return tuple((i.parent.exists(), i.exists()) for i in self._step_instructions())
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""
@@ -1051,6 +1058,7 @@ class Session:
             opened = (renamed or root) if (renamed or root).is_dir() else self.task.tests_dir
         self.task = self._as_step(resolve(opened))
         self._task_folder = _folder_identity(self.task.root)
+        self._steps_read = self._steps_layout()
         if self._verifier_named:
             verifier = self._repick(verifier)
         self.verifier = self._verifier_after_reload(verifier)
