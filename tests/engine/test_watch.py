@@ -382,6 +382,23 @@ async def test_a_folder_beside_a_watched_file_moved_away_is_one_change(tmp_path:
 
 
 @both_modes
+async def test_a_watched_files_folder_moved_away_is_the_file_deleted(tmp_path: Path, isolate: bool) -> None:
+    """steps/second/instruction.md watched by itself (Harbor refuses the task without it): `mv steps/second
+    steps/away` was no change at all, where the file is gone as surely as by `rm`; its folder back was seen."""
+    step = folder(tmp_path / "task" / "steps" / "second")
+    instruction = step / "instruction.md"
+    instruction.write_text("say hello\n")
+    target = WatchTarget(instruction, "steps/second/instruction.md", folder=False)
+    async with watching([target], isolate=isolate) as rec:
+        step.rename(step.parent / "away")
+        gone = await rec.until(lambda c: instruction in c.paths)
+        assert instruction in gone.deleted and gone.describe() == "steps/second/instruction.md deleted", gone
+        (step.parent / "away").rename(step)
+        back = await rec.until(lambda c: instruction in c.paths)
+        assert instruction not in back.deleted, back
+
+
+@both_modes
 async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path, isolate: bool) -> None:
     """A folder made for the first time is said as created: "re-created" told of one that never was."""
     workspace = tmp_path / "workspace"

@@ -167,10 +167,7 @@ class WatchThreads:
                         # Harbor says of the task changed (no folder, then no instruction), said by its path.
                         names[root] = target.label.rsplit("/", 1)[0]
                         recreated.add(root)
-        for path in vanished:
-            name = self._classify(path, folders)
-            if name:
-                names[path] = name
+        names.update(self._gone(vanished, folders))
         if not names and not quiet:
             return None
         # Stat after the batch: what matters is the state now, not the order
@@ -184,6 +181,17 @@ class WatchThreads:
             names=tuple(sorted(names.items())),
             quiet=frozenset(quiet),
         )
+
+    def _gone(self, vanished: frozenset[Path], folders: bool) -> dict[Path, str]:
+        """The targets ``vanished`` roots took with them, by name: a folder target, and each
+        single file in a root gone (``mv steps/second steps/away`` removes its instruction.md)."""
+        names: dict[Path, str] = {}
+        for path in vanished:
+            name = self._classify(path, folders)
+            if name:
+                names[path] = name
+            names.update((t.path, _file_name(t)) for t in self._files.values() if t.path.parent == path)
+        return names
 
 
 def _file_name(target: Target) -> str:
