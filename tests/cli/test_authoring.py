@@ -350,6 +350,7 @@ def test_vendor_never_reads_a_huge_test_sh_whole(tmp_path, env):
 def test_vendor_replaces_a_different_runner_and_keeps_it_beside(tmp_path, env):
     task = tmp_path / "published"
     write(task / "task.toml", 'schema_version = "1.4"\n')
+    write(task / "instruction.md", "Say hello.\n")
     write(task / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
     write(task / "tests" / ".ng" / "run_verifier.py", "# an older runner\n")
     write(task / "tests" / ".ng" / "run_verifier.py.old", "# kept by an earlier vendor\n")

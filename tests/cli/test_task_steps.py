@@ -514,6 +514,7 @@ def test_test_of_a_folder_accounts_for_the_tasks_without_the_step_and_passes_on_
     shutil.copytree(folder / "multi-step", plain, symlinks=True)
     toml = plain / "task.toml"
     toml.write_text(toml.read_text().split("[[steps]]")[0])
+    (plain / "instruction.md").write_text("Say hello.\n")  # a single-step task has one, or Harbor refuses it
     done = run_tool(env, "test", folder, "--step", "second")
     no_traceback(done)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -577,6 +578,7 @@ def test_a_case_pattern_naming_a_task_without_the_step_says_why_it_matches_nothi
     plain = folder / "plain"
     shutil.copytree(folder / "multi-step", plain, symlinks=True)
     (plain / "task.toml").write_text((plain / "task.toml").read_text().split("[[steps]]")[0])
+    (plain / "instruction.md").write_text("Say hello.\n")
     done = run_tool(env, "test", folder, "--step", "second", "--case", "plain::hello")
     no_traceback(done)
     assert done.returncode == 2, done.stdout + done.stderr

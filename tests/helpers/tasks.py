@@ -83,7 +83,8 @@ def make_task(
     - ``shim``: ``tests/test.sh`` is NeMo Gym's shim (False: no test.sh).
     - ``cases``: ``{case: {relative path: text}}``, each a ``cases/<case>/workspace``.
 
-    Each step ``toml`` names gets ``steps/<name>/instruction.md``, without which Harbor refuses the task.
+    With a ``toml``, the task has an ``instruction.md`` (each step ``toml`` names gets
+    ``steps/<name>/instruction.md``), without which Harbor refuses it, as a real task has.
     """
     (root / "tests").mkdir(parents=True, exist_ok=True)
     if toml is not None or timeout is not None:
@@ -91,6 +92,7 @@ def make_task(
         if timeout is not None:
             text += f"\n[verifier]\ntimeout_sec = {timeout}\n"
         (root / "task.toml").write_text(text, encoding="utf-8")
+        (root / "instruction.md").write_text("Do the task.\n", encoding="utf-8")
         make_step_folders(root)
     if shim:
         (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")

@@ -893,10 +893,10 @@ class Session:
         from verifier_tui.engine.changes import WatchTarget
 
         targets = self.run_inputs()
-        # No run reads a step's instruction.md, but Harbor refuses the task while one is missing
-        # (with_step_folders): a step renamed or its folder moved back is seen as it happens, not at the next save.
+        # No run reads an instruction.md, but Harbor refuses the task while one is missing
+        # (engine/task/loading.py): a step renamed or its folder moved back is seen as it happens, not at the next save.
         targets += [
-            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._step_instructions()
+            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._instructions()
         ]
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
@@ -958,8 +958,12 @@ class Session:
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
 
-    def _step_instructions(self) -> list[Path]:
-        return [self.task.root / "steps" / step.name / "instruction.md" for step in self.task.config.steps]
+    def _instructions(self) -> list[Path]:
+        """The instruction.md of each step, or the task's (none without a task.toml, which Harbor's refusals need)."""
+        if not (self.task.root / "task.toml").is_file():
+            return []
+        steps = [self.task.root / "steps" / step.name for step in self.task.config.steps]
+        return [folder / "instruction.md" for folder in steps or [self.task.root]]
 
     def _step_tests(self) -> list[tuple[Path, bool]]:
         """The step's own tests folder, staged over tests/ (none without a step),
@@ -995,7 +999,7 @@ class Session:
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape
         (verifiers, test.sh, settings, whether Harbor loads it): task.toml, tests/,
-        the step's own tests, a step's folder or instruction.md."""
+        the step's own tests, a step's folder, an instruction.md."""
         folders = [(self.task.tests_dir, True), *self._step_tests()]
         return any(
             p.name == "task.toml" or any(_under(p, f, whole) for f, whole in folders) for p in paths
@@ -1003,16 +1007,16 @@ class Session:
 
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
-        (:func:`~verifier_tui.engine.task.config.with_step_folders`): a step's folder or
+        (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
         instruction.md made or removed. Harbor asks only that they exist (``Task._validate_tests``):
         a save of the instruction's text changes nothing."""
-        instructions = self._step_instructions()
+        instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         return touched and self._steps_layout() != self._steps_read
 
     def _steps_layout(self) -> tuple[tuple[bool, bool], ...]:
         """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks."""
-        return tuple((i.parent.exists(), i.exists()) for i in self._step_instructions())
+        return tuple((i.parent.exists(), i.exists()) for i in self._instructions())
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""

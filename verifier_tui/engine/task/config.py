@@ -273,26 +273,11 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         return {}, TaskConfig(problems=(f"{refused_words(refused)}{USES_DEFAULTS}",), refused=refused)
 
 
-def with_step_folders(config: TaskConfig, task_root: Path) -> TaskConfig:
-    """``config`` refused as Harbor's ``Task`` refuses to load a multi-step task
-    whose step has no folder, or no ``instruction.md`` in it
-    (``Task._validate_tests``: ``Step directory not found``, ``Step instruction
-    not found``, both ``FileNotFoundError``), the first such step in order: a
-    step renamed in task.toml and not under ``steps/`` fails every step's trial.
-    A task.toml refused already is refused by pydantic first."""
-    if config.refused is not None:
-        return config
-    for step in config.steps:
-        folder = task_root / "steps" / step.name
-        if not folder.exists():
-            why = f"[[steps]] {step.name!r} has no folder steps/{step.name}/ (Step directory not found)"
-        elif not (folder / "instruction.md").exists():
-            why = f"[[steps]] {step.name!r} has no steps/{step.name}/instruction.md (Step instruction not found)"
-        else:
-            continue
-        refused = _raised_by_harbor(why, "FileNotFoundError")
-        return _with(config, refused=refused, problems=(refused_words(refused), *config.problems))
-    return config
+def refused_for(config: TaskConfig, why: str, exception: str) -> TaskConfig:
+    """``config`` refused for a reason of the task's files that Harbor's ``Task`` raises
+    ``exception`` for (:mod:`verifier_tui.engine.task.loading`)."""
+    refused = _raised_by_harbor(why, exception)
+    return _with(config, refused=refused, problems=(refused_words(refused), *config.problems))
 
 
 def config_from_toml(data: dict[str, Any]) -> TaskConfig:

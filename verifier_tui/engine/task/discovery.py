@@ -22,13 +22,7 @@ from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
-from verifier_tui.engine.task.config import (
-    USES_DEFAULTS,
-    TaskConfig,
-    config_from_toml,
-    load_toml,
-    with_step_folders,
-)
+from verifier_tui.engine.task.config import USES_DEFAULTS, TaskConfig, config_from_toml, load_toml
 from verifier_tui.engine.task.kinds import (
     MAX_SCAN_BYTES,
     OwnRunner,
@@ -40,6 +34,7 @@ from verifier_tui.engine.task.kinds import (
     task_runner,
     uses_episode_api,
 )
+from verifier_tui.engine.task.loading import as_harbor_loads
 from verifier_tui.engine.task.rows import TaskRows, outside, task_rows
 from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task, harbor_place
 from verifier_tui.runner_source import runner_path
@@ -186,7 +181,7 @@ def read_task_config(task_root: Path) -> TaskConfig:
         known = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry).get(key)
     if known is not None and known["stamp"] == stamp:
         _read_here[key] = known
-        return with_step_folders(config_from_toml(known["toml"]), task_root)
+        return as_harbor_loads(config_from_toml(known["toml"]), task_root)
     document, unreadable = load_toml(path)
     if unreadable is not None:
         return unreadable
@@ -194,7 +189,7 @@ def read_task_config(task_root: Path) -> TaskConfig:
     remembered.pop(key, None)
     remembered[key] = _read_here[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp, "toml": document}
     cache.store(_CONFIG_CACHE_FILE, remembered)
-    return with_step_folders(config_from_toml(document), task_root)
+    return as_harbor_loads(config_from_toml(document), task_root)
 
 
 _CONFIG_CACHE_FILE = "task-config.json"
