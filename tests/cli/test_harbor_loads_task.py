@@ -66,3 +66,65 @@ def test_watch_reads_the_task_again_when_instruction_md_comes_and_goes(env, exam
         stop(proc)
     assert "Harbor would refuse" in gone, gone
     assert "Harbor would refuse" not in back and "reward 1" in back, back
+
+
+def test_a_task_without_its_test_sh_is_one_harbor_refuses(env, example):
+    """hello-file with tests/test.sh deleted: Harbor's _validate_tests raises FileNotFoundError
+    (the task declares [environment].os = 'linux' but has no tests/test.sh) before any trial runs;
+    the tool ran the verifier as if the sandbox would, exit 0."""
+    task = example("hello-file")
+    (task / "tests" / "test.sh").unlink()
+    _refused_on_every_face(env, task, "no tests/test.sh")
+
+
+def test_a_test_sh_excluded_by_harborignore_is_one_harbor_refuses(env, example):
+    """tests/.harborignore listing test.sh: TaskFileFilter.require_included raises ValueError
+    (Required task input is excluded by .harborignore), Harbor would upload no script to run."""
+    task = example("hello-file")
+    (task / "tests" / ".harborignore").write_text("*.sh\n")
+    _refused_on_every_face(env, task, "tests/test.sh is excluded by .harborignore")
+
+
+def test_a_verifier_image_that_bundles_the_tests_needs_no_test_sh(env, example):
+    """[verifier.environment] docker_image in separate mode: the image holds the tests, Harbor
+    asks for no tests/test.sh (verifier_mode.py bundled_tests), so the task is not refused."""
+    task = example("hello-file")
+    (task / "tests" / "test.sh").unlink()
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text() + '\n[verifier.environment]\ndocker_image = "example/checks:1"\n')
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert json.loads(done.stdout)["harbor_refuses_task"] is None, done.stdout
+
+
+def test_a_step_without_any_test_sh_is_one_harbor_refuses(env, tmp_path):
+    """A multi-step task with no tests/test.sh and no steps/second/tests/test.sh: Harbor refuses
+    it (step 'second' does not contain an OS-compatible test script); a step's own test.sh is enough."""
+    from tests.helpers.tasks import make_task
+
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    task = make_task(tmp_path / "tasks" / "two", toml=steps, shim=False, cases={"correct": {}})
+    (task / "steps" / "first" / "tests").mkdir()
+    (task / "steps" / "first" / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    why = json.loads(done.stdout)["harbor_refuses_task"]
+    assert "'second'" in why and "steps/second/tests/test.sh or tests/test.sh" in why, why
+
+
+def test_watch_reads_the_task_again_when_harborignore_leaves_test_sh_out(env, example):
+    """watch on hello-file, then tests/.harborignore written to leave test.sh out, then removed:
+    each is a run saying whether Harbor would refuse the task."""
+    task = example("hello-file")
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        (task / "tests" / ".harborignore").write_text("test.sh\n")
+        excluded = reader.next_run()
+        (task / "tests" / ".harborignore").unlink()
+        back = reader.next_run()
+    finally:
+        stop(proc)
+    assert "Harbor would refuse" in excluded, excluded
+    assert "Harbor would refuse" not in back and "reward 1" in back, back

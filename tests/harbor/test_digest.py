@@ -13,8 +13,8 @@ import pytest
 from tests.helpers.harbor import make_job
 from verifier_tui.engine.harbor.digest import collect_files, compare_task, task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.harbor.walkthrough import walk_trial
+from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 
 @pytest.mark.parametrize("job", ["oracle-pass", "nop-fail", "separate-mode", "multi-step"])

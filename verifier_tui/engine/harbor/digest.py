@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.file_filter import TaskFileFilter, ignore_lines
+from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -37,9 +38,6 @@ DEFAULT_IGNORES = ("__pycache__/", "*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
 """``harbor.publisher.packager.DEFAULT_IGNORES``: used only when the task has no ``.gitignore``."""
 SINGLE_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
 FOLDERS = ("environment", "tests", "solution", "steps")
-HARBORIGNORE = ".harborignore"
-_IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
-IGNORE_FILE_LIMIT = untrusted.MB
 
 
 @record(frozen=True)
@@ -50,69 +48,10 @@ class TaskDigest:
     problems: tuple[str, ...] = ()  # files Harbor would have failed on
 
 
-class _HarborIgnore:
-    """``TaskFileFilter``: ``.harborignore`` rules inherited down the task's
-    test and solution folders."""
-
-    def __init__(self, task_dir: Path) -> None:
-        self.task_dir = task_dir
-        self._rules: dict[Path, IgnoreRules | None] = {}
-
-    def _in_scope(self, relative: str) -> bool:
-        return _IGNORE_SCOPES.ignores(relative)
-
-    def _rules_of(self, folder: Path) -> IgnoreRules | None:
-        if folder not in self._rules:
-            rel = folder.relative_to(self.task_dir).as_posix()
-            rules = None
-            if self._in_scope(rel + "/"):
-                lines = _lines(folder / HARBORIGNORE)
-                rules = IgnoreRules(lines, git_flavour=True)
-            self._rules[folder] = rules
-        return self._rules[folder]
-
-    def _matches(self, path: Path) -> bool:
-        relative = path.relative_to(self.task_dir)
-        if relative.name == HARBORIGNORE:
-            return True
-        suffix = "/" if path.is_dir() else ""
-        if not self._in_scope(relative.as_posix() + suffix):
-            return False
-        specs: list[tuple[Path, IgnoreRules]] = []
-        candidate = self.task_dir
-        for part in relative.parts:
-            rules = self._rules_of(candidate)
-            if rules is not None:
-                specs.append((candidate, rules))
-            candidate = candidate / part
-            suffix = "/" if candidate != path or path.is_dir() else ""
-            if not self._in_scope(candidate.relative_to(self.task_dir).as_posix() + suffix):
-                continue
-            excluded = False
-            for folder, rules in specs:
-                verdict = rules.check(candidate.relative_to(folder).as_posix() + suffix)
-                if verdict is not None:
-                    excluded = verdict
-            if excluded:
-                return True
-        return False
-
-    def excludes(self, path: Path) -> bool:
-        """``TaskFileFilter.is_excluded``: the path, or a link's target inside the task."""
-        path = Path(os.path.abspath(path))
-        if not path.is_relative_to(self.task_dir):
-            return False
-        if self._matches(path):
-            return True
-        # realpath, not resolve: a loop of links is left as it is, where resolve raises (3.11)
-        resolved = Path(os.path.realpath(path))
-        return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
-
-
 def collect_files(task_dir: Path) -> list[Path]:
     """``Packager.collect_files``: the task's files that make its digest, in order."""
     task_dir = Path(task_dir).resolve()
-    harborignore = _HarborIgnore(task_dir)
+    harborignore = TaskFileFilter(task_dir)
     files: list[Path] = [task_dir / name for name in SINGLE_FILES if (task_dir / name).exists()]
     for name in FOLDERS:
         folder = task_dir / name
@@ -124,22 +63,13 @@ def collect_files(task_dir: Path) -> list[Path]:
                 files.append(path)
     gitignore = task_dir / ".gitignore"
     if gitignore.exists():
-        lines = _lines(gitignore)
+        lines = ignore_lines(gitignore)
         ignore = IgnoreRules(lines)
     else:
         ignore = IgnoreRules(DEFAULT_IGNORES)
     files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
     files.sort(key=lambda p: p.relative_to(task_dir).as_posix())
     return files
-
-
-def _lines(path: Path) -> list[str]:
-    """An ignore file's lines; none when it cannot be read as UTF-8 text."""
-    found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
-    try:
-        return found.data.decode("utf-8").splitlines() if found.data is not None else []
-    except UnicodeDecodeError:
-        return []
 
 
 def _select(source: Path, excludes: Callable[[Path], bool]) -> list[Path]:

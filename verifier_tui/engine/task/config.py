@@ -86,6 +86,7 @@ def _raised_by_harbor(why: str, exception: str) -> str:
 
 
 SHARED = "shared"
+LINUX = "linux"
 SEPARATE = "separate"
 PUBLIC = "public"
 NETWORK_MODES = ("public", "no-network", "allowlist")  # config.py NetworkMode
@@ -118,6 +119,8 @@ class VerifierSettings:
     environment_env: dict[str, str] | None = None  # [verifier.environment] env, when that table exists
     network_mode: str | None = None  # the explicit phase override (PhaseNetworkPolicyConfig); None: not set
     environment_network_mode: str | None = None  # [verifier.environment]'s baseline, when that table exists
+    environment_image: bool = False  # [verifier.environment] docker_image: the verifier's image holds the tests
+    environment_os: str | None = None  # [verifier.environment] os, when given (else the task's applies)
     user: str | int | None = None  # as given; None: not set (a step's: the task's applies)
 
     @property
@@ -182,6 +185,8 @@ class TaskConfig:
     """``[environment] workdir``, None: the image's WORKDIR."""
     network_mode: str = PUBLIC
     """``[environment] network_mode`` (after the deprecated ``allow_internet``)."""
+    os: str = LINUX
+    """``[environment] os``: which test script Harbor runs (``test.sh``; ``test.bat`` on windows)."""
     verifier_network_mode: str = PUBLIC
     """The network the task's verifier has (:meth:`verifier_network_mode_of` with no step)."""
 
@@ -460,6 +465,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         storage_mb=storage_mb,
         workdir=environment["workdir"],
         network_mode=environment["network_mode"],
+        os=environment["os"] or LINUX,
     )
     # The run's variables: the container's (shared mode: [environment] env),
     # then [verifier] env over them (verifier.py merges the verifier's env into exec's,
@@ -549,6 +555,8 @@ def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) 
         "storage_mb": None,
         "workdir": None,
         "network_mode": PUBLIC,
+        "docker_image": None,
+        "os": None,
     }
     if table is None:
         return out
@@ -576,9 +584,11 @@ def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) 
             return out
         table.setdefault(modern, size)
     check.get(table, "build_timeout_sec", _float, where)
-    check.get(table, "docker_image", _str, where)
+    out["docker_image"] = check.get(table, "docker_image", _str, where)
     # normalize_os: a string is lowered first.
-    check.get(table, "os", lambda v: _choice("linux", "windows")(v.lower() if isinstance(v, str) else v), where)
+    out["os"] = check.get(
+        table, "os", lambda v: _choice("linux", "windows")(v.lower() if isinstance(v, str) else v), where
+    )
     out["cpus"] = check.get(table, "cpus", _cpus, where)
     out["memory_mb"] = check.get(table, "memory_mb", _int, where)
     out["storage_mb"] = check.get(table, "storage_mb", _int, where)
@@ -771,6 +781,8 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         environment_env=settings["env"] if settings is not None else None,
         network_mode=network_mode,
         environment_network_mode=settings["network_mode"] if settings is not None else None,
+        environment_image=bool(settings and settings["docker_image"]),
+        environment_os=settings["os"] if settings is not None else None,
         user=user,
     )
 

@@ -1,5 +1,6 @@
 """What Harbor 0.26.0's ``Task`` refuses to load in a task's files, once task.toml's values are
-taken (``harbor/models/task/task.py``: ``Task.__init__``, ``_validate_tests``).
+taken (``harbor/models/task/task.py``: ``Task.__init__``, ``_validate_tests``; which verifier
+image holds the tests: ``harbor/models/task/verifier_mode.py``).
 
 A refusal is a task no trial of which gets a verdict: the tool still runs it (useful while
 the task is being written) and says so on every face, as for a task.toml Harbor refuses.
@@ -11,15 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.task.config import refused_for
+from verifier_tui.engine.task.config import SEPARATE, refused_for
+from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
 from verifier_tui.engine.task.rows import TASKS_FILE
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from verifier_tui.engine.task.config import TaskConfig
+    from verifier_tui.engine.task.config import StepSettings, TaskConfig
 
 NOT_FOUND = "FileNotFoundError"
+EXCLUDED = "ValueError"
+#: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
+_IMAGE_FILES = ("Dockerfile", "docker-compose.yaml")
 
 
 def as_harbor_loads(config: TaskConfig, task_root: Path) -> TaskConfig:
@@ -27,8 +32,26 @@ def as_harbor_loads(config: TaskConfig, task_root: Path) -> TaskConfig:
     at ``task_root``, in Harbor's order. A task.toml refused already is refused by pydantic first."""
     if config.refused is not None:
         return config
-    why = _steps_refused(config, task_root) if config.steps else _instruction_refused(task_root)
-    return refused_for(config, why, NOT_FOUND) if why is not None else config
+    refusal = _tests_refused(config, task_root.resolve())  # Task resolves its folder: so do its paths
+    return refused_for(config, *refusal) if refusal is not None else config
+
+
+def _tests_refused(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
+    """``_validate_tests``: why, and the exception Harbor raises."""
+    file_filter = TaskFileFilter(task_root)
+    if not config.steps:
+        why = _instruction_refused(task_root)
+        if why is not None:
+            return why, NOT_FOUND
+        return _script_refused(config, task_root, None, file_filter)
+    for step in config.steps:
+        why = _step_refused(step, task_root)
+        if why is not None:
+            return why, NOT_FOUND
+        refusal = _script_refused(config, task_root, step, file_filter)
+        if refusal is not None:
+            return refusal
+    return None
 
 
 def _instruction_refused(task_root: Path) -> str | None:
@@ -40,14 +63,53 @@ def _instruction_refused(task_root: Path) -> str | None:
     return "no instruction.md beside task.toml (Task directory is missing instruction.md)"
 
 
-def _steps_refused(config: TaskConfig, task_root: Path) -> str | None:
-    """``_validate_tests`` of a multi-step task: the first step with no folder, or no
-    ``instruction.md`` in it (``Step directory not found``, ``Step instruction not found``)
-    fails every step's trial: a step renamed in task.toml alone, say."""
-    for step in config.steps:
-        folder = task_root / "steps" / step.name
-        if not folder.exists():
-            return f"[[steps]] {step.name!r} has no folder steps/{step.name}/ (Step directory not found)"
-        if not (folder / "instruction.md").exists():
-            return f"[[steps]] {step.name!r} has no steps/{step.name}/instruction.md (Step instruction not found)"
+def _step_refused(step: StepSettings, task_root: Path) -> str | None:
+    """A step with no folder, or no ``instruction.md`` in it (``Step directory not found``, ``Step
+    instruction not found``) fails every step's trial: a step renamed in task.toml alone, say."""
+    folder = task_root / "steps" / step.name
+    if not folder.exists():
+        return f"[[steps]] {step.name!r} has no folder steps/{step.name}/ (Step directory not found)"
+    if not (folder / "instruction.md").exists():
+        return f"[[steps]] {step.name!r} has no steps/{step.name}/instruction.md (Step instruction not found)"
     return None
+
+
+def _script_refused(
+    config: TaskConfig, task_root: Path, step: StepSettings | None, file_filter: TaskFileFilter
+) -> tuple[str, str] | None:
+    """The test script Harbor runs for the task (or ``step``: its own ``steps/NAME/tests/``
+    one, else the shared one) missing, or left out by ``.harborignore``
+    (``TaskFileFilter.require_included``). None too when the verifier's own image holds the tests."""
+    verifier_os = _verifier_os(config, task_root, step)
+    if verifier_os is None:
+        return None
+    name = "test.bat" if verifier_os == "windows" else "test.sh"
+    shared = task_root / "tests" / name
+    own = task_root / "steps" / step.name / "tests" / name if step is not None else None
+    found = next((p for p in (own, shared) if p is not None and p.exists()), None)  # discover_script
+    if found is None:
+        where = (
+            f"step {step.name!r} has no steps/{step.name}/tests/{name} or tests/{name}" if step else f"no tests/{name}"
+        )
+        return f"{where}, the test script Harbor runs on {verifier_os}", NOT_FOUND
+    if file_filter.excludes(found):
+        shown = found.relative_to(task_root).as_posix()
+        return f"{shown} is excluded by {HARBORIGNORE} (Required task input is excluded)", EXCLUDED
+    return None
+
+
+def _verifier_os(config: TaskConfig, task_root: Path, step: StepSettings | None) -> str | None:
+    """``resolve_verifier_environment_definition``: the OS the verifier runs on, whose script
+    Harbor asks for; None when it runs in a separate image that holds the tests (the step's
+    ``[steps.verifier.environment] docker_image`` or an image built from its tests folder, else
+    the task's), which needs no script of the task's."""
+    if config.verifier_mode(step.name if step else None) != SEPARATE:
+        return config.os
+    candidates = [(step.verifier, task_root / "steps" / step.name / "tests")] if step is not None else []
+    candidates.append((config.verifier, task_root / "tests"))
+    for verifier, tests in candidates:
+        if verifier.environment_image or any((tests / name).is_file() for name in _IMAGE_FILES):
+            return None
+    # resolve_effective_verifier_env_config: the step's environment, else the task's, else [environment]
+    own = next((v for v, _ in candidates if v.environment_env is not None), None)
+    return (own.environment_os if own is not None else None) or config.os

@@ -1,0 +1,87 @@
+"""The task files ``.harborignore`` leaves out, as Harbor 0.26.0 leaves them out
+(``harbor/models/task/file_filter.py``, ``TaskFileFilter``): what Harbor uploads of a task, what
+its content digest counts, and whether a file Harbor needs is one it would refuse to miss.
+
+Rules are read only under ``tests/``, ``solution/``, ``steps/*/tests/`` and
+``steps/*/solution/``, each folder's inherited by the folders below it; a file named
+``.harborignore`` is always left out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.task.ignore_rules import IgnoreRules
+
+HARBORIGNORE = ".harborignore"
+_IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
+IGNORE_FILE_LIMIT = untrusted.MB
+
+
+def ignore_lines(path: Path) -> list[str]:
+    """An ignore file's lines; none when it cannot be read as UTF-8 text."""
+    found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
+    try:
+        return found.data.decode("utf-8").splitlines() if found.data is not None else []
+    except UnicodeDecodeError:
+        return []
+
+
+class TaskFileFilter:
+    """``TaskFileFilter``: ``.harborignore`` rules inherited down the task's
+    test and solution folders."""
+
+    def __init__(self, task_dir: Path) -> None:
+        self.task_dir = Path(task_dir).resolve()
+        self._rules: dict[Path, IgnoreRules | None] = {}
+
+    def _in_scope(self, relative: str) -> bool:
+        return _IGNORE_SCOPES.ignores(relative)
+
+    def _rules_of(self, folder: Path) -> IgnoreRules | None:
+        if folder not in self._rules:
+            rel = folder.relative_to(self.task_dir).as_posix()
+            rules = None
+            if self._in_scope(rel + "/"):
+                rules = IgnoreRules(ignore_lines(folder / HARBORIGNORE), git_flavour=True)
+            self._rules[folder] = rules
+        return self._rules[folder]
+
+    def _matches(self, path: Path) -> bool:
+        relative = path.relative_to(self.task_dir)
+        if relative.name == HARBORIGNORE:
+            return True
+        suffix = "/" if path.is_dir() else ""
+        if not self._in_scope(relative.as_posix() + suffix):
+            return False
+        specs: list[tuple[Path, IgnoreRules]] = []
+        candidate = self.task_dir
+        for part in relative.parts:
+            rules = self._rules_of(candidate)
+            if rules is not None:
+                specs.append((candidate, rules))
+            candidate = candidate / part
+            suffix = "/" if candidate != path or path.is_dir() else ""
+            if not self._in_scope(candidate.relative_to(self.task_dir).as_posix() + suffix):
+                continue
+            excluded = False
+            for folder, rules in specs:
+                verdict = rules.check(candidate.relative_to(folder).as_posix() + suffix)
+                if verdict is not None:
+                    excluded = verdict
+            if excluded:
+                return True
+        return False
+
+    def excludes(self, path: Path) -> bool:
+        """``TaskFileFilter.is_excluded``: the path, or a link's target inside the task."""
+        path = Path(os.path.abspath(path))
+        if not path.is_relative_to(self.task_dir):
+            return False
+        if self._matches(path):
+            return True
+        # realpath, not resolve: a loop of links is left as it is, where resolve raises (3.11)
+        resolved = Path(os.path.realpath(path))
+        return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
