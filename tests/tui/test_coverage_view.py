@@ -353,3 +353,18 @@ async def test_a_helper_too_long_to_list_is_summed_up_not_listed_line_by_line(tm
         assert app.notices[-1].startswith("no line listed is marked ✗: big/tests/answers.py has lines no case"), (
             app.notices
         )
+
+
+async def test_n_on_a_verifier_that_does_not_compile_claims_no_line_ran(tmp_path):
+    """A verifier with a syntax error: n said `no line is marked ✗: a case reached every line that
+    runs`, of a file none of whose lines could be counted (the CLI says `0 of 0 lines ran`, no more)."""
+    from tests.helpers.tasks import make_task
+
+    task = make_task(tmp_path / "tasks" / "bad", "def verify(workspace)\n    return 1.0\n")
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        shown = await _open_without_a_case(app, pilot)
+        assert shown[0].startswith("Coverage of the run without a case: 0 of 0 lines ran"), shown[0]
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.notices[-1:] == ["no line is marked ✗: no line that runs was measured"], app.notices

@@ -100,6 +100,7 @@ class CoverageScreen(KeyedScreen):
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
         self.missed: list[int] = []  # the options of the lines no case reached
         self.unlisted: list[Path] = []  # the files too long to list that have lines no case reached
+        self.measured = 0  # the lines that can run, every file's: none when the verifier does not compile
         self.ran_as: dict[str, int] = {}
         """The run (its sequence number) each case's coverage in :attr:`by_case` comes from."""
         self.outdated_through = 0
@@ -151,7 +152,7 @@ class CoverageScreen(KeyedScreen):
         )
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
-        lines = sum(len(f.statements) for f in union.values())
+        lines = self.measured = sum(len(f.statements) for f in union.values())
         cases = runs_words(len(runs), list(runs) == [NO_CASE])
         # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
         running = self.cases - len(by_case)
@@ -241,6 +242,8 @@ class CoverageScreen(KeyedScreen):
                 has = "has" if len(self.unlisted) == 1 else "have"
                 said = f"no line listed is marked ✗: {files} {has} lines no case reached, too many to list: "
                 said += f"{_LISTS_THEM} them"
+            elif self.measured == 0:  # as the CLI's summary: no line that can run is no full coverage
+                said = "no line is marked ✗: no line that runs was measured"
             else:
                 said = "no line is marked ✗: a case reached every line that runs"
             self.notify(said, markup=False)
