@@ -1738,13 +1738,19 @@ def test_every_face_says_a_refused_replays_result_alike(real, env, tmp_path):
     assert replay.startswith(f"replay    none: {REFUSED} · exit 0 · "), replay
 
 
-def test_run_trial_says_why_a_task_would_be_refused_once(real, env, tmp_path):
+@pytest.mark.parametrize(
+    "broken, why", [(None, "version = 1 is not a string"), ("version = [\n", "task.toml could not be read")]
+)
+def test_run_trial_says_why_a_task_would_be_refused_once(real, env, tmp_path, broken, why):
     """``run TRIAL`` on a task Harbor would now refuse said why twice: on its ``agreement refused: ...``
-    line and again as a note under the facts. Once now, on the agreement's line."""
+    line and again as a note under the facts (for a task.toml that is not TOML, the note with
+    ``; the run uses the defaults`` after it). Once now, on the agreement's line."""
     trial = _refused_trial(real)
+    if broken is not None:
+        (real / "tasks" / "separate-mode" / "task.toml").write_text(broken)
     done = run_tool(env, "run", trial, cwd=tmp_path)
     no_traceback(done)
-    why = f"{REFUSED}: version = 1 is not a string"
+    why = f"{REFUSED}: {why}"
     assert done.stdout.count(why) == 1, done.stdout
     assert f"agreement refused: {why}" in done.stdout, done.stdout
 

@@ -448,10 +448,11 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     terminal.say("facts:")
     for fact in walk.facts.sentences(one_name):
         terminal.say(f"  {fact}")
-    # A refusal is the agreement's line above, said whole there: not again as a note.
+    # A refusal is the agreement's line above, said whole there: not again as a note, nor as one that
+    # starts with it (a task.toml not TOML: "...; the run uses the defaults", which the replay line shows ran).
     said = replayed.agreement.differences if replayed.agreement.refused is not None else ()
     for note in [*trial_notes(walk), *(replayed.local.notices if replayed.local else [])]:
-        if note not in said:
+        if not note.startswith(said):
             terminal.say(f"  note: {one_line(word(note))}")
     terminal.say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
