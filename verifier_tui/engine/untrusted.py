@@ -247,15 +247,19 @@ def link_words(name: str, target: str) -> str:
     return f"{name} is a link to {target}"
 
 
-def not_there_words(path: Path | str) -> str:
-    """``PATH does not exist``; of a link to nothing, where it points: the
-    name is there, and the user looking for it finds it. A target that is
-    there, a link itself, leads nowhere: a loop, or a chain ending in nothing."""
+LOOP = "a loop of links"
+
+
+def not_there_words(path: Path | str, name: str | None = None) -> str:
+    """``PATH does not exist`` (``name`` for ``PATH``, when given); of a link to
+    nothing, where it points: the name is there, and the user looking for it
+    finds it. A target that is there, a link itself, leads nowhere: a loop, or
+    a chain ending in nothing."""
     try:
         target = os.readlink(path)
     except OSError:  # no link (nothing at all there)
-        return f"{path} does not exist"
-    said = link_words(str(path), harmless(target))
+        return f"{name or path} does not exist"
+    said = link_words(name or str(path), harmless(target))
     if not os.path.islink(os.path.join(os.path.dirname(path), target)):
         return f"{said}, which does not exist"
     # the target is there, itself a link: "does not exist" sent the user to a name they then find
@@ -263,7 +267,7 @@ def not_there_words(path: Path | str) -> str:
         os.stat(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return f"{said}, which leads nowhere: a loop of links"
+            return f"{said}, which leads nowhere: {LOOP}"
     return f"{said}, which leads nowhere: a chain of links ending in nothing"
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_outcome, copy_sig, source_sig
-from verifier_tui.engine.untrusted import kept_in_copy
+from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
@@ -50,6 +50,7 @@ class Mirror:
         keep: frozenset[str] = frozenset(),
         track: bool = False,
         verbatim_links: bool = False,
+        on_a_loop: str = "",
     ) -> None:
         self.source = source
         self.target = target
@@ -57,6 +58,7 @@ class Mirror:
         """Every link recreated with its own target, as ``docker cp`` or tar
         keeps it, none resolved: where nothing of the user's is reachable
         through one (the sandbox's view, a case kept for it)."""
+        self.on_a_loop = on_a_loop  # said after a loop of links is left out: what it means for this folder
         self.keep = keep  # relative paths in the target that belong to the stager, not the source
         self.index: dict[str, _Copied] = {}
         self.notes: list[str] = []
@@ -297,8 +299,14 @@ class Mirror:
         if self.verbatim_links:
             link_to = target
         else:
-            if not kept_in_copy(src, self.source):
-                self.notes.append(f"skipped {rel}: it links outside its folder, {self.source.name} ({target})")
+            why = None
+            if not os.path.exists(src):  # to nothing, or a loop: nothing is there to keep, inside or out
+                why = not_there_words(src, rel)
+                why += self.on_a_loop if why.endswith(LOOP) else ""
+            elif not kept_in_copy(src, self.source):
+                why = f"it links outside its folder, {self.source.name} ({target})"
+            if why is not None:
+                self.notes.append(f"skipped {rel}: {why}")
                 if dentry is not None:
                     remove_path(dst)
                 seen.discard(rel)

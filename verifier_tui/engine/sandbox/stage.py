@@ -76,6 +76,13 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # A file of ours read back to compare: never a FIFO's open that blocks.
 _READ_OWN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: After a loop of links the task's tests/ holds is left out. Harbor 0.26 needs Python 3.12 or later (its
+#: wheel's Requires-Python), and loading the task (Task._validate_input_paths: TaskFileFilter.is_excluded,
+#: validate_input_tree) calls Path.resolve() on each entry of tests/, which raises on a loop on 3.12 only.
+HARBOR_ON_A_LOOP = (
+    "; Harbor on Python 3.12 (the oldest it runs on) refuses a task that holds one "
+    "(Path.resolve raises RuntimeError: Symlink loop); on 3.13 it keeps the links as they are"
+)
 VERIFIER_LIMIT = 16 * untrusted.MB  # a dataset's one verifier.py, copied whole
 
 
@@ -307,7 +314,7 @@ class Stage:
         if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
             if os.path.lexists(self.tests_dir):
                 remove_path(self.tests_dir)
-            self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep))
+            self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep), on_a_loop=HARBOR_ON_A_LOOP)
             self.vendored_from = None
         self.tests.sync()
         _whole(self.tests, "the tests folder")

@@ -85,6 +85,7 @@ class TaskFileFilter:
             return False
         if self._matches(path):
             return True
-        # realpath, not resolve: a loop of links is left as it is, where resolve raises (3.11)
+        # realpath, not resolve: a loop of links is left as it is, where resolve raises up to Python 3.12
+        # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
         resolved = Path(os.path.realpath(path))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
