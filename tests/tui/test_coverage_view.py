@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from tests.helpers.tasks import make_branchy_task
 from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app, rendered_text, report_change, screen_text
@@ -328,11 +328,23 @@ async def test_the_view_s_footer_offers_its_help_which_says_what_its_marks_mean(
         assert "? help" in footer and footer.index("? help") < footer.index("esc back"), footer
 
 
-async def test_a_helper_too_long_to_list_is_summed_up_not_listed_line_by_line(tmp_path):
+async def _listed(app, pilot) -> tuple[CoverageScreen, list[str]]:
+    """The view open on a task without cases, and every row it lists (not only those on screen),
+    never more than its bound (and the row counting the files past it)."""
+    await _open_without_a_case(app, pilot)
+    view = app.screen
+    assert isinstance(view, CoverageScreen)
+    listed = view.query_one(OptionList)
+    rows = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+    assert len(rows) <= 3_001, len(rows)
+    return view, rows
+
+
+async def test_a_helper_too_long_to_list_is_listed_in_part_and_the_rest_counted(tmp_path):
     """A generated helper of 40,000 lines in tests/ (within what the runner measures): the view
     made a row of each of its lines, every time a run ended, and the screen froze for seconds
-    (14 s for 200,000 lines). Past the view's bound a file is counted in the header and said in
-    one row under its name; the verifier's own lines are listed as ever."""
+    (14 s for 200,000 lines). Its first lines are listed, the verifier's before them, and one row
+    says how many more it has."""
     from tests.helpers.tasks import make_task
 
     many = "".join(f"def f{n}():\n    return {n}\n" for n in range(20_000))
@@ -340,19 +352,73 @@ async def test_a_helper_too_long_to_list_is_summed_up_not_listed_line_by_line(tm
     (task / "tests" / "answers.py").write_text(many)
     app = make_app(task, watch=False)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
-        shown = await _open_without_a_case(app, pilot)
-        view = app.screen
-        assert isinstance(view, CoverageScreen)
-        assert shown[0] == "Coverage of the run without a case: 20003 of 40003 lines ran", shown[0]
-        assert len(view.rows) < 100, len(view.rows)  # a row per line of the verifier, one for the helper
-        at = shown.index("big/tests/answers.py")
-        assert shown[at + 1].startswith("40,000 lines: more than this view lists"), shown[at : at + 2]
-        assert "--coverage) lists the lines no case reached" in " ".join(shown[at + 1 : at + 3]), shown[at : at + 3]
-        await pilot.press("n")  # every line the view lists ran: the ones no case reached are the helper's
+        view, rows = await _listed(app, pilot)
+        header = view.query_one("#coverage-header", Static)
+        assert rendered_text(header) == "Coverage of the run without a case: 20003 of 40003 lines ran"
+        assert rows[1].split() == ["1", "1/1", "import", "answers"], rows[:3]
+        at = rows.index("big/tests/answers.py")
+        assert rows[at + 1].split() == ["1", "1/1", "def", "f0():"], rows[at : at + 3]
+        listed = len(rows) - at - 2  # the helper's lines, its header and its last row apart
+        assert rows[-1] == (
+            f"{40_000 - listed:,} more lines of it not listed here: "
+            "verifier-tui run --coverage (or test --coverage) lists the lines no case reached"
+        ), rows[-2:]
+        await pilot.press("n")  # to the first line listed that no case reached
         await pilot.pause()
-        assert app.notices[-1].startswith("no line listed is marked ✗: big/tests/answers.py has lines no case"), (
-            app.notices
-        )
+        assert view.rows[view.query_one(OptionList).highlighted or 0][1] == 2
+
+
+async def test_a_verifier_too_long_to_list_whole_is_listed_from_its_first_line(tmp_path):
+    """A verifier of 3,120 lines: the view listed no line of it (a row saying it was too long),
+    nor of a helper of 20 lines after it (`more than this view lists`). The verifier's first
+    lines are listed and the rest counted; the helper past the view's rows is named as not listed,
+    and n says it holds lines no case reached."""
+    from tests.helpers.tasks import make_task
+
+    body = "".join(f"x{n} = {n}\n" for n in range(3_120))
+    verifier = f"import scoring\n{body}\ndef verify(workspace):\n    return scoring.full()\n"
+    task = make_task(tmp_path / "tasks" / "long", verifier)
+    (task / "tests" / "scoring.py").write_text("def full():\n    if 1 > 2:\n        return 0.0\n    return 1.0\n")
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        view, rows = await _listed(app, pilot)
+        assert rows[0] == "long/tests/verifier.py" and rows[1].split() == ["1", "1/1", "import", "scoring"], rows[:2]
+        assert rows[-2].endswith(
+            "more lines of it not listed here: verifier-tui run --coverage (or test --coverage) "
+            "lists the lines no case reached"
+        ), rows[-2:]
+        assert rows[-1].startswith("1 more file, long/tests/scoring.py, not listed here (4 lines that run): "), rows[-1]
+        await pilot.press("n")  # every line of the verifier ran: the helper's line no case reached is not listed
+        await pilot.pause()
+        assert app.notices[-1].startswith(
+            "no line listed is marked ✗: long/tests/scoring.py has lines no case reached, not listed here: "
+        ), app.notices
+
+
+async def test_a_task_of_thousands_of_small_helpers_lists_a_bounded_number_of_rows(tmp_path):
+    """2,000 generated one-line modules: the view made a header and a row for each, 4,000 rows and
+    more (12,009 for 6,000), rebuilt at every run's end. The rows are bounded, the files past them
+    counted in one row."""
+    from tests.helpers.tasks import make_task
+
+    n = 2_000
+    verifier = f"import importlib\n\ndef verify(workspace):\n    for i in range({n}):\n"
+    verifier += "        importlib.import_module(f'gen.m{i}')\n    return 1.0\n"
+    task = make_task(tmp_path / "tasks" / "many", verifier)
+    gen = task / "tests" / "gen"
+    gen.mkdir()
+    (gen / "__init__.py").write_text("")
+    for i in range(n):
+        (gen / f"m{i}.py").write_text(f"X = {i}\n")
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        view, rows = await _listed(app, pilot)
+        assert rows[0] == "many/tests/verifier.py", rows[:2]
+        listed = sum(1 for row in rows if row.startswith("many/tests/gen/"))  # gen/__init__.py among them
+        assert rows[-1].startswith(f"{n + 1 - listed:,} more files not listed here ("), rows[-1]
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.notices[-1:] == ["no line is marked ✗: a case reached every line that runs"], app.notices
 
 
 async def test_n_on_a_verifier_that_does_not_compile_claims_no_line_ran(tmp_path):

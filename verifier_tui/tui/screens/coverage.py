@@ -52,9 +52,9 @@ MARKS = (
 )
 
 
-#: Source lines the view lists, every file's together: a row costs the list about 0.1 ms each time a run
-#: ends, and a generated helper of 200,000 lines (within what the runner measures) froze the screen for 14 s.
-_LISTED_AT_MOST = 3_000
+#: Rows the view lists, every file's names and lines together: a row costs the list about 0.1 ms each time a
+#: run ends, and a generated helper of 200,000 lines (within what the runner measures) froze the screen for 14 s.
+_ROWS_AT_MOST = 3_000
 _LISTS_THEM = "verifier-tui run --coverage (or test --coverage) lists"
 
 
@@ -99,7 +99,7 @@ class CoverageScreen(KeyedScreen):
         self.rerun = rerun
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
         self.missed: list[int] = []  # the options of the lines no case reached
-        self.unlisted: list[Path] = []  # the files too long to list that have lines no case reached
+        self.unlisted: list[Path] = []  # the files with lines no case reached that the view does not list
         self.measured = 0  # the lines that can run, every file's: none when the verifier does not compile
         self.ran_as: dict[str, int] = {}
         """The run (its sequence number) each case's coverage in :attr:`by_case` comes from."""
@@ -170,25 +170,29 @@ class CoverageScreen(KeyedScreen):
         )
         options: list[Option] = []
         self.rows, self.missed, self.unlisted = [], [], []
-        listed = 0
-        # the verifier first, then its helpers by path
-        for path in sorted(union, key=lambda p: (p != self.verifier, str(p))):
+
+        def row(option: Option, path: Path, number: int) -> None:
+            options.append(option)
+            self.rows.append((path, number))
+
+        # the verifier first, then its helpers by path, each from its first line, until the view's rows are used
+        ordered = sorted(union, key=lambda p: (p != self.verifier, str(p)))
+        for at, path in enumerate(ordered):
             file = union[path]
-            options.append(Option(content((self.fmt.path(path), HEAD)), disabled=True))
-            self.rows.append((path, 1))
-            source = source_lines(path)
-            if listed + len(source) > _LISTED_AT_MOST:
+            if len(options) + 3 > _ROWS_AT_MOST:  # no room for a file's name, a line and its count: the rest counted
+                rest = ordered[at:]
+                self.unlisted += [p for p in rest if union[p].missing and not old]
+                many = f"{len(rest):,} more files" if len(rest) > 1 else f"1 more file, {self.fmt.path(path)},"
+                lines_there = sum(len(union[p].statements) for p in rest)
                 said = (
-                    f"{len(source):,} lines: more than this view lists ({_LISTED_AT_MOST:,} lines in all): "
-                    f"{_LISTS_THEM} the lines no case reached"
+                    f"{many} not listed here ({lines_there:,} lines that run): {_LISTS_THEM} the lines no case reached"
                 )
-                options.append(Option(content((said, "$text-muted")), disabled=True))
-                self.rows.append((path, 1))
-                if file.missing and not old:
-                    self.unlisted.append(path)
-                continue
-            listed += len(source)
-            for number, text in enumerate(source, start=1):
+                row(Option(content((said, "$text-muted")), disabled=True), path, 1)
+                break
+            row(Option(content((self.fmt.path(path), HEAD)), disabled=True), path, 1)
+            source = source_lines(path)
+            shown_lines = source[: _ROWS_AT_MOST - len(options) - 1]  # a row kept to count the rest
+            for number, text in enumerate(shown_lines, start=1):
                 reached = sum(path in run and number in run[path].executed for run in runs.values())
                 if old or number not in file.statements:
                     mark, style = "", ""
@@ -201,8 +205,13 @@ class CoverageScreen(KeyedScreen):
                     self.missed.append(len(options))
                 # the source as it is: an escape code in it shown as one (dropped, the line read otherwise)
                 shown = one_line(text.expandtabs(4))
-                options.append(Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), shown)))
-                self.rows.append((path, number))
+                row(Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), shown)), path, number)
+            if len(shown_lines) < len(source):
+                more = len(source) - len(shown_lines)
+                said = f"{more:,} more lines of it not listed here: {_LISTS_THEM} the lines no case reached"
+                row(Option(content((said, "$text-muted")), disabled=True), path, len(shown_lines) + 1)
+                if not old and any(number > len(shown_lines) for number in file.missing):
+                    self.unlisted.append(path)
         view = self.query_one(OptionList)
         highlighted = view.highlighted
         view.set_options(options)
@@ -238,9 +247,10 @@ class CoverageScreen(KeyedScreen):
             elif running > 0:
                 said = f"no line is marked ✗ yet: {running} still running"
             elif self.unlisted:
-                files = ", ".join(self.fmt.path(path) for path in self.unlisted)
+                files = ", ".join(self.fmt.path(path) for path in self.unlisted[:3])
+                files += f" and {len(self.unlisted) - 3:,} more files" if len(self.unlisted) > 3 else ""
                 has = "has" if len(self.unlisted) == 1 else "have"
-                said = f"no line listed is marked ✗: {files} {has} lines no case reached, too many to list: "
+                said = f"no line listed is marked ✗: {files} {has} lines no case reached, not listed here: "
                 said += f"{_LISTS_THEM} them"
             elif self.measured == 0:  # as the CLI's summary: no line that can run is no full coverage
                 said = "no line is marked ✗: no line that runs was measured"
