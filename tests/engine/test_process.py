@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import process_gone, processes_with, wait_gone
+from tests.helpers.processes import process_gone, wait_gone
 from tests.helpers.tasks import HANG_GUARD_S, PY
 from verifier_tui.engine import process
 from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, in_a_thread, run_process
@@ -560,22 +560,6 @@ async def test_file_that_is_not_executable(drive, tmp_path: Path) -> None:
 async def test_empty_command(drive, tmp_path: Path) -> None:
     result = await drive([], cwd=tmp_path, env=child_env(), timeout_s=5)
     assert result.start_error == "empty command"
-
-
-async def test_a_child_with_no_descriptor_left_to_follow_it_is_ended(drive, tmp_path: Path, monkeypatch) -> None:
-    """Started, but no descriptor left for the selector that reads it (``ulimit
-    -n`` reached, as ``audit`` starts probes two at once): the error went up
-    past the child, which ran on unwatched, its timeout never applied. It is
-    ended before anything else, and the run did not start."""
-    mark = f"verifier-tui-unwatched-{os.getpid()}"
-
-    def no_descriptor() -> None:
-        raise OSError(24, "Too many open files")
-
-    monkeypatch.setattr(process.selectors, "DefaultSelector", no_descriptor)
-    result = await drive([PY, "-c", "import time; time.sleep(600)", mark], cwd=tmp_path, env=child_env(), timeout_s=5)
-    assert result.start_error == f"{PY}: Too many open files" and result.returncode is None
-    assert not processes_with(mark)
 
 
 def test_a_child_started_on_cpus_is_bound_and_the_caller_is_not():

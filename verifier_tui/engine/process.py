@@ -269,7 +269,7 @@ def run_process(
     """
     started = time.perf_counter()
     if not argv:
-        return not_started("empty command", started)
+        return _not_started("empty command", started)
     if held is not None:
         proc = held.go()
         attach = held.attach
@@ -280,15 +280,8 @@ def run_process(
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             if attach is not None:
                 attach.close()
-            return not_started(_start_error_text(argv, exc), started)
-    try:
-        child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
-    except OSError as exc:  # no descriptor left to follow it with (ulimit -n): it goes before it runs unseen
-        _signal_group(proc.pid, signal.SIGKILL)
-        proc.wait()
-        if attach is not None:
-            attach.close()
-        return not_started(_start_error_text(argv, exc))
+            return _not_started(_start_error_text(argv, exc), started)
+    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
     child.memory_extra, child.runner_over = memory_extra, runner_over
     child.started, child.held = started, held
     try:
@@ -954,8 +947,7 @@ def _wait_gone(pids: Iterable[int], within_s: float) -> None:
             time.sleep(0.005)
 
 
-def not_started(message: str, started: float | None = None) -> ProcessResult:
-    """The result of a child that never started, ``message`` saying why."""
+def _not_started(message: str, started: float) -> ProcessResult:
     return ProcessResult(
         returncode=None,
         signal=None,
@@ -963,7 +955,7 @@ def not_started(message: str, started: float | None = None) -> ProcessResult:
         start_error=message,
         stdout=CapturedText(),
         stderr=CapturedText(),
-        duration_s=time.perf_counter() - started if started is not None else 0.0,
+        duration_s=time.perf_counter() - started,
     )
 
 

@@ -27,7 +27,7 @@ from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
 from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
-from verifier_tui.engine.process import in_a_thread, not_started, run_process
+from verifier_tui.engine.process import in_a_thread, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
@@ -808,10 +808,7 @@ class Session:
                         if early is not None:
                             self.warm.take(run.stage)
                         if early is None or await to_the_end(asyncio.to_thread(run.staged, early)):
-                            try:
-                                await in_a_thread(partial(run.go, on_output))
-                            except OSError as exc:  # no pipe to wake its reader with (ulimit -n): never started
-                                run.done = not_started(f"could not start the run: {exc.strerror or exc}")
+                            await in_a_thread(partial(run.go, on_output))
                 finally:
                     if watcher is not None:
                         watcher.cancel()

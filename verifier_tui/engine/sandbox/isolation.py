@@ -59,7 +59,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.room import SHORT_OF, why
+from verifier_tui.engine.sandbox.room import why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS, normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
@@ -329,8 +329,8 @@ def _probe(bwrap: str) -> str | None:
     try:
         return _try_view(bwrap)
     except OSError as exc:
-        # Its folders found no room (the scratch's file system full), or it ran short of descriptors
-        # or processes: that says nothing of this machine's namespaces, so it is not remembered.
+        # Its folders found no room (the scratch's file system full): that says nothing of this
+        # machine's namespaces, so it is not remembered, and nothing can run here as things are.
         raise IsolationError(f"cannot try the sandbox's view: {why(exc)}") from None
 
 
@@ -359,8 +359,6 @@ def _try_view(bwrap: str) -> str | None:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
-            if isinstance(exc, OSError) and exc.errno in SHORT_OF:
-                raise  # this process ran short (ulimit -n): no word on the machine's namespaces
             return f"{bwrap}: {exc}"
         finally:
             _take_back(where)

@@ -1,6 +1,5 @@
 """What a write into the tool's scratch folder failed with, in words: for
-want of room, where the scratch folder is and how to put it elsewhere; and
-what tells a shortage (room, descriptors, memory) from a failure."""
+want of room, where the scratch folder is and how to put it elsewhere."""
 
 from __future__ import annotations
 
@@ -12,10 +11,6 @@ from pathlib import Path
 # What a write to the scratch folder fails with when the file system (or the
 # user's share of it, or the file size limit) has no room for it.
 NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
-# What a process of the tool's own, or a pipe of it, fails with when this
-# process or this machine is short of something for now: the failing thing is
-# no fault of the task's or of the machine's abilities.
-SHORT_OF = NO_ROOM | {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN}
 
 
 def why(exc: OSError) -> str:
