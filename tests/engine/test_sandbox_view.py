@@ -909,6 +909,35 @@ def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path,
     assert len(done.stderr.splitlines()) == 1
 
 
+def test_a_probe_short_of_file_descriptors_is_said_so_and_never_remembered(tmp_path, env, private_cache):
+    """``ulimit -n`` of 10 to 12: the probe's own shell, or the view's init,
+    found no descriptor, and the view was said impossible (``this machine
+    cannot: … the probe of …/bwrap exited 2``); unasked, auto fell back to the
+    copy and kept that, so a later run with no such limit still got the copy.
+    Now one line saying descriptors ran short, and nothing remembered."""
+    needs_namespaces()
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    tool = [sys.executable, "-m", "verifier_tui", "run", str(task_dir), "--python", PY]
+    short = 0
+    for limit in range(8, 14):
+        for asked in ("namespace", "auto"):
+            done = subprocess.run(
+                ["sh", "-c", f'ulimit -n {limit} && exec "$@"', "sh", *tool],
+                env=dict(env, VERIFIER_TUI_SANDBOX=asked),
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+            )
+            said = (limit, asked, done.stdout[:300], done.stderr)
+            assert "this machine cannot" not in done.stderr and "sandbox: copy" not in done.stdout, said
+            if "sandbox's view" in done.stderr:
+                short += 1
+                assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, said
+                assert f"too few file descriptors (ulimit -n {limit})" in done.stderr, said
+    assert short, "no limit tried made the probe run short"
+    assert run_json(env, task_dir)["sandbox"] == "namespace"
+
+
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):
     """A machine that lost its namespaces since the probe: the run is not
     quietly moved to the copy sandbox (which can write the user's files);

@@ -49,8 +49,10 @@ is asked again after :data:`RETRY_NEGATIVE_S`.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import resource
 import shutil
 import stat
 import sys
@@ -329,9 +331,16 @@ def _probe(bwrap: str) -> str | None:
     try:
         return _try_view(bwrap)
     except OSError as exc:
-        # Its folders found no room (the scratch's file system full): that says nothing of this
-        # machine's namespaces, so it is not remembered, and nothing can run here as things are.
-        raise IsolationError(f"cannot try the sandbox's view: {why(exc)}") from None
+        # Its folders found no room (the scratch's file system full), or it found no descriptor: that
+        # says nothing of this machine's namespaces, so it is not remembered, and nothing can run here
+        # as things are.
+        said = why(exc)
+        if exc.errno in _NO_DESCRIPTOR:
+            said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
+        raise IsolationError(f"cannot try the sandbox's view: {said}") from None
+
+
+_NO_DESCRIPTOR = {errno.EMFILE, errno.ENFILE}
 
 
 def _try_view(bwrap: str) -> str | None:
@@ -359,12 +368,21 @@ def _try_view(bwrap: str) -> str | None:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
+            if isinstance(exc, OSError) and exc.errno in _NO_DESCRIPTOR:
+                raise
             return f"{bwrap}: {exc}"
         finally:
             _take_back(where)
         if done.returncode == 0 and done.stdout == b"yes":
             return None
-        said = setup_problem(ctl, done.stderr.decode(errors="replace"))
+        stderr = done.stderr.decode(errors="replace")
+        detail = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+        if os.strerror(errno.EMFILE) in stderr or done.returncode == 125 and "Invalid argument" in detail:
+            # The view's init found no descriptor for the runner, or its own shell none to open
+            # the control files with (dash says "Invalid argument" where the limit leaves it no
+            # descriptor of its own, exit 125): this process's limit, not the machine's namespaces.
+            raise OSError(errno.EMFILE, detail)
+        said = setup_problem(ctl, stderr)
         return said or f"the probe of {bwrap} exited {done.returncode}"
 
 
