@@ -241,3 +241,18 @@ def test_a_tmpdir_that_cannot_be_used_is_named_where_the_scratch_has_no_room(tmp
         "set TMPDIR to a folder with more room) · 0 ms"
     )
     assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
+
+
+def test_a_relative_tmpdir_in_use_is_not_said_passed_over(tmp_path, env, sandbox):
+    """``TMPDIR=.``: Python uses it as it is spelled, and the words said
+    ``TMPDIR, ., is no folder it can write`` of the folder the scratch was in."""
+    task = make_task(tmp_path / "tasks" / "t", cases={"big": {"big.bin": "x" * (2 << 20)}})
+    disk = tmp_path / "tiny"
+    script = 'cd "$1" && shift && "$@" run "$TASK" --python "$PY"'
+    run_env = dict(env, TMPDIR=".", VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY)
+    done = on_a_small_disk(run_env, disk, script, size="1m")
+    said = (
+        f"could not start: the workspace could not be copied whole: big.bin: no space left on the scratch file system "
+        f"(verifier-tui copies into {disk}; set TMPDIR to a folder with more room) · 0 ms"
+    )
+    assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr

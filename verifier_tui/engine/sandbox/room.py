@@ -29,7 +29,8 @@ def where() -> str:
     """Where the scratch folder is, and how to put it elsewhere. Python's
     tempfile passes over a TMPDIR it cannot write a file in (not there, not
     a folder, full) for TEMP, TMP, /tmp: said, to a user who set it."""
-    used, asked = tempfile.gettempdir(), os.environ.get("TMPDIR")
+    # Both absolute: Python keeps a TMPDIR of "." as it is spelled.
+    used, asked = os.path.abspath(tempfile.gettempdir()), os.environ.get("TMPDIR")
     passed_over = f": TMPDIR, {asked}, is no folder it can write" if asked and os.path.abspath(asked) != used else ""
     return f"(verifier-tui copies into {used}{passed_over}; set TMPDIR to a folder with more room)"
 
