@@ -166,6 +166,8 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
         data = json.loads(said)
         if data["outcome"] == "could_not_start":
             assert rc == 2 and room in data["outcome_words"], (free, data["outcome_words"])
+            # the file that found no room is named (a write fails with no file name of its own)
+            assert "could not stage the run: no space" not in data["outcome_words"], (free, data["outcome_words"])
         else:
             ran += 1
     assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"

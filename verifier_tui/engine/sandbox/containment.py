@@ -24,6 +24,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
+from verifier_tui.engine.sandbox.room import naming
 from verifier_tui.engine.sandbox.view import LEAST_CPUS, TESTS, cpus_text, sandbox_path_lines
 
 if TYPE_CHECKING:
@@ -323,7 +324,7 @@ def _write_beside(path: str, text: str) -> None:
                 return
     except OSError:
         pass
-    with open(path + ".new", "w", encoding="utf-8") as handle:
+    with naming(path + ".new"), open(path + ".new", "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(path + ".new", path)
 

@@ -61,7 +61,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.room import why
+from verifier_tui.engine.sandbox.room import naming, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS, normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
@@ -550,7 +550,7 @@ def _env_file(ctl: str, env: tuple[tuple[str, str], ...]) -> str:
     own library into them, on this machine, before any namespace existed."""
     path = os.path.join(ctl, "env")
     words = [word for name, value in env for word in ("--setenv", name, value)]
-    with open(path + ".new", "wb") as handle:  # beside: a run started ahead may be reading the last one
+    with naming(path + ".new"), open(path + ".new", "wb") as handle:  # beside: a run started ahead may read the last
         handle.write(b"".join(os.fsencode(word) + b"\0" for word in words))
     os.replace(path + ".new", path)
     return path
@@ -565,7 +565,7 @@ def _status_file(ctl: str) -> str:
     there: a run started ahead has it open."""
     path = os.path.join(ctl, "status")
     if not os.path.isfile(path):
-        with open(path, "wb") as handle:
+        with naming(path), open(path, "wb") as handle:
             handle.write(b"waiting\n")
     return path
 
@@ -573,7 +573,7 @@ def _status_file(ctl: str) -> str:
 def _seccomp_file(ctl: str) -> str:
     path = os.path.join(ctl, "seccomp")
     if not os.path.isfile(path):
-        with open(path, "wb") as handle:
+        with naming(path), open(path, "wb") as handle:
             handle.write(keyring_filter())
     return path
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # What a write to the scratch folder fails with when the file system (or the
@@ -59,3 +61,16 @@ def said(exc: OSError, root: Path | None = None) -> str:
     if root is not None and path.is_relative_to(root):
         path = path.relative_to(root)
     return f"{path}: {why(exc)}"
+
+
+@contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """An OSError raised within, naming ``path`` where it names no file: a
+    write (or the flush as the file closes) that finds no room says nothing
+    of the file it was writing, and the user is left to guess what filled."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None

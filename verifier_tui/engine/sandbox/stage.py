@@ -56,7 +56,7 @@ from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
-from verifier_tui.engine.sandbox.room import NO_ROOM, said, why
+from verifier_tui.engine.sandbox.room import NO_ROOM, naming, said, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
@@ -556,7 +556,7 @@ def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
     still be there, or come back, this fails rather than write through it)."""
     _remove_name(dfd, name, path)
     fd = os.open(name, _NEW_FILE, mode, dir_fd=dfd)
-    with os.fdopen(fd, "wb") as handle:
+    with naming(path), os.fdopen(fd, "wb") as handle:
         os.fchmod(fd, mode)  # the mode whole, whatever the umask took from it
         handle.write(data)
 
