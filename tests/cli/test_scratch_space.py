@@ -168,8 +168,9 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
             assert rc == 2 and room in data["outcome_words"], (free, data["outcome_words"])
             # the file that found no room is named (a write fails with no file name of its own)
             assert "could not stage the run: no space" not in data["outcome_words"], (free, data["outcome_words"])
-        else:
+        else:  # a run that wrote next to nothing is never said to have filled the scratch, however full
             ran += 1
+            assert not [n for n in data["notices"] if "scratch file system" in n], (free, data["notices"])
     assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"
 
 
@@ -195,10 +196,34 @@ def test_a_run_that_fills_the_scratch_says_so_and_leaves_nothing(tmp_path, env, 
     done = on_a_small_disk(run_env, disk, script, size="1m")
     assert done.stdout == "exit 2\n" and not done.stderr, done.stdout + done.stderr  # nothing left in the scratch
     full = (
-        "the scratch file system was full as the run ended: what the run wrote past that failed, where Harbor's "
+        "the scratch file system filled while the run ran: what was written past that failed, where Harbor's "
         f"container may have had room (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
     )
     assert full in json.loads(said.read_text())["notices"], said.read_text()
+
+
+def test_a_run_that_fills_the_scratch_but_writes_its_reward_claims_no_failed_write(tmp_path, env, sandbox):
+    """A verifier that leaves the scratch's file system all but full, its
+    reward still written and the run ending 0: the note said what the run
+    wrote past that failed, of a run none of whose writes failed."""
+    verifier = (
+        "import os\n"
+        "def verify(workspace):\n"
+        "    st = os.statvfs(workspace)\n"
+        "    (workspace / 'big.bin').write_bytes(b'x' * (st.f_bavail * st.f_frsize - (32 << 10)))\n"
+        "    return 1.0\n"
+    )
+    task = make_task(tmp_path / "tasks" / "t", verifier, cases={"c": {"a.txt": "x"}})
+    disk, said = tmp_path / "tiny", tmp_path / "run.json"
+    script = 'shift; "$@" run "$TASK" --python "$PY" --json >"$SAID"; echo "exit $?"'
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, SAID=str(said))
+    done = on_a_small_disk(run_env, disk, script, size="1m")
+    data = json.loads(said.read_text())
+    assert done.stdout == "exit 0\n" and data["rewards"] == {"reward": 1.0}, done.stdout + said.read_text()
+    assert [n for n in data["notices"] if "scratch" in n] == [
+        "the scratch file system filled while the run ran: its reward was still written, but Harbor's container "
+        f"may have had room for what it wrote (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
+    ], data["notices"]
 
 
 @pytest.mark.parametrize("where", ["workspace", "tests", "task", "its own workspace"])

@@ -123,6 +123,8 @@ class Prepared:
     """The view's cgroups and network helper, made as the run starts (:class:`~.sandbox.containment.Attached`)."""
     folders: tuple[str, ...] = ()
     """The interpreter's folders (its installation and import path): the view shows them."""
+    room_before: tuple[int, int] | None = None
+    """The scratch's room (bytes, inodes) as the runner went: what the run itself took is told from what staging did."""
 
     def before_kill(self, leader: int) -> bool:
         """The process core's hook at a timeout: ask the runner for every

@@ -293,16 +293,18 @@ def preload_notices(explain: Explanation | None) -> list[str]:
     return [f"--preload: {module} did not import; the run went on without it" for module in failed]
 
 
-def _scratch_full(prepared: Prepared, done: ProcessResult | None) -> list[str]:
-    """A run that ended with the scratch's file system full: its verdict says
+def _scratch_filled(prepared: Prepared, done: ProcessResult | None, wrote_its_reward: bool) -> list[str]:
+    """A run during which the scratch's file system filled: its verdict says
     what the run could not write (the runner's reward: "no reward file"), not
     that the workspace's copy and the reward folder share a disk of this machine's."""
-    if done is None or not room.full(prepared.stage.root):
+    if done is None or not room.filled(prepared.room_before, room.free(prepared.stage.root)):
         return []
-    return [
-        "the scratch file system was full as the run ended: what the run wrote past that failed, "
-        f"where Harbor's container may have had room {room.where()}"
-    ]
+    what = (
+        "its reward was still written, but Harbor's container may have had room for what it wrote"
+        if wrote_its_reward
+        else "what was written past that failed, where Harbor's container may have had room"
+    )
+    return [f"the scratch file system filled while the run ran: {what} {room.where()}"]
 
 
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
@@ -372,7 +374,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 + (f" ({killed} processes in all)" if killed > 1 else "")
                 + ", as it would in the sandbox"
             )
-    notices += _scratch_full(prepared, done)
     limits = prepared.limits
     helper = attached.network if attached is not None else None
     if done is not None and helper is not None and helper.problem is not None and limits is not None:
@@ -429,6 +430,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         notices.append(quit_pdb)
     notices += runner_not_compiled_notices(stderr.text, spec.own_runner)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
+    notices += _scratch_filled(prepared, done, returncode == 0 and verdict.rewards is not None)
     cause = returned_wrong(stderr.text) if outcome is Outcome.CONTRACT_ERROR else None
     if cause is not None and verdict.rewards is None:
         # Why there is no reward file comes first: what Harbor would raise for it is the consequence.

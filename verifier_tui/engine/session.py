@@ -31,7 +31,7 @@ from verifier_tui.engine.process import in_a_thread, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
-from verifier_tui.engine.sandbox import user_files
+from verifier_tui.engine.sandbox import room, user_files
 from verifier_tui.engine.sandbox.environment import filled_from_shell
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
@@ -1258,6 +1258,7 @@ class Run:
         def live(stream: str, text: str) -> None:
             on_output(stream, text, user_paths)
 
+        prepared.room_before = room.free(prepared.stage.root)
         with leased_cpus(prepared, held) as cpus:
             self.done = run_process(
                 prepared.argv,

@@ -43,14 +43,25 @@ NEARLY_FULL_BYTES = 64 << 10
 NEARLY_FULL_INODES = 16
 
 
-def full(folder: Path) -> bool:
-    """Whether the file system holding ``folder`` has next to no room, or no
-    inodes, left for this user."""
+def free(folder: Path) -> tuple[int, int] | None:
+    """The bytes and inodes left for this user on the file system holding
+    ``folder`` (inodes: -1 where it does not count them); None: not known."""
     try:
         st = os.statvfs(folder)
     except OSError:
+        return None
+    return st.f_bavail * st.f_frsize, st.f_favail if st.f_files > 0 else -1
+
+
+def filled(before: tuple[int, int] | None, after: tuple[int, int] | None) -> bool:
+    """Whether the file system went from ``before`` to next to no room (or
+    inodes) left at ``after`` by more than a few pages: what a run itself
+    took, never the little a run writes on a scratch that was nearly full."""
+    if before is None or after is None:
         return False
-    return st.f_bavail * st.f_frsize < NEARLY_FULL_BYTES or st.f_files > 0 and st.f_favail < NEARLY_FULL_INODES
+    took_bytes = after[0] < NEARLY_FULL_BYTES and before[0] - after[0] >= NEARLY_FULL_BYTES
+    took_inodes = 0 <= after[1] < NEARLY_FULL_INODES and before[1] - after[1] >= NEARLY_FULL_INODES
+    return took_bytes or took_inodes
 
 
 def said(exc: OSError, root: Path | None = None) -> str:
