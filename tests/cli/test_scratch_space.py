@@ -283,3 +283,36 @@ def test_a_relative_tmpdir_in_use_is_not_said_passed_over(tmp_path, env, sandbox
         f"(verifier-tui copies into {disk}; set TMPDIR to a folder with more room) · 0 ms"
     )
     assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
+
+
+def test_a_case_that_filled_the_scratch_leaves_the_next_cases_room(tmp_path, env, sandbox):
+    """``test -j1``: the case whose verifier filled the scratch kept what it
+    wrote in its stage while a later case was staged in another, which then
+    found no room for its reward (``RewardFileNotFoundError`` and the note,
+    in some runs and not others, by which stage a case took). What a run
+    wrote goes as its result is collected, where the scratch is full."""
+    verifier = (
+        "def verify(workspace):\n"
+        "    if (workspace / 'fill').exists():\n"
+        "        try:\n"
+        "            (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return 1.0\n"
+    )
+    task = make_task(
+        tmp_path / "tasks" / "t", verifier, cases={"a1": {"fill": "1"}, "b2": {"a.txt": "x"}, "c3": {"a.txt": "x"}}
+    )
+    for case in ("a1", "b2", "c3"):
+        (task / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}', encoding="utf-8")
+    disk, out = tmp_path / "tiny", tmp_path / "out"
+    out.mkdir()
+    # Four times over: which stage a case takes varies from one run of the command to the next.
+    script = 'shift; for n in 1 2 3 4; do "$@" test "$TASK" --python "$PY" -j1 --json >"$OUT/test-$n"; done'
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, OUT=str(out))
+    on_a_small_disk(run_env, disk, script, size="1m")
+    for n in range(1, 5):
+        results = {c["case"]: c for c in json.loads((out / f"test-{n}").read_text())["cases"]}
+        for case in ("b2", "c3"):
+            said = (n, case, results[case]["outcome_words"], results[case]["notices"])
+            assert results[case]["rewards"] == {"reward": 1.0} and not results[case]["notices"], said

@@ -1281,6 +1281,8 @@ class Run:
     def result(self) -> RunResult:
         """The run's result, from what it left (one that could not start says why)."""
         result = collect(self.prepared, self.done, trigger=self.trigger, sequence=self.sequence)
+        if room.short(room.free(self.stage.root)):
+            self.stage.let_go()
         if result.user_files_written:
             self.session.note_own_writes(result.user_files_written)
         return result

@@ -64,6 +64,11 @@ def filled(before: tuple[int, int] | None, after: tuple[int, int] | None) -> boo
     return took_bytes or took_inodes
 
 
+def short(left: tuple[int, int] | None) -> bool:
+    """Whether ``left`` (:func:`free`'s) is next to no room, or no inodes."""
+    return left is not None and (left[0] < NEARLY_FULL_BYTES or 0 <= left[1] < NEARLY_FULL_INODES)
+
+
 def said(exc: OSError, root: Path | None = None) -> str:
     """An OSError in one line: where (under ``root``: relative to it) and why."""
     if not exc.filename:

@@ -403,6 +403,19 @@ class Stage:
         self.live = live
         self.pending = None
 
+    def let_go(self) -> None:
+        """Empty what the last run wrote (its workspace's copy, its reward
+        folder): a run that filled the scratch kept it full for the runs
+        staged in other stages, which then found no room for their reward.
+        The copy is made whole again by the next staging."""
+        if self.workspace is not None:
+            self.workspace.close()
+        self.workspace, self.pending = None, None
+        for folder in (self.app_dir, self.upper_dir, self.work_dir, self.reward_dir):
+            with suppress(OSError):  # (what will not go now is emptied by the next staging)
+                if os.path.lexists(folder):
+                    _empty(folder)
+
     def close(self) -> None:
         """The session is over: the mirrors stop following their sources (the
         files go with the scratch folder)."""
