@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -174,6 +175,30 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
     assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"
 
 
+#: A verifier that writes 3 MB into its workspace where it holds ``fill``, whatever room there is.
+FILLS_THE_SCRATCH = """\
+def verify(workspace):
+    if (workspace / 'fill').exists():
+        try:
+            (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))
+        except OSError:
+            pass
+    return 1.0
+"""
+
+
+def _run_on_a_small_disk(tmp_path, env, sandbox, verifier: str) -> tuple[subprocess.CompletedProcess, dict, Path]:
+    """``run --json`` of a one-case task (its workspace holding ``fill``) with
+    ``verifier``, its scratch on a 1 MB tmpfs: the script's output (the
+    command's status, then what it left on the tmpfs), the run's JSON, the tmpfs."""
+    task = make_task(tmp_path / "tasks" / "t", verifier, cases={"c": {"fill": "1"}})
+    disk, said = tmp_path / "tiny", tmp_path / "run.json"
+    script = 'disk=$1; shift; "$@" run "$TASK" --python "$PY" --json >"$SAID"; echo "exit $?"; ls -A "$disk"'
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, SAID=str(said))
+    done = on_a_small_disk(run_env, disk, script, size="1m")
+    return done, json.loads(said.read_text()), disk
+
+
 def test_a_run_that_fills_the_scratch_says_so_and_leaves_nothing(tmp_path, env, sandbox):
     """A verifier that writes more than the scratch's file system holds into
     its workspace (a copy in the scratch): the runner could not write the
@@ -181,25 +206,13 @@ def test_a_run_that_fills_the_scratch_says_so_and_leaves_nothing(tmp_path, env, 
     RewardFileNotFoundError``, as if the verifier wrote none, where Harbor's
     container, with room, would have its 1.0. The run now says the scratch
     was full and how to move it, and leaves nothing in it behind."""
-    verifier = (
-        "def verify(workspace):\n"
-        "    try:\n"
-        "        (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))\n"
-        "    except OSError:\n"
-        "        pass\n"
-        "    return 1.0\n"
-    )
-    task = make_task(tmp_path / "tasks" / "t", verifier, cases={"c": {"a.txt": "x"}})
-    disk, said = tmp_path / "tiny", tmp_path / "run.json"
-    script = 'disk=$1; shift; "$@" run "$TASK" --python "$PY" --json >"$SAID"; echo "exit $?"; ls -A "$disk"'
-    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, SAID=str(said))
-    done = on_a_small_disk(run_env, disk, script, size="1m")
+    done, data, disk = _run_on_a_small_disk(tmp_path, env, sandbox, FILLS_THE_SCRATCH)
     assert done.stdout == "exit 2\n" and not done.stderr, done.stdout + done.stderr  # nothing left in the scratch
     full = (
         "the scratch file system filled while the run ran: what was written past that failed, where Harbor's "
         f"container may have had room (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
     )
-    assert full in json.loads(said.read_text())["notices"], said.read_text()
+    assert full in data["notices"], data
 
 
 def test_a_run_that_fills_the_scratch_but_writes_its_reward_claims_no_failed_write(tmp_path, env, sandbox):
@@ -213,13 +226,8 @@ def test_a_run_that_fills_the_scratch_but_writes_its_reward_claims_no_failed_wri
         "    (workspace / 'big.bin').write_bytes(b'x' * (st.f_bavail * st.f_frsize - (32 << 10)))\n"
         "    return 1.0\n"
     )
-    task = make_task(tmp_path / "tasks" / "t", verifier, cases={"c": {"a.txt": "x"}})
-    disk, said = tmp_path / "tiny", tmp_path / "run.json"
-    script = 'shift; "$@" run "$TASK" --python "$PY" --json >"$SAID"; echo "exit $?"'
-    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, SAID=str(said))
-    done = on_a_small_disk(run_env, disk, script, size="1m")
-    data = json.loads(said.read_text())
-    assert done.stdout == "exit 0\n" and data["rewards"] == {"reward": 1.0}, done.stdout + said.read_text()
+    done, data, disk = _run_on_a_small_disk(tmp_path, env, sandbox, verifier)
+    assert done.stdout == "exit 0\n" and data["rewards"] == {"reward": 1.0}, done.stdout + done.stderr
     assert [n for n in data["notices"] if "scratch" in n] == [
         "the scratch file system filled while the run ran: its reward was still written, but Harbor's container "
         f"may have had room for what it wrote (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
@@ -291,18 +299,8 @@ def test_a_case_that_filled_the_scratch_leaves_the_next_cases_room(tmp_path, env
     found no room for its reward (``RewardFileNotFoundError`` and the note,
     in some runs and not others, by which stage a case took). What a run
     wrote goes as its result is collected, where the scratch is full."""
-    verifier = (
-        "def verify(workspace):\n"
-        "    if (workspace / 'fill').exists():\n"
-        "        try:\n"
-        "            (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))\n"
-        "        except OSError:\n"
-        "            pass\n"
-        "    return 1.0\n"
-    )
-    task = make_task(
-        tmp_path / "tasks" / "t", verifier, cases={"a1": {"fill": "1"}, "b2": {"a.txt": "x"}, "c3": {"a.txt": "x"}}
-    )
+    cases = {"a1": {"fill": "1"}, "b2": {"a.txt": "x"}, "c3": {"a.txt": "x"}}
+    task = make_task(tmp_path / "tasks" / "t", FILLS_THE_SCRATCH, cases=cases)
     for case in ("a1", "b2", "c3"):
         (task / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}', encoding="utf-8")
     disk, out = tmp_path / "tiny", tmp_path / "out"
