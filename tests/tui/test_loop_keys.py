@@ -535,6 +535,31 @@ async def test_a_save_between_b_s_two_runs_is_not_compared_as_two_modes(tmp_path
         assert "both modes: environment-server mode ✓ 0.5" in widget_text(app, "#reward-body")
 
 
+async def test_b_run_again_for_a_save_says_the_pair_it_set_aside_cut_short(tmp_path, monkeypatch):
+    """b ran both modes again for a save that came while they ran, and its first two runs, numbered, never
+    reached the history: it read #1, then #4 and #5, nothing said of #2 and #3. The row of the first run
+    kept says them cut short, as a run a save supersedes is said."""
+    gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "saved", 0.25)
+    verifier = root / "tests" / "verifier.py"
+    app, messages = make_app(root, case="c"), []
+    async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
+        await app.first_run_and_watcher()
+        before = app.session.sequence
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        verifier.write_text(gate.verifier("def verify(workspace):\n    return 0.5\n"))
+        await wait_for(lambda: any(isinstance(m, CasesOutdated) for m in messages), "the watcher to see the save")
+        gate.go.touch()
+        await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        rows = app.main.query_one("#history", OptionList)
+        history = "\n".join(str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count))
+    said = f"#{before + 1}-#{before + 2} cut short"
+    assert said in history, history
+    assert history.index(f"#{before + 4} ") < history.index(f"#{before + 3} ") < history.index(said), history
+
+
 async def test_b_refused_leaves_the_stale_verdict_to_run_when_live_reload_is_on_again(tmp_path, monkeypatch):
     """Live reload off, a save marks the verdict stale, then b cannot run (its files unreadable):
     b had forgotten what made the verdict stale, so w (live reload on again) ran nothing, under a

@@ -54,6 +54,11 @@ class BothModes:
     server_skipped: str | None = None
 
     @property
+    def ran(self) -> list[RunResult]:
+        """The runs made, in the order they ran (by number)."""
+        return sorted((r for r in (self.server, self.harbor) if r is not None), key=lambda r: r.sequence)
+
+    @property
     def exit_status(self) -> int:
         """Harbor mode's status when it failed (what every published run
         faces), else the server mode's; 0 when both wrote a reward."""

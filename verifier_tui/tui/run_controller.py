@@ -117,15 +117,23 @@ class RunController(Controller):
             # Superseded: a run that had its number is said cut short on the next run's row, as watch says
             # `run #N cut short`, or the history's numbers skip it unsaid (one cut before it started has none).
             if self.session.sequence > before:
-                self._cut.append(self.session.sequence)
+                self.cut_short(self.session.sequence)
             raise
         finally:
             self.running_case = None
         return run_id, result
 
-    def _finished(self, run_id: int, result: RunResult, primary: bool) -> None:
+    def cut_short(self, *numbers: int) -> None:
+        """Runs that had their numbers and get no row of their own: the next run's row says them."""
+        self._cut.extend(numbers)
+
+    def take_cut(self) -> tuple[int, ...]:
+        """The runs cut short since the last row, for the row being made (and said once)."""
         cut, self._cut = tuple(self._cut), []
-        self._post(RunFinished(run_id, result, primary=primary, cut=cut))
+        return cut
+
+    def _finished(self, run_id: int, result: RunResult, primary: bool) -> None:
+        self._post(RunFinished(run_id, result, primary=primary, cut=self.take_cut()))
 
     async def _run_all(self, trigger: str, change: Change | None) -> None:
         session = self.session

@@ -804,6 +804,8 @@ class MainScreen(SizedScreen):
                     break
                 saves = live.saves_held
                 live.reading_now()
+                # The pair set aside had their numbers: said cut short on the next row, as a superseded run is.
+                controller.cut_short(*(result.sequence for result in both.ran))
                 both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             if live.stale is None:
@@ -815,9 +817,9 @@ class MainScreen(SizedScreen):
             controller.resume()
         # The current mode's run went last: it is the latest run, in the
         # history's top row, the status line and the reward panel alike.
-        runs = sorted((r for r in (both.server, both.harbor) if r is not None), key=lambda r: r.sequence)
+        runs = both.ran
         for result in runs:
-            self._record(result)
+            self._record(result, controller.take_cut())
         shown = runs[-1]
         self.latest, self.viewing = shown, None
         self.query_one(StatusLine).set_finished(shown)
