@@ -469,8 +469,12 @@ class VerifierCases:
             warm_up(group, workers)
         self.stopped_by: int | None = None
         self.config = config
-        #: The tasks (with a session: a job's trials have no task notes) by id, until --junitxml has their notes
-        self.tasks = {task_id(config, g): g for g in self.collection.groups if g.session is not None}
+        #: The tasks and jobs by their collectors' ids, until --junitxml has their notes; the notes said
+        self.tasks: dict[str, list[Any]] = {}
+        for g in self.collection.groups:
+            for _name, folder, _cases in _by_job(g):
+                self.tasks.setdefault(task_id(config, g, folder), []).append(g)
+        self.noted: set[str] = set()
         self.taken = self._stop_as_ctrl_c_does()
         # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
@@ -673,9 +677,10 @@ class VerifierCases:
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """The notes of each task that a case reported on, once a task, as
-        ``--junitxml``'s properties of its suite, named by the task's id, as
-        ``test --junit`` has them (a case passing with a note was green in CI
+        """The notes of each task that a case reported on (of each job, what
+        of its folder is no trial), once a task (a job), as ``--junitxml``'s
+        properties of its suite, named by its id, as ``test --junit`` and
+        ``test JOB --junit`` have them (a case passing with a note was green in CI
         with not a word). The suite's, not the case's (``user_properties``):
         under pytest's default junit_family, xunit2, a test case has no
         properties (pytest warns so of record_property). Said where reports
@@ -691,9 +696,13 @@ class VerifierCases:
         parts = report.nodeid.split("::")
         # the task's id is the longest part before a ``::`` that is one (a task folder ``a::b``), as _case_id has it
         task = next((one for cut in range(len(parts) - 1, 0, -1) if (one := "::".join(parts[:cut])) in self.tasks), "")
-        group = self.tasks.pop(task, None)  # once a task
-        for note in task_notes(group) if group is not None else []:
-            xml.add_global_property("note", f"{task}: {one_line(said(note))}")
+        for group in self.tasks.pop(task, []):
+            where = task_id(self.config, group)  # a folder of jobs: its notes said once, by the folder given
+            for note in task_notes(group) if group.session is not None else _job_notes(group):
+                value = f"{where}: {one_line(said(note))}"
+                if value not in self.noted:  # (a job given twice, as a trial and as itself)
+                    self.noted.add(value)
+                    xml.add_global_property("note", value)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.stopped_by is not None:  # as verifier-tui test ends on one
@@ -703,6 +712,17 @@ class VerifierCases:
         self.collection.close()
         for signum, before in self.taken:
             signal.signal(signum, before)
+
+
+def _job_notes(group: Any) -> list[str]:
+    """What of a job's folder is no trial (a stray folder, a link), each on its line, as ``verifier-tui
+    test JOB`` says it under its table: none for a job with no trial to replay (its error says them
+    already) or a trial given alone."""
+    from verifier_tui.words.text import one_line
+
+    if group.error is not None:
+        return []
+    return [one_line(note) for note in getattr(getattr(group, "found", None), "problems", ())]
 
 
 def _found(one: str, ids: list[str]) -> bool:
@@ -969,9 +989,8 @@ class VerifierCase(pytest.Item):
 
         group = self.group
         if group.session is None:
-            if group.error is None:  # (a job with no trial to replay: its error says these already)
-                for note in getattr(getattr(group, "found", None), "problems", ()):  # (a lone trial has none)
-                    warnings.warn_explicit(TaskNote(said(one_line(note))), None, one_line(str(group.folder)), 0)
+            for note in _job_notes(group):
+                warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(group.folder)), 0)
             return
         from verifier_tui.commands.report import task_notes
 

@@ -1758,3 +1758,27 @@ def test_a_jobs_folders_that_are_no_trial_are_said_as_test_job_says_them(pyteste
     done.stdout.fnmatch_lines(["*warnings summary*", f"*TaskNote: notes: {left_out}"])
     text = done.stdout.str()
     assert f"\\x1b]0;PWNED\\x07: {left_out}" in text and "\x1b" not in text, text
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])
+def test_the_plugins_junit_carries_a_jobs_folders_that_are_no_trial(pytester, tmp_path, env, monkeypatch, workers):
+    """``test JOB --junit`` writes a job's folders that are no trial (a stray folder, a link) as the suite's
+    ``note`` properties; the plugin's ``--junitxml`` had only the tasks' notes, so CI's report of the job was
+    green with not a word of them. Each is a note of the suite now, once a job however many its trials."""
+    if workers:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    (job / "notes").mkdir()
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "jobs/j", f"--junitxml={report}", *workers)
+    assert done.parseoutcomes()["passed"] == 2
+    notes = [p.get("value") for p in ET.parse(report).getroot().iter("property") if p.get("name") == "note"]
+    left_out = "notes: not a trial folder (no trial.log, no config.json of a trial): left out"
+    assert notes == [f"jobs/j: {left_out}"], notes
+    tool = pytester.path / "t.xml"
+    run_tool(env, "test", job, "--python", PY, "--junit", tool)
+    assert [p.get("value") for p in ET.parse(tool).getroot().iter("property") if p.get("name") == "note"] == [left_out]
