@@ -1022,7 +1022,10 @@ class VerifierCase(pytest.Item):
 
         error = excinfo.value
         if isinstance(error, TaskNote):  # the case passed; a warning made an error fails it (runtest)
-            why = f"the case passed, but its task's note is an error here (-W error or filterwarnings): {error}"
+            whose = (
+                "the trial passed, but its job's" if self.group.session is None else "the case passed, but its task's"
+            )
+            why = f"{whose} note is an error here (-W error or filterwarnings): {error}"
             return self._failure(why, f"{self.nodeid}: {one_line(why)}")
         if isinstance(error, CaseNotRun):
             return self._failure(str(error), f"{self.nodeid}: {one_line(str(error))}")

@@ -1782,3 +1782,23 @@ def test_the_plugins_junit_carries_a_jobs_folders_that_are_no_trial(pytester, tm
     tool = pytester.path / "t.xml"
     run_tool(env, "test", job, "--python", PY, "--junit", tool)
     assert [p.get("value") for p in ET.parse(tool).getroot().iter("property") if p.get("name") == "note"] == [left_out]
+
+
+def test_a_jobs_note_made_an_error_fails_the_trial_in_a_jobs_words(pytester, tmp_path):
+    """Under ``-W error`` a job's note (a stray folder in it) failed its passing trial saying "the case
+    passed, but its task's note is an error here": a trial, and its job's note. Said so now."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "j"
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    (job / "notes").mkdir()
+    done = run(pytester, "--verifier-cases", "jobs/j", "-W", "error")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "Traceback" not in text and "case passed" not in text and "task's note" not in text, text
+    done.stdout.fnmatch_lines(
+        [
+            "jobs/j::demo__aaaaaaa: the trial passed, but its job's note is an error here "
+            "(-W error or filterwarnings): notes: not a trial folder *",
+            "FAILED jobs/j::demo__aaaaaaa - the trial passed, but its job's *",
+        ]
+    )
