@@ -553,7 +553,6 @@ async def test_a_path_typed_in_one_burst_with_the_keys_that_open_the_picker_is_t
                 and [box.value for box in app.screen.query("#path").results(Input)] == ["xyz"]
             ),
             "the letters in the picker's path box",
-            timeout=5,
         )
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen)
