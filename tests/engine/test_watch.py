@@ -1224,3 +1224,59 @@ async def test_a_steps_instruction_saved_runs_nothing_made_or_removed_runs(tmp_p
         assert live.session.task.config.refused is not None
         instruction.write_text("back\n")
         await wait_until(lambda: live.session.task.config.refused is None and len(runs.started) > ran + 1, "a run")
+
+
+def _changed(path: Path, name: str, *, deleted: bool = False, made: bool = False) -> Change:
+    return Change(
+        paths=frozenset({path}),
+        deleted=frozenset({path}) if deleted else frozenset(),
+        recreated=frozenset({path}) if made else frozenset(),
+        names=((path, name),),
+    )
+
+
+def _step_task_watched(tmp_path: Path, *, every_case: bool = False) -> tuple[Path, LiveRuns, list, list]:
+    """A one-step task with two cases, its LiveRuns recording what it would run and mark."""
+    task = make_task(
+        tmp_path / "t",
+        toml='version = "1.0"\n\n[[steps]]\nname = "first"\n',
+        cases={"c1": {"a.txt": "a"}, "c2": {"a.txt": "a"}},
+    )
+    session = Session(task)
+    session.select_case(session.task.case("c1"))
+    outdated: list[int] = []
+    asked: list[Change | None] = []
+    live = LiveRuns(session, lambda trigger, change: None, on_outdated=lambda: outdated.append(1))
+    live.every_case = every_case
+    live.request = lambda trigger, change=None: asked.append(change)  # type: ignore[method-assign]
+    return task, live, asked, outdated
+
+
+async def test_a_case_made_as_a_steps_instruction_goes_runs_and_marks_every_case_old(tmp_path: Path) -> None:
+    """A checkout that makes a case and removes a step's instruction.md: the watcher posts the
+    two apart. The case's change read the task again, finding Harbor refuses it now, and ran
+    nothing; the instruction's own change then found the layout as that reading had left it, and
+    ran nothing either: every verdict shown still said Harbor loads the task."""
+    task, live, asked, outdated = _step_task_watched(tmp_path)
+    new = task / "cases" / "new"
+    (new / "workspace").mkdir(parents=True)
+    instruction = task / "steps" / "first" / "instruction.md"
+    instruction.unlink()
+    live.on_change(_changed(new, "cases/new", made=True))
+    live.on_change(_changed(instruction, "steps/first/instruction.md", deleted=True))
+    assert live.session.task.config.refused is not None
+    assert asked, "no run said that Harbor refuses the task now"
+    assert outdated, "the other cases' marks still said how they went when Harbor loaded the task"
+
+
+async def test_test_watch_runs_no_round_for_an_instructions_text(tmp_path: Path) -> None:
+    """test --watch ran every case again at each save of a step's instruction.md text, which no
+    run reads and which leaves Harbor loading the task as before; its removal still runs one."""
+    task, live, asked, _outdated = _step_task_watched(tmp_path, every_case=True)
+    instruction = task / "steps" / "first" / "instruction.md"
+    instruction.write_text("Do it better.\n")
+    live.on_change(_changed(instruction, "steps/first/instruction.md"))
+    assert asked == []
+    instruction.unlink()
+    live.on_change(_changed(instruction, "steps/first/instruction.md", deleted=True))
+    assert len(asked) == 1

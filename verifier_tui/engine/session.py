@@ -1023,6 +1023,13 @@ class Session:
         changed = any(_under(p, d, whole) for p in paths for d, whole in solution)
         return changed and read_task_config(self.task.root).refused != self.task.config.refused
 
+    def read_by_no_run(self, paths: Any) -> bool:
+        """Whether every one of ``paths`` is an instruction.md or lies in solution/: watched only
+        for whether Harbor loads the task (:meth:`_changes_steps`), read by no run."""
+        instructions = set(self._instructions())
+        solution = self._solution()
+        return all(p in instructions or any(_under(p, d, True) for d in solution) for p in paths)
+
     def _steps_layout(self) -> tuple[tuple[bool, bool], ...]:
         """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks."""
         return tuple((i.parent.exists(), i.exists()) for i in self._instructions())

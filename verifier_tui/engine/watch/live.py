@@ -165,6 +165,7 @@ class LiveRuns:
         task_changed = session.changes_the_task(change.paths)
         case_before = _what_runs(session.case)
         feeds = session.feeds_a_run(change.paths)  # what the choices read before the task is read again
+        refused = session.task.config.refused
         if task_changed or session.defines_cases(change.paths):
             root = session.task.root
             try:
@@ -182,9 +183,18 @@ class LiveRuns:
             if self._on_task_reloaded is not None:
                 self._on_task_reloaded()
             self.restart_watch_if_needed()
+            if session.task.config.refused != refused and not task_changed:
+                # Read again for another reason (a case made), the task is one Harbor now loads, or refuses,
+                # otherwise (an instruction.md removed meanwhile, whose own change then finds nothing new):
+                # no verdict shown says how the task goes now.
+                task_changed = True
+                if self._on_outdated is not None:
+                    self._on_outdated()
         # A run follows a change to what it reads, and to the current case's
-        # definition (its expected.json: the verdict is judged anew).
-        if not (self.every_case or task_changed or _what_runs(session.case) != case_before or feeds):
+        # definition (its expected.json: the verdict is judged anew); test --watch's round, to any
+        # change but one no run reads that leaves Harbor's answer as it was (an instruction's text).
+        every_case = self.every_case and not session.read_by_no_run(change.paths)
+        if not (every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if self.busy() and session.isolation.kind != NAMESPACE:
             # In the copy sandbox, which of these the run in flight changed is
