@@ -10,6 +10,7 @@ Each test runs the real console script on a copy of Harbor 0.26's own
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -215,24 +216,26 @@ def test_watch_with_step_runs_again_on_a_save_of_the_steps_own_verifier(env, own
     assert "reward 0.75" in again and " steps/second/" in again, again  # not tests/verifier.py
 
 
-def test_watch_with_step_runs_nothing_on_a_save_of_a_tests_file_the_steps_own_hides(env, own_step):
-    """Harbor uploads steps/second/tests over tests/: /tests/verifier.py is the step's, so a save of
-    tests/verifier.py changes nothing the step's run reads. It runs nothing, and says why once."""
+def test_watch_with_step_runs_again_on_a_save_of_a_tests_file_hard_linked_into_the_step(env, own_step):
+    """steps/second/tests/verifier.py is a hard link of tests/verifier.py: a save through tests/
+    changes what the step's run reads, though only tests/ saw the write."""
+    linked = own_step / "steps" / "second" / "tests" / "verifier.py"
+    linked.unlink()
+    os.link(own_step / "tests" / "verifier.py", linked)
     proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
     try:
-        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
-        hidden = own_step / "tests" / "verifier.py"
-        hidden.write_text(hidden.read_text() + "\n# a save the step never reads\n")
-        verifier = own_step / "steps" / "second" / "tests" / "verifier.py"
-        verifier.write_text(verifier.read_text().replace("return 0.5", "return 0.75"))
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 1.0}
+        saved = own_step / "tests" / "verifier.py"
+        with saved.open("r+") as same_file:  # in place: the step's link sees the new text
+            text = same_file.read().replace("return 1.0 if", "return 0.25 if")
+            same_file.seek(0)
+            same_file.write(text)
+            same_file.truncate()
         again = json.loads(reader.next_run(prefix="{"))
     finally:
-        _status, err = stop(proc)
-    # the next run is the step's save's alone: the hidden save neither ran nor joined it
-    assert again["trigger"] == "steps/second/tests/verifier.py", again["trigger"]
-    assert again["rewards"] == {"reward": 0.75}, again["stderr"]
-    said = [line for line in err.splitlines() if "tests/verifier.py changed" in line]
-    assert len(said) == 1 and "runs nothing" in said[0] and "steps/second/tests/verifier.py" in said[0], err
+        stop(proc)
+    assert linked.read_text() == saved.read_text()
+    assert again["rewards"] == {"reward": 0.25}, again["stderr"]
 
 
 def test_the_pytest_plugin_says_the_steps_note_in_its_own_words(pytester):

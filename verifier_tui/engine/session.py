@@ -49,14 +49,7 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_unused
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
-from verifier_tui.engine.task.steps import (
-    hidden_by_step,
-    no_such_step,
-    step_task_data,
-    step_tests,
-    steps_notices,
-    task_for_step,
-)
+from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -979,26 +972,15 @@ class Session:
         nothing: never laid over tests/), which is watched by its own name
         only (a watch of the folder went through the link, to $HOME perhaps,
         and every save there started a run); the link made a folder is seen."""
-        name = self.laid_step
+        name = self.step if self.step is not None else self.options.replay_step
         if name is None:
             return []
         return [step_tests_folder(self.task.root, name)]
 
     @property
-    def laid_step(self) -> str | None:
-        """The step whose own tests a run lays over tests/: ``--step``'s, or a replay's trial step's."""
-        return self.step if self.step is not None else self.options.replay_step
-
-    @property
     def dropped_step(self) -> bool:
         """``--step`` named a step that task.toml, read again since, no longer has."""
         return self.options.step is not None and self.step is None and not self.options.replay
-
-    def hidden_by_step(self, paths: Any) -> dict[Path, Path]:
-        """Those of ``paths`` (of tests/) that the step's own tests replace in ``/tests``, each with
-        the step's entry in its place: nothing the run reads changes with them."""
-        hidden = ((path, hidden_by_step(self.task.root, self.laid_step, path)) for path in paths)
-        return {path: own for path, own in hidden if own is not None}
 
     def changes_the_task(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's shape

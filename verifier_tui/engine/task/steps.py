@@ -12,7 +12,6 @@ gives it the step's ``[steps.verifier]`` timeout and user.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
@@ -56,25 +55,6 @@ def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
             if (base / named).is_file():
                 return base / named
         return None
-    return None
-
-
-def hidden_by_step(task_dir: Path, step: str | None, path: Path) -> Path | None:
-    """The entry of the step's own tests that stands where ``path`` (of tests/) would be in
-    ``/tests``, so that nothing of ``path`` reaches the step's run; None when it does. As the
-    stage's overlay (and Harbor's upload of the step's tests after tests/'s) lays it: a file or
-    link of the step's replaces what tests/ has at its place, a folder of the step's merges."""
-    own = step_tests(task_dir, step)
-    tests = task_dir / "tests"
-    if own is None or path == tests or not path.is_relative_to(tests):
-        return None
-    place = own
-    for part in path.relative_to(tests).parts:
-        place = place / part
-        if not os.path.lexists(place):
-            return None
-        if place.is_symlink() or not place.is_dir():
-            return place
     return None
 
 

@@ -126,7 +126,6 @@ class LiveRuns:
         self._after_run: Change | None = None  # changes seen during a copy sandbox's run (on_change)
         self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
         self._said: frozenset[Path] = frozenset()
-        self._hidden_said: frozenset[Path] = frozenset()  # see _less_hidden
         self.busy: Callable[[], bool] = lambda: self.scheduler.busy
         """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
@@ -155,7 +154,6 @@ class LiveRuns:
         off, hold it: :attr:`stale`)."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
-        change = self._less_hidden(change)
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if self.targets is not None and any(target.path in change.paths for target in self.targets):
@@ -216,25 +214,6 @@ class LiveRuns:
                 self._on_stale(self.stale)
             return
         self.request(change.describe(), change)
-
-    def _less_hidden(self, change: Change) -> Change:
-        """``change`` less the files of tests/ that the step's own tests replace in /tests: a save
-        of one changes nothing the step's run reads. Said once for the same files, as its own
-        writes are (:meth:`_less_its_own`)."""
-        hidden = self.session.hidden_by_step(change.paths)
-        if not hidden:
-            return change
-        if hidden.keys() != self._hidden_said and self._on_note is not None:
-            named = change.without(change.paths - hidden.keys()).happened()
-            own = min(hidden.values())
-            step = self.session.laid_step
-            place = own.relative_to(self.session.task.root / "steps" / str(step) / "tests").as_posix()
-            self._on_note(
-                f"{named}, which runs nothing: under step {step}, /tests/{place} is "
-                f"{own.relative_to(self.session.task.root).as_posix()} (Harbor uploads the step's tests over tests/)"
-            )
-        self._hidden_said = frozenset(hidden)
-        return change.without(frozenset(hidden))
 
     def _less_its_own(self, change: Change) -> Change:
         """``change`` less what the last run seems to have written itself.
