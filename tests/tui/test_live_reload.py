@@ -608,3 +608,19 @@ async def test_a_verifier_deleted_while_watched_leaves_no_output_of_its_last_run
         await pilot.pause()
         said = app.main.query_one(OutputPanel).text("stderr")
         assert said == "", said
+
+
+async def test_tests_moved_away_and_back_with_live_reload_off_is_stale_in_words_that_read(example):
+    """It said "stale: tests re-created changed since this run"."""
+    root = example("hello-file")
+    tests = root / "tests"
+    app = make_app(root, case="correct")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        await pilot.press("w")
+        await pilot.pause()
+        tests.rename(root / "aside")
+        await wait_for(lambda: "tests deleted" in widget_text(app, "#status"), "the verdict marked stale")
+        (root / "aside").rename(tests)
+        await wait_for(lambda: "created" in widget_text(app, "#status"), "tests said back")
+        assert "stale: tests re-created since this run" in widget_text(app, "#status")

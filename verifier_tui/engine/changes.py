@@ -61,7 +61,7 @@ class Change:
         """:meth:`describe` with what happened to it: "tests/verifier.py changed",
         "workspace/out.txt deleted" (a stale verdict's reason)."""
         text = self.describe()
-        said = self.moved or text.split(" +")[0].endswith((" deleted", " created"))
+        said = self.moved or text.split(" +")[0].endswith((" deleted", " created", " re-created"))
         return text if said else f"{text} changed"
 
     def describe(self) -> str:
