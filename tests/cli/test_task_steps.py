@@ -296,6 +296,24 @@ def test_watch_with_step_sees_the_steps_tests_made_after_it_started(env, multi_s
     assert again["trigger"].startswith("steps/second/tests created"), again["trigger"]
 
 
+def test_watch_with_step_says_the_steps_tests_moved_away_and_back_re_created(env, own_step):
+    """Moved away, the task is read again and watched anew without the folder: it was there when
+    watch began all the same, so back it is "re-created", not "created"."""
+    own = own_step / "steps" / "second" / "tests"
+    proc, reader = start_watch(env, own_step, "--case", "hello", "--step", "second", "--json")
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.5}
+        own.rename(own_step / "aside")
+        gone = json.loads(reader.next_run(prefix="{"))
+        (own_step / "aside").rename(own)
+        back = json.loads(reader.next_run(prefix="{"))
+    finally:
+        stop(proc)
+    assert gone["trigger"].startswith("steps/second/tests deleted"), gone["trigger"]
+    assert back["trigger"].startswith("steps/second/tests re-created"), back["trigger"]
+    assert back["rewards"] == {"reward": 0.5}, back["stderr"]
+
+
 def test_watch_with_step_says_so_once_task_toml_drops_the_step(env, own_step):
     """task.toml no longer naming the step --step chose: the run is the task's
     as it is now, tests/ with its [verifier], and one note says the --step went."""

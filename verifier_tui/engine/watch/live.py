@@ -126,6 +126,7 @@ class LiveRuns:
         self._after_run: Change | None = None  # changes seen during a copy sandbox's run (on_change)
         self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
         self._said: frozenset[Path] = frozenset()
+        self._seen: set[Path] = set()  # folders ever there while watched: see _said_as_seen
         self.busy: Callable[[], bool] = lambda: self.scheduler.busy
         """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
@@ -154,6 +155,7 @@ class LiveRuns:
         off, hold it: :attr:`stale`)."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
+        change = self._said_as_seen(change)
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if self.targets is not None and any(target.path in change.paths for target in self.targets):
@@ -214,6 +216,14 @@ class LiveRuns:
                 self._on_stale(self.stale)
             return
         self.request(change.describe(), change)
+
+    def _said_as_seen(self, change: Change) -> Change:
+        """``change`` with a folder that was there under an earlier watcher said "re-created": a watcher
+        knows only what it saw itself, and a reload starts a new one (steps/NAME/tests moved away
+        re-reads the task), which took the folder moved back for one never there."""
+        known = change.created & self._seen
+        self._seen |= change.recreated
+        return replace(change, created=change.created - known) if known else change
 
     def _less_its_own(self, change: Change) -> Change:
         """``change`` less what the last run seems to have written itself.
@@ -341,6 +351,10 @@ class LiveRuns:
             while self._watching:
                 self.targets = self.session.watch_targets()
                 self._links = _links(self.targets)
+                # the folders the new watcher's roots may be: each target's own, or a file target's parent
+                self._seen |= {
+                    path for target in self.targets for path in (target.path, target.path.parent) if path.is_dir()
+                }
                 scratch = self.session.scratch_folder()
                 watcher = Watcher(self.targets, ignore=[scratch], force_polling=self.force_polling, links_in=scratch)
                 self._watcher = watcher
