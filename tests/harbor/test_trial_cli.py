@@ -609,9 +609,11 @@ def test_a_steps_own_runner_is_the_one_a_replay_of_the_step_compares_with(task, 
     assert not [n for n in first["local"]["notices"] if "(what the sandbox ran) differs" in n], first["local"]
 
 
-def test_a_steps_own_nemo_gym_is_what_a_replay_of_the_step_imports(task, runs, tmp_path, env, elsewhere):
+@pytest.mark.parametrize("listed", [True, False], ids=["listed", "dropped"])
+def test_a_steps_own_nemo_gym_is_what_a_replay_of_the_step_imports(task, runs, tmp_path, env, elsewhere, listed):
     """The trial's step `second` vendors steps/second/tests/.ng/nemo_gym, which Harbor uploads over tests/:
-    the sandbox imported it for that step. The replay put --nemo-gym's copy over it, and scored otherwise."""
+    the sandbox imported it for that step. The replay put --nemo-gym's copy over it, and scored otherwise.
+    task.toml dropping the step since changes none of it: the replay still lays the step's tests."""
     demo = task(
         verifier="try:\n    from nemo_gym.verifiers.helpers import VALUE\nexcept ImportError:\n    VALUE = 1.0\n\n"
         "def verify(workspace):\n    return VALUE\n"
@@ -622,6 +624,8 @@ def test_a_steps_own_nemo_gym_is_what_a_replay_of_the_step_imports(task, runs, t
         (root / "nemo_gym" / "verifiers" / "__init__.py").write_text("")
         (root / "nemo_gym" / "verifiers" / "helpers.py").write_text(f"VALUE = {value}\n")
     job = two_step_job(demo, runs, tmp_path, second=0.3)
+    if not listed:
+        (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n')
     other = tmp_path / "elsewhere-gym"
     data = as_json(tool(env, "run", job, "--step", "second", "--nemo-gym", other, "--json", cwd=elsewhere))
     assert data["local"]["rewards"] == {"reward": 0.3}, data["local"]["stderr"]

@@ -25,7 +25,7 @@ from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
-from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder
+from verifier_tui.engine.task.kinds import OwnRunner, task_nemo_gym, verifiers_folder
 from verifier_tui.engine.task.rows import staged_row_text
 from verifier_tui.runner_source import runner_path
 
@@ -78,6 +78,15 @@ class RunSpec:
         """The task's own runner, when this run stages it (``--runner task``,
         or through test.sh, which runs what the task ships); None: ours."""
         return self.runner or (self.task.own_runner if self.via_test_sh else None)
+
+    @property
+    def own_nemo_gym(self) -> Path | None:
+        """The nemo_gym the task vendors in /tests/.ng as this run lays it: tests/'s with the step's
+        files over it (Harbor uploads both), or the step's alone; no other copy may shadow it. Told
+        from the tests laid, not the step: a trial's replay lays its step's own whether or not
+        task.toml still lists the step."""
+        laid = task_nemo_gym(self.extra_tests) if self.extra_tests is not None else None
+        return self.task.own_nemo_gym or laid
 
 
 @record
@@ -328,8 +337,8 @@ def _path_map(spec: RunSpec, stage: Stage, staged: _Staged) -> list[tuple[str, s
     # The runner's own lines (a warning raised at verify's call) name the file that ran:
     # the task's runner, or verifier-tui's, which the task may not ship or ships another of.
     path_map.append((str(ng / "run_verifier.py"), str(spec.runner.path if spec.runner else runner_path())))
-    if staged.task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
-        path_map.append((str(ng / "nemo_gym"), str(spec.task.own_nemo_gym)))
+    if staged.task_vendors and spec.own_nemo_gym is not None:  # the task's own copy: the user's file
+        path_map.append((str(ng / "nemo_gym"), str(spec.own_nemo_gym)))
     if staged.task_data is not None:
         path_map.append((str(staged.task_data), str(spec.task_data)))
     if staged.row is not None:
@@ -457,7 +466,7 @@ def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[
     sandbox imports: no other copy is ever put over it. ``--nemo-gym`` may
     name the verifiers folder, the package or the folder holding it; a folder
     that is none of these is returned as the one-line error (a str)."""
-    own = spec.task.own_nemo_gym
+    own = spec.own_nemo_gym
     if own is not None:
         if spec.nemo_gym is not None:
             notices.append(

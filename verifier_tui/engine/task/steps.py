@@ -18,7 +18,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
-from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_nemo_gym, task_runner
+from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_runner
 from verifier_tui.runner_source import runner_path
 
 __all__ = ["step_tests"]  # told from the task's layout (kinds), which discovery reads too
@@ -220,9 +220,6 @@ def task_for_step(task: Task, name: str) -> Task:
         verifiers=verifiers,
         test_sh=test_sh,
         own_runner=step_runner(task.root, name),
-        # /tests/.ng/nemo_gym: tests/'s with the step's files over it (the run stages both, as Harbor uploads
-        # them), or the step's alone; either way the task's own, which no other copy may shadow
-        own_nemo_gym=task.own_nemo_gym or task_nemo_gym(own),
         plain_test_sh=plain_test_sh(task.root, name) is not None,
         shim_runs=shim if shim is not None else task.shim_runs,
         looked_in=[own, *task.looked_in],
