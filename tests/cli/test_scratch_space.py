@@ -314,3 +314,24 @@ def test_a_case_that_filled_the_scratch_leaves_the_next_cases_room(tmp_path, env
         for case in ("b2", "c3"):
             said = (n, case, results[case]["outcome_words"], results[case]["notices"])
             assert results[case]["rewards"] == {"reward": 1.0} and not results[case]["notices"], said
+
+
+def test_emptying_a_full_stage_never_goes_through_a_link_the_run_left(tmp_path, env):
+    """A verifier in the copy sandbox linked the stage's overlay/ to a folder of the user's and
+    filled the scratch: emptying that run's folders at once (so the next case has room) went
+    through the link and deleted the user's overlay/upper/precious.txt, and nothing said so."""
+    user = tmp_path / "user-project"
+    (user / "upper").mkdir(parents=True)
+    (user / "upper" / "precious.txt").write_text("mine")
+    verifier = (
+        "import os\n"
+        "def verify(workspace):\n"
+        f"    os.symlink({str(user)!r}, workspace.parent / 'overlay')\n"
+        "    try:\n"
+        "        (workspace / 'big.bin').write_bytes(b'x' * (3 << 20))\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    return 1.0\n"
+    )
+    _run_on_a_small_disk(tmp_path, env, "copy", verifier)
+    assert (user / "upper" / "precious.txt").read_text() == "mine"

@@ -413,12 +413,16 @@ class Stage:
         """Empty what the last run wrote (its workspace's copy, its reward
         folder): a run that filled the scratch kept it full for the runs
         staged in other stages, which then found no room for their reward.
-        The copy is made whole again by the next staging."""
+        The copy is made whole again by the next staging. The run may have
+        left a link among the stage's folders (the copy sandbox's can reach
+        them): they are made real first, so nothing is emptied through one."""
         if self.workspace is not None:
             self.workspace.close()
-        self.workspace, self.pending = None, None
-        for folder in (self.app_dir, self.upper_dir, self.work_dir, self.reward_dir):
-            with suppress(OSError):  # (what will not go now is emptied by the next staging)
+        with _pending_lock:  # a watcher's note() may be adding to it
+            self.workspace, self.pending = None, None
+        with suppress(OSError):  # (what will not go now is emptied by the next staging)
+            self._tidy_root()
+            for folder in (self.app_dir, self.upper_dir, self.work_dir, self.reward_dir):
                 if os.path.lexists(folder):
                     _empty(folder)
 
