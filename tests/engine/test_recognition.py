@@ -480,38 +480,6 @@ def test_a_steps_nemo_gym_files_are_laid_over_the_tasks_own(tmp_path):
     assert result.explain.modules["nemo_gym"].resolved == str(task_dir / "tests" / ".ng" / "nemo_gym" / "__init__.py")
 
 
-LEFT_OUT_VERIFIER = """
-from pathlib import Path
-
-HERE = Path(__file__).parent
-
-
-def verify(workspace):
-    if (HERE / "notes.txt").exists() or (HERE / ".harborignore").exists():
-        return 0.0
-    return float((HERE / "weights.txt").read_text())
-"""
-
-
-@pytest.mark.parametrize("step", [None, "one"])
-def test_what_harborignore_leaves_out_is_not_in_tests(tmp_path, step):
-    """Harbor 0.26 uploads tests/ (and steps/NAME/tests over it) through TaskFileFilter.select: what a
-    .harborignore excludes, and the .harborignore files themselves, are never in /tests. A step's file it
-    excludes leaves tests/'s in its place."""
-    task_dir = make_task(
-        tmp_path / "t",
-        LEFT_OUT_VERIFIER,
-        files={".harborignore": "notes.txt\n", "notes.txt": "not uploaded\n", "weights.txt": "0.25"},
-        toml='[[steps]]\nname = "one"\n',
-    )
-    write(task_dir / "steps" / "one" / "tests" / ".harborignore", "weights.txt\n")
-    write(task_dir / "steps" / "one" / "tests" / "weights.txt", "0.75")
-    with Session(task_dir, Options(python=PY, step=step)) as session:
-        result = run(session)
-    assert result.verdict.rewards == {"reward": 0.25}, result.stderr.text
-    assert (task_dir / "tests" / "notes.txt").exists()  # the user's files are untouched
-
-
 @pytest.mark.parametrize("level", ["verifiers", "package", "holder"])
 def test_nemo_gym_option_accepts_the_package_or_its_folder(tmp_path, level):
     task_dir = make_task(tmp_path / "t", NEEDS_GYM)

@@ -25,7 +25,6 @@ from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
-from verifier_tui.engine.task.file_filter import left_out
 from verifier_tui.engine.task.kinds import OwnRunner, task_nemo_gym, verifiers_folder
 from verifier_tui.engine.task.rows import staged_row_text
 from verifier_tui.runner_source import runner_path
@@ -249,7 +248,6 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
             task_vendors_nemo_gym=task_vendors,
             extra_tests=spec.extra_tests,
             task_root=spec.task.root,
-            leave_out=left_out(spec.task.root),
         )
     except StagingError as exc:
         prepared.start_error, prepared.not_staged = str(exc), True

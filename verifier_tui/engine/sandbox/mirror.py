@@ -29,8 +29,6 @@ from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_outcome
 from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
 
@@ -62,8 +60,6 @@ class Mirror:
         through one (the sandbox's view, a case kept for it)."""
         self.on_a_loop = on_a_loop  # said after a loop of links is left out: what it means for this folder
         self.keep = keep  # relative paths in the target that belong to the stager, not the source
-        self.leave_out: Callable[[Path], bool] | None = None
-        """The source's paths the copy never holds (what Harbor leaves out of /tests), as if absent."""
         self.index: dict[str, _Copied] = {}
         self.notes: list[str] = []
         self.failed: list[tuple[str, OSError]] = []
@@ -160,7 +156,7 @@ class Mirror:
         if parts[-1] == BYTECODE or self._kept(rel):
             return
         src, dst = self.source / rel, self.target / rel
-        if not os.path.lexists(src) or (self.leave_out is not None and self.leave_out(src)):
+        if not os.path.lexists(src):
             if os.path.lexists(dst):
                 remove_path(dst)
             self.index.pop(rel, None)
@@ -186,8 +182,6 @@ class Mirror:
         except OSError as exc:
             self.notes.append(f"could not read {src}: {exc.strerror or exc}")
             src_entries = {}
-        if self.leave_out is not None:
-            src_entries = {name: e for name, e in src_entries.items() if not self.leave_out(Path(e.path))}
         dst_entries: dict[str, os.DirEntry[str]] = {}
         if not fresh:
             try:

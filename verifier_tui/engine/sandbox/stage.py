@@ -62,7 +62,7 @@ from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
 # The watcher's changes arrive on the event loop while staging runs in a thread.
 _pending_lock = threading.Lock()
@@ -240,7 +240,6 @@ class Stage:
         task_vendors_nemo_gym: bool = False,
         extra_tests: Path | None = None,
         task_root: Path | None = None,
-        leave_out: Callable[[Path], bool] | None = None,
     ) -> list[str]:
         """Bring the layout up to date for a run; returns notes for the user.
 
@@ -248,9 +247,6 @@ class Stage:
         mirrored tests folder as Harbor 0.26 uploads it over ``tests/`` into
         ``/tests`` (harbor/verifier/verifier.py, ``_resolve_tests``). The
         mirror's walk at the next prepare puts the overlaid files back.
-
-        ``leave_out``: what of ``tests_source`` and ``extra_tests`` the sandbox never gets (what
-        Harbor's upload leaves out), staged as if absent.
 
         ``runner`` is the runner script to place (default: ours). When the
         task vendors its own ``tests/.ng/nemo_gym`` (a published task), that
@@ -267,7 +263,7 @@ class Stage:
         try:
             _outside(self.root, ((task_root, "the task's folder"), (workspace, "the workspace")))
             return self._prepare(
-                tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests, leave_out
+                tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests
             )
         except OSError as exc:
             words = f"could not stage the run: {said(exc, self.root)}"
@@ -296,7 +292,6 @@ class Stage:
         runner: Path | None,
         task_vendors_nemo_gym: bool,
         extra_tests: Path | None,
-        leave_out: Callable[[Path], bool] | None,
     ) -> list[str]:
         notes: list[str] = []
         self._tidy_root()
@@ -321,12 +316,11 @@ class Stage:
                 remove_path(self.tests_dir)
             self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep), on_a_loop=HARBOR_ON_A_LOOP)
             self.vendored_from = None
-        self.tests.leave_out = leave_out
         self.tests.sync()
         _whole(self.tests, "the tests folder")
         notes += [f"tests: {n}" for n in self.tests.notes]
         try:
-            self.overlaid = _overlay(extra_tests, self.tests_dir, leave_out) if extra_tests is not None else []
+            self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
         except OSError as exc:
             raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
         make_real_dir(self.ng_dir)
@@ -816,14 +810,11 @@ def _remove_detached(root: Path) -> bool:
     return True
 
 
-def _overlay(source: Path, target: Path, leave_out: Callable[[Path], bool] | None) -> list[str]:
-    """Copy the files under ``source`` over ``target`` (links as links), less what ``leave_out``
-    says the sandbox never gets; returns their relative paths."""
+def _overlay(source: Path, target: Path) -> list[str]:
+    """Copy the files under ``source`` over ``target`` (links as links);
+    returns their relative paths."""
     copied: list[str] = []
     for folder, dirs, files in os.walk(source):
-        if leave_out is not None:
-            dirs[:] = [d for d in dirs if not leave_out(Path(folder, d))]
-            files = [f for f in files if not leave_out(Path(folder, f))]
         rel_folder = Path(folder).relative_to(source)
         make_real_dir(target / rel_folder)
         for name in sorted(files) + sorted(d for d in dirs if os.path.islink(os.path.join(folder, d))):

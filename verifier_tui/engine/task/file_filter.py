@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 HARBORIGNORE = ".harborignore"
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
@@ -93,36 +89,3 @@ class TaskFileFilter:
         # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
         resolved = Path(os.path.realpath(path))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
-
-
-def left_out(task_dir: Path) -> Callable[[Path], bool]:
-    """Whether a path under ``task_dir`` (spelled as given: its links not resolved) is one Harbor never
-    uploads into /tests: ``Verifier.verify`` uploads tests/ and steps/NAME/tests through
-    ``TaskFileFilter.select``, which drops what .harborignore excludes and the .harborignore files.
-    The rules as they are now, as Harbor reads them for each trial. Asked of every file of tests/ at
-    every run: a path with no .harborignore above it and no link on its way is let through at once."""
-    given = os.path.abspath(task_dir)
-    rules = TaskFileFilter(Path(given))
-    real = str(rules.task_dir)
-    plain: dict[str, bool] = {given: True}  # folder: no .harborignore in it or above, no link on its way
-
-    def no_rules_above(folder: str) -> bool:
-        if folder not in plain:
-            plain[folder] = (
-                no_rules_above(os.path.dirname(folder))
-                and not os.path.lexists(os.path.join(folder, HARBORIGNORE))
-                and os.path.realpath(folder) == real + folder[len(given) :]
-            )
-        return plain[folder]
-
-    def leaves_out(path: Path) -> bool:
-        text = str(path)
-        if not text.startswith(given + os.sep):
-            return False
-        if os.path.basename(text) == HARBORIGNORE:
-            return True
-        if no_rules_above(os.path.dirname(text)) and not os.path.islink(text):
-            return False
-        return rules.excludes(Path(real + text[len(given) :]))
-
-    return leaves_out
