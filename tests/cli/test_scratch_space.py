@@ -138,6 +138,24 @@ done
 """
 
 
+def _at_every_fill(tmp_path, env, sandbox, task: Path) -> tuple[Path, list[tuple[int, int, str, str]]]:
+    """:data:`AT_EVERY_FILL` of ``task`` up to 256 KiB left: the tmpfs, and for
+    each amount left, the command's status, stdout and stderr (each checked
+    to have left nothing behind in the scratch and to say no traceback)."""
+    disk, out = tmp_path / "tiny", tmp_path / "out"
+    out.mkdir()
+    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, OUT=str(out), MAX="256")
+    done = on_a_small_disk(run_env, disk, AT_EVERY_FILL, size="1m")
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = []
+    for free in range(0, 257, 4):
+        said, err = (out / f"out-{free}").read_text(), (out / f"err-{free}").read_text()
+        assert (out / f"left-{free}").read_text() == "filler\n", (free, "the scratch folder was left behind")
+        assert "Traceback" not in err and "Errno" not in said + err, (free, said, err)
+        runs.append((free, int((out / f"rc-{free}").read_text()), said, err))
+    return disk, runs
+
+
 def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp_path, env, sandbox):
     """The scratch's file system full at each point of a run's staging in
     turn (the sandbox's probe, the tests, the runner, the workspace, the
@@ -149,18 +167,10 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
     scratch folder itself) one line, each saying where the scratch is; and
     no run leaves its scratch folder behind."""
     task = make_task(tmp_path / "tasks" / "t", cases={"c": {"a.txt": "x" * 5000}})
-    disk, out = tmp_path / "tiny", tmp_path / "out"
-    out.mkdir()
-    run_env = dict(env, TMPDIR=str(disk), VERIFIER_TUI_SANDBOX=sandbox, TASK=str(task), PY=PY, OUT=str(out), MAX="256")
-    done = on_a_small_disk(run_env, disk, AT_EVERY_FILL, size="1m")
-    assert done.returncode == 0, done.stdout + done.stderr
+    disk, runs = _at_every_fill(tmp_path, env, sandbox, task)
     room = f"no space left on the scratch file system (verifier-tui copies into {disk}; set TMPDIR to"
     ran = 0
-    for free in range(0, 257, 4):
-        said, err = (out / f"out-{free}").read_text(), (out / f"err-{free}").read_text()
-        rc = int((out / f"rc-{free}").read_text())
-        assert (out / f"left-{free}").read_text() == "filler\n", (free, "the scratch folder was left behind")
-        assert "Traceback" not in err and "Errno" not in said + err, (free, said, err)
+    for free, rc, said, err in runs:
         if not said:  # nothing can run: one line
             assert rc == 2 and len(err.splitlines()) == 1 and room in err, (free, err)
             continue
@@ -169,7 +179,8 @@ def test_a_scratch_disk_full_at_any_point_of_the_staging_fails_only_that_run(tmp
             assert rc == 2 and room in data["outcome_words"], (free, data["outcome_words"])
             # the file that found no room is named (a write fails with no file name of its own)
             assert "could not stage the run: no space" not in data["outcome_words"], (free, data["outcome_words"])
-        else:  # a run that wrote next to nothing is never said to have filled the scratch, however full
+        elif rc == 0 and data["rewards"] is not None:
+            # a run that wrote next to nothing, and its reward, is never said to have filled the scratch
             ran += 1
             assert not [n for n in data["notices"] if "scratch file system" in n], (free, data["notices"])
     assert ran, "the tiny disk never had room for a run: the sweep stopped short of it"
@@ -232,6 +243,31 @@ def test_a_run_that_fills_the_scratch_but_writes_its_reward_claims_no_failed_wri
         "the scratch file system filled while the run ran: its reward was still written, but Harbor's container "
         f"may have had room for what it wrote (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
     ], data["notices"]
+
+
+def test_a_run_short_of_room_from_its_staging_on_that_writes_no_reward_says_the_scratch_was_full(
+    tmp_path, env, sandbox
+):
+    """A scratch left with under 64 KiB by the run's own staging, and a
+    verifier that tries to write 3 MB: the run took less than 64 KiB itself,
+    so it was not said to have filled the scratch, and the user saw only
+    ``RewardFileNotFoundError``, of a reward that found no room. A run that
+    ends short of room and wrote no reward (or exited non-zero) says so."""
+    task = make_task(tmp_path / "tasks" / "t", FILLS_THE_SCRATCH, cases={"c": {"fill": "1"}})
+    disk, runs = _at_every_fill(tmp_path, env, sandbox, task)
+    full = (
+        "the scratch file system had next to no room as the run ended: if a write failed for want of it, "
+        f"Harbor's container may have had room (verifier-tui copies into {disk}; set TMPDIR to a folder with more room)"
+    )
+    unrewarded = 0
+    for free, rc, said, _err in runs:
+        data = json.loads(said) if said else {"outcome": "could_not_start"}
+        if data["outcome"] == "could_not_start" or (rc == 0 and data["rewards"] is not None):
+            continue
+        unrewarded += 1
+        notes = [n for n in data["notices"] if "scratch file system" in n]
+        assert len(notes) == 1 and (notes[0] == full or "filled while the run ran" in notes[0]), (free, notes)
+    assert unrewarded, "no run went short of room for its reward: the sweep stopped short of it"
 
 
 @pytest.mark.parametrize("where", ["workspace", "tests", "task", "its own workspace"])

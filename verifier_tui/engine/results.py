@@ -294,17 +294,28 @@ def preload_notices(explain: Explanation | None) -> list[str]:
 
 
 def _scratch_filled(prepared: Prepared, done: ProcessResult | None, wrote_its_reward: bool) -> list[str]:
-    """A run during which the scratch's file system filled: its verdict says
-    what the run could not write (the runner's reward: "no reward file"), not
-    that the workspace's copy and the reward folder share a disk of this machine's."""
-    if done is None or not room.filled(prepared.room_before, room.free(prepared.stage.root)):
+    """A run during which the scratch's file system filled, or one that ended
+    short of room with no reward or a failure: its verdict says what the run
+    could not write (the runner's reward: "no reward file"), not that the
+    workspace's copy and the reward folder share a disk of this machine's."""
+    if done is None:
         return []
-    what = (
-        "its reward was still written, but Harbor's container may have had room for what it wrote"
-        if wrote_its_reward
-        else "what was written past that failed, where Harbor's container may have had room"
-    )
-    return [f"the scratch file system filled while the run ran: {what} {room.where()}"]
+    after = room.free(prepared.stage.root)
+    if room.filled(prepared.room_before, after):
+        what = (
+            "its reward was still written, but Harbor's container may have had room for what it wrote"
+            if wrote_its_reward
+            else "what was written past that failed, where Harbor's container may have had room"
+        )
+        return [f"the scratch file system filled while the run ran: {what} {room.where()}"]
+    if not wrote_its_reward and room.short(after):
+        # The staging, not the run, left the scratch short: a run that wrote its reward and exited 0
+        # lost nothing to it, but one that did not may have lost the write that would have done so.
+        return [
+            "the scratch file system had next to no room as the run ended: if a write failed for want of it, "
+            f"Harbor's container may have had room {room.where()}"
+        ]
+    return []
 
 
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
