@@ -329,6 +329,21 @@ def test_a_relative_tmpdir_in_use_is_not_said_passed_over(tmp_path, env, sandbox
     assert done.returncode == 2 and said in done.stdout.splitlines(), done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("tmpdir", [".", "rel/dir"])
+def test_a_relative_tmpdir_runs(tmp_path, env, sandbox, tmpdir):
+    """``TMPDIR=.``: Python's tempfile keeps it as spelled (any other relative
+    TMPDIR it makes absolute), so the scratch folder was relative too and
+    every run failed, the copy sandbox's with ``can't open file
+    '…/stage-1/app/verifier-tui-…/stage-1/tests/.ng/run_verifier.py'``, the
+    namespace's with ``cannot create <scratch>/ctl/status: Directory nonexistent``."""
+    task = make_task(tmp_path / "tasks" / "t", cases={"c": {"a.txt": "x"}})
+    here = tmp_path / "here"
+    (here / tmpdir).mkdir(parents=True)
+    done = run_tool(dict(env, TMPDIR=tmpdir, VERIFIER_TUI_SANDBOX=sandbox), "run", task, "--python", PY, cwd=here)
+    assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+    assert not list((here / tmpdir).iterdir()), "the scratch folder was left behind"
+
+
 def test_a_case_that_filled_the_scratch_leaves_the_next_cases_room(tmp_path, env, sandbox):
     """``test -j1``: the case whose verifier filled the scratch kept what it
     wrote in its stage while a later case was staged in another, which then

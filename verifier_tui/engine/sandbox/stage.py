@@ -708,7 +708,9 @@ class Scratch:
     def __init__(self) -> None:
         sweep_dead_scratch()
         try:
-            self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
+            # Absolute: tempfile keeps a relative TMPDIR as spelled, and the runner, started in the
+            # workspace's copy (or the view, which sees only absolute paths), would look for it there.
+            self.root = Path(os.path.abspath(tempfile.mkdtemp(prefix=_PREFIX)))
         except OSError as exc:  # (a full disk: no run of the session can be staged)
             raise IsolationError(f"cannot make verifier-tui's scratch folder: {why(exc)}") from None
         try:
