@@ -5,6 +5,7 @@ starts outlives the tool."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -936,6 +937,43 @@ def test_a_probe_short_of_file_descriptors_is_said_so_and_never_remembered(tmp_p
                 assert f"too few file descriptors (ulimit -n {limit})" in done.stderr, said
     assert short, "no limit tried made the probe run short"
     assert run_json(env, task_dir)["sandbox"] == "namespace"
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (errno.EAGAIN, "too many processes"),
+        (errno.ENOMEM, "too little memory"),
+        (errno.ENOSPC, "no space left on the scratch file system"),
+    ],
+)
+def test_a_probe_that_cannot_start_its_process_for_now_is_said_so_and_never_remembered(
+    env, private_cache, monkeypatch, code, said
+):
+    """The probe's process not started for want of processes (``ulimit -u``, a
+    full pids cgroup), memory or room: the answer, ``no namespaces here: …:
+    Resource temporarily unavailable``, was kept, so a minute of runs after
+    it, with processes to spare, went to the copy sandbox. Now it is one
+    line saying what ran short, and nothing is remembered. (A fork that fails
+    so cannot be had for a test as root, whom no process limit binds: the
+    probe's start is made to fail as the kernel would fail it.)"""
+    needs_namespaces()
+    isolation.forget()  # what needs_namespaces found: the probe below is the first
+    real = subprocess.run
+
+    def cannot_start(argv, *args, **kwargs):
+        if any("verifier-tui-sandbox" in str(part) for part in argv):
+            raise OSError(code, os.strerror(code))
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.delenv(isolation.VARIABLE, raising=False)
+    monkeypatch.setattr(subprocess, "run", cannot_start)
+    with pytest.raises(isolation.IsolationError) as refused:
+        isolation.choose()
+    assert str(refused.value).startswith("cannot try the sandbox's view: ") and said in str(refused.value)
+    assert "\n" not in str(refused.value)
+    monkeypatch.setattr(subprocess, "run", real)
+    assert isolation.choose().kind == isolation.NAMESPACE
 
 
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):

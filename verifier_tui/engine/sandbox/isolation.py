@@ -61,7 +61,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.room import naming, why
+from verifier_tui.engine.sandbox.room import NO_ROOM, naming, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS, normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
@@ -331,16 +331,22 @@ def _probe(bwrap: str) -> str | None:
     try:
         return _try_view(bwrap)
     except OSError as exc:
-        # Its folders found no room (the scratch's file system full), or it found no descriptor: that
-        # says nothing of this machine's namespaces, so it is not remembered, and nothing can run here
-        # as things are.
+        # Its folders found no room (the scratch's file system full), or its process no descriptor,
+        # process slot or memory: that says nothing of this machine's namespaces, so it is not
+        # remembered, and nothing can run here as things are.
         said = why(exc)
         if exc.errno in _NO_DESCRIPTOR:
             said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
+        elif exc.errno == errno.EAGAIN:  # fork's word for a process limit reached
+            said = f"too many processes (ulimit -u, or a cgroup's limit): {said}"
+        elif exc.errno == errno.ENOMEM:
+            said = f"too little memory to start a process: {said}"
         raise IsolationError(f"cannot try the sandbox's view: {said}") from None
 
 
 _NO_DESCRIPTOR = {errno.EMFILE, errno.ENFILE}
+# What the probe's process can fail to start with for now, which says nothing of the namespaces.
+_FOR_NOW = _NO_DESCRIPTOR | NO_ROOM | {errno.EAGAIN, errno.ENOMEM}
 
 
 def _try_view(bwrap: str) -> str | None:
@@ -368,7 +374,7 @@ def _try_view(bwrap: str) -> str | None:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
-            if isinstance(exc, OSError) and exc.errno in _NO_DESCRIPTOR:
+            if isinstance(exc, OSError) and exc.errno in _FOR_NOW:
                 raise
             return f"{bwrap}: {exc}"
         finally:
