@@ -945,6 +945,8 @@ def test_a_probe_short_of_file_descriptors_is_said_so_and_never_remembered(tmp_p
         (errno.EAGAIN, "too many processes"),
         (errno.ENOMEM, "too little memory"),
         (errno.ENOSPC, "no space left on the scratch file system"),
+        # the system's table, which no ulimit -n of this process's would raise
+        (errno.ENFILE, "the system's table of open files is full: Too many open files in system"),
     ],
 )
 def test_a_probe_that_cannot_start_its_process_for_now_is_said_so_and_never_remembered(
@@ -954,7 +956,8 @@ def test_a_probe_that_cannot_start_its_process_for_now_is_said_so_and_never_reme
     full pids cgroup), memory or room: the answer, ``no namespaces here: …:
     Resource temporarily unavailable``, was kept, so a minute of runs after
     it, with processes to spare, went to the copy sandbox. Now it is one
-    line saying what ran short, and nothing is remembered. (A fork that fails
+    line saying what ran short (for ENFILE, the system's table of open
+    files, once said as this process's ``ulimit -n``), and nothing is remembered. (A fork that fails
     so cannot be had for a test as root, whom no process limit binds: the
     probe's start is made to fail as the kernel would fail it.)"""
     needs_namespaces()

@@ -335,8 +335,10 @@ def _probe(bwrap: str) -> str | None:
         # process slot or memory: that says nothing of this machine's namespaces, so it is not
         # remembered, and nothing can run here as things are.
         said = why(exc)
-        if exc.errno in _NO_DESCRIPTOR:
+        if exc.errno == errno.EMFILE:
             said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
+        elif exc.errno == errno.ENFILE:  # the machine's table, which no limit of this process's would help
+            said = f"the system's table of open files is full: {said}"
         elif exc.errno == errno.EAGAIN:  # fork's word for a process limit reached
             said = f"too many processes (ulimit -u, or a cgroup's limit): {said}"
         elif exc.errno == errno.ENOMEM:
@@ -383,6 +385,8 @@ def _try_view(bwrap: str) -> str | None:
             return None
         stderr = done.stderr.decode(errors="replace")
         detail = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+        if os.strerror(errno.ENFILE) in stderr:  # (its words hold EMFILE's: asked first)
+            raise OSError(errno.ENFILE, detail)
         if os.strerror(errno.EMFILE) in stderr or done.returncode == 125 and "Invalid argument" in detail:
             # The view's init found no descriptor for the runner, or its own shell none to open
             # the control files with (dash says "Invalid argument" where the limit leaves it no
