@@ -1,8 +1,10 @@
-"""A run whose workspace could not be copied whole into the scratch folder is
-refused: a verifier judging part of its workspace gives a verdict
-the sandbox never would. The real command runs with its TMPDIR on a 1 MB
-tmpfs (mounted in a user and mount namespace of its own) and a 2 MB file in
-the workspace."""
+"""The tool's scratch folder (where TMPDIR puts it) as the user meets it:
+full at any point of a run's staging (the run, or a probe of audit's, is
+refused in one line saying where the scratch is), filled by the run itself
+or left short by its staging (said, and emptied for the next case, never
+through a link the run left), and TMPDIR in the task, passed over, or
+relative. Most run the real command with its TMPDIR on a small tmpfs, mounted
+in a user and mount namespace of its own."""
 
 from __future__ import annotations
 
