@@ -979,6 +979,41 @@ def test_a_probe_that_cannot_start_its_process_for_now_is_said_so_and_never_reme
     assert isolation.choose().kind == isolation.NAMESPACE
 
 
+@pytest.mark.parametrize(
+    ("stderr", "said"),
+    [
+        ("bwrap: Creating new namespace failed: Resource temporarily unavailable\n", "too many processes"),
+        ("/usr/bin/sh: 1: Cannot fork\n", "too many processes"),
+        ("bwrap: Creating new namespace failed: Cannot allocate memory\n", "too little memory"),
+        ("verifier-tui-init: 7: 5: Too many open files in system\n", "the system's table of open files is full"),
+    ],
+)
+def test_a_probe_whose_view_ran_short_of_processes_memory_or_files_is_never_remembered(
+    env, private_cache, monkeypatch, stderr, said
+):
+    """The probe's process started, but bwrap's clone (or a shell of the view) found no process
+    slot or memory, or the system no file: a pids cgroup with one slot to spare had auto mode
+    remember "no namespaces here: bwrap: Creating new namespace failed: Resource temporarily
+    unavailable", and move a minute of runs to the copy sandbox. (The words are bwrap's and
+    dash's; the failure itself cannot be had for a test as root.)"""
+    needs_namespaces()
+    isolation.forget()
+    real = subprocess.run
+
+    def ran_short(argv, *args, **kwargs):
+        if any("verifier-tui-sandbox" in str(part) for part in argv):
+            return subprocess.CompletedProcess(argv, 1, b"", stderr.encode())
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.delenv(isolation.VARIABLE, raising=False)
+    monkeypatch.setattr(subprocess, "run", ran_short)
+    with pytest.raises(isolation.IsolationError) as refused:
+        isolation.choose()
+    assert said in str(refused.value), str(refused.value)
+    monkeypatch.setattr(subprocess, "run", real)
+    assert isolation.choose().kind == isolation.NAMESPACE
+
+
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):
     """A machine that lost its namespaces since the probe: the run is not
     quietly moved to the copy sandbox (which can write the user's files);

@@ -392,6 +392,11 @@ def _try_view(bwrap: str) -> str | None:
             # the control files with (dash says "Invalid argument" where the limit leaves it no
             # descriptor of its own, exit 125): this process's limit, not the machine's namespaces.
             raise OSError(errno.EMFILE, detail)
+        # bwrap's clone (or a shell of the view) found no process slot or memory: a limit of now too.
+        if os.strerror(errno.EAGAIN) in stderr or "Cannot fork" in stderr:  # (dash's words)
+            raise OSError(errno.EAGAIN, detail)
+        if os.strerror(errno.ENOMEM) in stderr:
+            raise OSError(errno.ENOMEM, detail)
         said = setup_problem(ctl, stderr)
         return said or f"the probe of {bwrap} exited {done.returncode}"
 
