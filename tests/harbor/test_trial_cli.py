@@ -2329,27 +2329,3 @@ def test_every_json_face_writes_a_recorded_infinity_or_nan_as_json_spells_it(tas
         ({"reward": "Infinity"}, "Infinity"),
         ({"reward": "NaN"}, None),
     ]
-
-
-def test_a_trials_task_toml_of_megabytes_is_read_and_past_the_bound_nothing_of_it_is_claimed(real, env, tmp_path):
-    """The task's task.toml (`timeout_sec = 30.0`) padded past the 4 MB this tool read: `run TRIAL`
-    said `effective verifier timeout: 600 s (... sets no timeout_sec: Harbor's default 600 ...)` and
-    replayed on the defaults, where Harbor reads the file whole. It is read whole now; past the
-    tool's bound nothing of it is known, so the timeout is not said and no replay is made."""
-    trial = genuine_trial(real, "separate-mode")
-    toml = real / "tasks" / "separate-mode" / "task.toml"
-    good = toml.read_text()
-    toml.write_text(good + "# padding\n" * 520_000)
-    done = run_tool(env, "run", trial, cwd=tmp_path)
-    no_traceback(done)
-    assert "effective verifier timeout: 30 s (task.toml [verifier] timeout_sec 30, " in done.stdout, done.stdout
-    toml.write_text(good + "# padding\n" * 1_700_000)
-    done = run_tool(env, "run", trial, cwd=tmp_path)
-    no_traceback(done)
-    said = done.stdout.splitlines()
-    assert "effective verifier timeout: unknown: task.toml was not read" in done.stdout, done.stdout
-    replay = next(line for line in said if line.startswith("replay "))
-    assert replay.endswith(
-        "its steps, timeout and every setting are unknown (Harbor would read it whole), so nothing is run"
-    ), replay
-    assert "600" not in done.stdout and "defaults" not in done.stdout, done.stdout

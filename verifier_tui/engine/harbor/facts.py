@@ -143,14 +143,9 @@ def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tupl
         return recorded, "result.json"
     if step.name is None and (locked := trial.lock.text("verifier", "environment_mode")) in ("shared", SEPARATE):
         return locked, "lock.json"
-    if task is not None and task.unknown is None:
+    if task is not None:
         return task.verifier_mode(step.name), "task.toml"
-    return None, f"unknown ({_unknown_why(task)})"
-
-
-def _unknown_why(task: TaskConfig | None) -> str:
-    """Why the task's settings are not known: no task, or a task.toml not read (:attr:`TaskConfig.unknown`)."""
-    return "the task was not found" if task is None else "task.toml was not read"
+    return None, "unknown (task not found)"
 
 
 def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
@@ -169,10 +164,10 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     # `override or base`: Harbor's `or` lets an override of 0 fall through to the base.
     if override:
         base, base_words = override, f"override_timeout_sec {override:g}"
-    elif task is not None and task.unknown is None:
+    elif task is not None:
         base, base_words = _task_timeout(task, step.name)
     else:
-        words = f"unknown: {_unknown_why(task)}"
+        words = "unknown: the task was not found"
         if recorded is not None:
             words += f"; the sandbox reported {duration_text(recorded)}"
         return Timeout(None, words, recorded)

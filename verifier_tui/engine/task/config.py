@@ -37,9 +37,7 @@ replaced by the default (600 s; no limit), the same in every command.
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 import sys
 import unicodedata
 from typing import TYPE_CHECKING, TypeGuard, TypeVar
@@ -54,10 +52,7 @@ if TYPE_CHECKING:
 
 HARBOR_DEFAULT_VERIFIER_TIMEOUT_S = 600.0
 """``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
-#: A task.toml is a few KB, and Harbor reads it whole, so this tool reads what Harbor would run: up to a
-#: size past which parsing alone takes seconds (tomllib: about 3 s for 16 MB of comments, 9 s of keys) and
-#: the document memory to match. Past it nothing of the file is known (:attr:`TaskConfig.unknown`).
-TOML_LIMIT = 16 * untrusted.MB
+TOML_LIMIT = 4 * untrusted.MB  # a task.toml is a few KB
 USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml not read (load_toml)
 
 
@@ -176,9 +171,6 @@ class TaskConfig:
     problems: tuple[str, ...] = ()
     refused: str | None = None
     """Why Harbor would refuse to load this task at all, in one line (None: it would load it)."""
-    unknown: str | None = None
-    """Why nothing of task.toml is known here, though Harbor may load it (past :data:`TOML_LIMIT`, a FIFO,
-    a device), in one line: no run is made on defaults that may not be the task's (None: it was read)."""
     verifier: VerifierSettings = field(default_factory=VerifierSettings)
     environment_env: dict[str, str] = field(default_factory=dict)
     steps: tuple[StepSettings, ...] = ()
@@ -272,21 +264,8 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     else:
         import tomli as tomllib
     found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
-    harbor = None
-    if found.state == "too-big":
-        harbor = "Harbor would read it whole"
-    elif found.state == "not-a-file":
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:
-            mode = 0
-        # A folder: read_text() raises IsADirectoryError, a refusal (below). A FIFO or a device is never
-        # opened here; Harbor's read_text() blocks on a FIFO until a writer comes, and reads a device whole.
-        if not stat.S_ISDIR(mode):
-            harbor = f"Harbor's read_text() would {'block on it' if stat.S_ISFIFO(mode) else 'read whatever it gives'}"
-    if harbor is not None:
-        unknown = f"{found.problem}: its steps, timeout and every setting are unknown ({harbor}), so nothing is run"
-        return {}, TaskConfig(problems=(unknown,), unknown=unknown)
+    if found.state == "too-big":  # Harbor reads it whole all the same: not read here is no refusal of its
+        return {}, TaskConfig(problems=(f"{found.problem}: not read (Harbor would read it){USES_DEFAULTS}",))
     try:
         if found.data is None:
             raise OSError(found.problem)

@@ -230,8 +230,6 @@ def resolve(path: Path | str | Target) -> Task:
         ran = "a task folder its jobs ran" if target.kind == "jobs" else "the task folder it ran"
         raise DiscoveryError(f"{harbor_place(target.path, root, target.kind)}, not a task: open {ran} instead")
     config = read_task_config(root)
-    if config.unknown is not None:  # no run on defaults that may not be the task's
-        raise DiscoveryError(config.unknown)
     looked_in = [tests_dir]
     verifiers = find_verifiers(tests_dir)
     dataset = _dataset_verifier(root)
