@@ -264,8 +264,6 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     else:
         import tomli as tomllib
     found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
-    if found.state == "too-big":  # Harbor reads it whole all the same: not read here is no refusal of its
-        return {}, TaskConfig(problems=(f"{found.problem}: not read (Harbor would read it){USES_DEFAULTS}",))
     try:
         if found.data is None:
             raise OSError(found.problem)
