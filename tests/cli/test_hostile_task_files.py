@@ -45,8 +45,8 @@ def fifo(path):
 def test_a_fifo_task_toml_is_said_and_the_run_is_not_harbors(task, env, tmp_path):
     fifo(task / "task.toml")
     done = command(env, "run", task, cwd=tmp_path)
-    assert f"task.toml {FIFO_WORDS}" in done.stdout
-    assert done.returncode == 2  # Harbor would not load this task: no verdict to give
+    assert f"task.toml {FIFO_WORDS}: Harbor's read_text() would block on it; not read, so nothing is run" in done.stderr
+    assert done.returncode == 2 and "Harbor would refuse" not in done.stdout + done.stderr  # it would wait on it
 
 
 @pytest.mark.parametrize("name", ["response.json", "task_data.json"])

@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -33,6 +34,7 @@ from tests.helpers.commands import (
     start_watch,
     stop,
 )
+from tests.helpers.harbor import HARBOR_REAL
 from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, make_task, no_python, other_python, write
 
 PY27 = other_python("2.7")
@@ -432,6 +434,62 @@ def test_a_task_toml_not_read_is_not_said_to_run_with_the_defaults_beside_its_re
     assert data["tasks"][0]["notices"] == [], data["tasks"]
     # run goes ahead (and says Harbor would refuse): with the defaults, as its note says
     assert "the run uses the defaults" in run_tool(env, "run", task_dir, "--python", PY).stdout
+
+
+UNREAD = "its settings are unknown, so nothing is run"
+
+
+def test_a_task_toml_past_what_this_tool_reads_is_a_task_that_does_not_run(env, tmp_path):
+    """A task.toml past the 4 MB this tool reads was said refused by Harbor (which reads it whole), then
+    read as the defaults (a padded multi-step task had `no [[steps]]`, 4.8 MB that is not TOML passed its
+    cases). Its settings are unknown: every command says so in one line, exit 2, and runs nothing."""
+    shutil.copytree(HARBOR_REAL / "tasks" / "multi-step", tmp_path / "multi")
+    toml = tmp_path / "multi" / "task.toml"
+    toml.write_text(toml.read_text() + "# padding\n" * 520_000)
+    not_toml = with_case(make_task(tmp_path / "t", toml="version = [\n" + "# padding\n" * 500_000))
+    fifo = with_case(make_task(tmp_path / "f"))
+    (fifo / "task.toml").unlink()
+    os.mkfifo(fifo / "task.toml")
+    for args, why in (
+        (
+            ("run", tmp_path / "multi", "--step", "first"),
+            f"task.toml is 5.0 MB: more than the 4 MB this tool reads: {UNREAD}",
+        ),
+        (("run", not_toml), f"task.toml is 4.8 MB: more than the 4 MB this tool reads: {UNREAD}"),
+        (("test", not_toml), f"task.toml is 4.8 MB: more than the 4 MB this tool reads: {UNREAD}"),
+        (("explain", not_toml), f"task.toml is 4.8 MB: more than the 4 MB this tool reads: {UNREAD}"),
+        (("audit", not_toml), f"task.toml is 4.8 MB: more than the 4 MB this tool reads: {UNREAD}"),
+        (
+            ("run", fifo),
+            "task.toml is a FIFO (a named pipe), not a regular file: Harbor's read_text() would block on "
+            "it; not read, so nothing is run",
+        ),
+    ):
+        done = run_tool(env, *args, "--python", PY, cwd=tmp_path)
+        no_traceback(done)
+        said = done.stdout + done.stderr
+        assert done.returncode == 2 and said.count(why) == 1, (args, said)
+        assert "Harbor would refuse" not in said and "[[steps]]" not in said and "reward" not in said, (args, said)
+        assert "defaults" not in said and "passed" not in said, (args, said)
+
+
+def test_watch_runs_nothing_on_old_settings_once_task_toml_is_past_what_it_reads(env, tmp_path):
+    """watch, task.toml replaced by one past the 4 MB read: it said the settings unknown, kept the task
+    as it was, and ran the next save on the old settings. Nothing runs now until task.toml is read again."""
+    task_dir = with_case(make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 30\n"))
+    proc, reader = start_watch(env, task_dir, "--case", "only", "--python", PY)
+    try:
+        assert "reward written" in reader.next_run()
+        # written whole and moved in, as an editor saves: a half-written file is one the tool reads
+        (tmp_path / "big.toml").write_text("[verifier]\ntimeout_sec = 30\n" + "# padding\n" * 520_000)
+        os.replace(tmp_path / "big.toml", task_dir / "task.toml")
+        lines = [reader.next_run()]
+        (task_dir / "cases" / "only" / "workspace" / "saved.txt").write_text("x")
+        lines.append(reader.next_run())
+    finally:
+        _, err = stop(proc)
+    assert all("reward written" not in line and "could not start" in line for line in lines), lines
+    assert "Harbor would refuse" not in " ".join(lines) + err, lines
 
 
 @pytest.mark.parametrize(

@@ -2329,3 +2329,19 @@ def test_every_json_face_writes_a_recorded_infinity_or_nan_as_json_spells_it(tas
         ({"reward": "Infinity"}, "Infinity"),
         ({"reward": "NaN"}, None),
     ]
+
+
+def test_a_trials_task_toml_past_what_this_tool_reads_is_said_once_and_nothing_of_it_claimed(real, env, tmp_path):
+    """The task's task.toml (`timeout_sec = 30.0`) padded past the 4 MB this tool reads: `run TRIAL`
+    said Harbor would refuse the task (it reads the file whole), then the default timeout of 600 s, or
+    the reason twice. Its settings are unknown: the timeout is not said, no replay is made, the reason once."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    toml.write_text(toml.read_text() + "# padding\n" * 520_000)
+    done = run_tool(env, "run", trial, cwd=tmp_path)
+    no_traceback(done)
+    assert "effective verifier timeout: unknown: task.toml was not read" in done.stdout, done.stdout
+    why = "task.toml is 5.0 MB: more than the 4 MB this tool reads: its settings are unknown, so nothing is run"
+    assert done.stdout.count(why) == 1, done.stdout
+    assert next(line for line in done.stdout.splitlines() if line.startswith("replay ")).endswith(why), done.stdout
+    assert "600" not in done.stdout and "Harbor would refuse" not in done.stdout, done.stdout

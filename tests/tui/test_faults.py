@@ -133,6 +133,22 @@ async def test_a_task_harbor_would_refuse_shows_no_reward_in_the_status_line_or_
     assert not case_line.endswith("1") and not run_line.endswith("1"), (case_line, run_line)
 
 
+async def test_a_task_toml_past_what_the_tool_reads_runs_nothing_and_is_no_refusal_of_harbors(tmp_path):
+    """A task.toml past the 4 MB read (Harbor reads it whole): the screen said Harbor would refuse the
+    task, over a run made on the defaults. No run is made: the panel says why where the verdict would be."""
+    root = make_task(tmp_path / "tasks" / "big", toml='version = "1.0"\n' + "# padding\n" * 500_000)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        said = widget_text(app, "#reward-body") + widget_text(app, "#status")
+    assert result is not None and result.verdict.rewards is None, result
+    assert "task.toml is 4.8 MB: more than the 4 MB this tool reads: its settings are unknown, so nothing is run" in (
+        " ".join(said.split())
+    ), said
+    assert "Harbor would refuse" not in said, said
+
+
 async def test_a_case_of_a_task_harbor_would_refuse_is_failed_whatever_its_reward(tmp_path):
     """A case whose expected.json is the reward the run wrote, of a task
     Harbor would refuse: the cases list showed ✓ and the reward panel "matches

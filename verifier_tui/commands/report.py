@@ -864,10 +864,14 @@ def interpreter_problem(session: Session) -> str | None:
 
 def refused_before_running(session: Session, *checks: Callable[[], str | None]) -> bool:
     """Whether the command stops before anything runs: no verifier (``spec``
-    raises, and the cli says so in one line), an interpreter that cannot run
-    the runner, or the first of ``checks`` to name a problem, said in one line."""
+    raises, and the cli says so in one line), a task.toml not read, an interpreter
+    that cannot run the runner, or the first of ``checks`` to name a problem, said in one line."""
     session.spec()
-    problem = interpreter_problem(session) or next(filter(None, (check() for check in checks)), None)
+    problem = (
+        session.task.config.unread
+        or interpreter_problem(session)
+        or next(filter(None, (check() for check in checks)), None)
+    )
     if problem:
         terminal.error(problem)
     return problem is not None

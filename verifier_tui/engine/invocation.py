@@ -170,8 +170,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map=[],
         notices=list(environment.problems),
         reproduce=reproduce_command(spec),
-        start_error=spec.start_error or interpreter.error,
-        not_staged=spec.start_error is not None,
+        # a task.toml not read: no run on settings that may not be the task's
+        start_error=spec.start_error or config.unread or interpreter.error,
+        not_staged=(spec.start_error or config.unread) is not None,
         environment=environment,
         python=interpreter.executable or spec.python,
         folders=interpreter.folders,

@@ -217,6 +217,8 @@ class TaskCases:
                 self.error = f"no case to test: {where} is not there any more"
             else:
                 self.error = f"no case to test: {task.root} has no cases folder; {MAKE_A_CASE}"
+        elif task.config.unread is not None:  # its settings unknown: no case is run on others
+            self.error = task.config.unread
         elif task.config.refused is not None:
             # Harbor would not load the task, so it would run none of its cases: none is run, nor said to pass
             # (test's rows passed them while JUnit added an error); every report says each case was not run

@@ -143,9 +143,14 @@ def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tupl
         return recorded, "result.json"
     if step.name is None and (locked := trial.lock.text("verifier", "environment_mode")) in ("shared", SEPARATE):
         return locked, "lock.json"
-    if task is not None:
+    if task is not None and task.unread is None:
         return task.verifier_mode(step.name), "task.toml"
-    return None, "unknown (task not found)"
+    return None, f"unknown ({_unknown_why(task)})"
+
+
+def _unknown_why(task: TaskConfig | None) -> str:
+    """Why the task's settings are not known: no task, or a task.toml not read (:attr:`TaskConfig.unread`)."""
+    return "the task was not found" if task is None else "task.toml was not read"
 
 
 def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
@@ -164,10 +169,10 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     # `override or base`: Harbor's `or` lets an override of 0 fall through to the base.
     if override:
         base, base_words = override, f"override_timeout_sec {override:g}"
-    elif task is not None:
+    elif task is not None and task.unread is None:
         base, base_words = _task_timeout(task, step.name)
     else:
-        words = "unknown: the task was not found"
+        words = f"unknown: {_unknown_why(task)}"
         if recorded is not None:
             words += f"; the sandbox reported {duration_text(recorded)}"
         return Timeout(None, words, recorded)

@@ -116,7 +116,7 @@ class TrialSession:
         workspace, case = self.stand_in
         walk = self.walk
         timeout = self.options.timeout if self.options.timeout is not None else walk.facts.timeout.for_replay
-        return plan_replay(
+        plan = plan_replay(
             walk.location,
             walk.workspace,
             walk.env,
@@ -129,6 +129,9 @@ class TrialSession:
             runner=self.options.runner,
             env_words=self.options.env,
         )
+        if plan.skipped is None and walk.task is not None and walk.task.unread is not None:
+            plan.skipped = walk.task.unread  # its settings unknown: no replay on others
+        return plan
 
     def _open_session(self, explaining: bool = False) -> None:
         """A session on the task for this plan (None when there is nothing to

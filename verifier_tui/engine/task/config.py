@@ -37,7 +37,9 @@ replaced by the default (600 s; no limit), the same in every command.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 import sys
 import unicodedata
 from typing import TYPE_CHECKING, TypeGuard, TypeVar
@@ -171,6 +173,9 @@ class TaskConfig:
     problems: tuple[str, ...] = ()
     refused: str | None = None
     """Why Harbor would refuse to load this task at all, in one line (None: it would load it)."""
+    unread: str | None = None
+    """Why task.toml was not read here, where Harbor would read it (past :data:`TOML_LIMIT`, a FIFO, a
+    device), in one line: its settings are unknown, so no run is made (None: it was read)."""
     verifier: VerifierSettings = field(default_factory=VerifierSettings)
     environment_env: dict[str, str] = field(default_factory=dict)
     steps: tuple[StepSettings, ...] = ()
@@ -264,6 +269,9 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     else:
         import tomli as tomllib
     found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
+    unread = _unread(path, found)
+    if unread is not None:
+        return {}, TaskConfig(unread=f"{found.problem}: {unread}, so nothing is run")
     try:
         if found.data is None:
             raise OSError(found.problem)
@@ -274,6 +282,25 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         refused = _raised_by_harbor(_one_line(f"{TOML_UNREAD} ({exc})"), type(exc).__name__)
         # The note says the refusal, as a value of the wrong type's does: explain has no verdict to say it.
         return {}, TaskConfig(problems=(f"{refused_words(refused)}{USES_DEFAULTS}",), refused=refused)
+
+
+def _unread(path: Path, found: untrusted.Read) -> str | None:
+    """Why ``found`` is no task.toml Harbor would refuse but one this tool does not read (None: it
+    was read, or one Harbor's read_text() raises on too)."""
+    # Harbor 0.26's Task reads it whole, however big, with no check of its kind: config_path.read_text()
+    if found.state == "too-big":
+        return "its settings are unknown"
+    if found.state != "not-a-file":
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):  # never opened here: read_text() waits on it until a writer comes
+        return "Harbor's read_text() would block on it; not read"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "Harbor's read_text() would read whatever it gives; not read"
+    return None  # a folder, a socket: read_text() raises, so Harbor refuses it (below)
 
 
 def refused_for(config: TaskConfig, why: str, exception: str) -> TaskConfig:

@@ -92,6 +92,8 @@ def steps_notices(
     ``kept``: the verifier the user named under ``steps/``, which still runs;
     ``runs``: what runs ``tests/`` (audit runs probes, not one run)."""
     names = ", ".join(s.name for s in config.steps)
+    if config.unread is not None:  # no run is made: its own line says why, the steps are not known
+        return []
     if dropped is not None:
         # a task.toml that is not TOML may still list the step: its steps cannot be read, as no_steps says
         gone = (
@@ -161,6 +163,8 @@ def no_steps(task: Task) -> str:
     line: a task Harbor refuses to load says so first (a task.toml that is not
     TOML, whose steps cannot be read, is not verified "as one" either)."""
     config = task.config
+    if config.unread is not None:
+        return config.unread
     if toml_unread(config):
         return f"{refused_words(config.refused or '')}; its steps cannot be read"
     if config.refused:  # Harbor verifies it not at all
