@@ -302,7 +302,8 @@ class Mirror:
             why = None
             if not os.path.exists(src):  # to nothing, or a loop: nothing is there to keep, inside or out
                 why = not_there_words(src, rel)
-                why += self.on_a_loop if why.endswith(LOOP) else ""
+                if why.endswith(LOOP) and not any(note.endswith(self.on_a_loop) for note in self.notes):
+                    why += self.on_a_loop  # what a loop means for this folder: once a sync, each link still named
             elif not kept_in_copy(src, self.source):
                 why = f"it links outside its folder, {self.source.name} ({target})"
             if why is not None:
