@@ -7,13 +7,12 @@ from tests.helpers.tasks import make_task
 from verifier_tui.engine.task.discovery import read_task_config
 
 
-def test_a_link_loop_in_tests_is_no_refusal(tmp_path):
-    """tests/a → tests/a: Path.resolve raises RuntimeError on Python 3.12 and not on 3.13, so
-    whether Harbor loads the task depends on its Python (a genuine trial of such a task was
-    scored): not said as a refusal; the run's staging leaves the loop out and says both."""
+def test_a_link_loop_in_tests_is_refused(tmp_path):
+    """tests/a → tests/a: Path.resolve raises RuntimeError on Harbor's Python 3.12."""
     task = make_task(tmp_path / "t")
     (task / "tests" / "a").symlink_to(task / "tests" / "a")
-    assert read_task_config(task).refused is None
+    refused = read_task_config(task).refused or ""
+    assert "tests/a is a link loop" in refused and "RuntimeError" in refused, refused
 
 
 def test_a_link_to_nothing_outside_the_task_is_refused(tmp_path):

@@ -80,7 +80,7 @@ def _tree_refused(top: Path, task_root: Path, file_filter: TaskFileFilter) -> tu
         here = _Route(candidate, route)
         if why is not None:
             if not here.excluded(file_filter.excludes):
-                return why, INVALID
+                return why, "RuntimeError" if real is None else INVALID
             continue
         folders += is_dir
         if not is_dir or real is None or folders > _MOST_FOLDERS:
@@ -131,17 +131,15 @@ class _Route:
 
 
 def _real(candidate: Path, task_root: Path, parent: Path | None) -> tuple[Path | None, str | None]:
-    """Where ``candidate`` really is (None: nowhere, a loop of links), and why Harbor refuses it
-    if it does: it leads out of the task. A loop is no refusal here: ``Path.resolve`` raises on
-    it on Python 3.12 (Harbor's oldest) and not on 3.13, so whether Harbor loads the task depends
-    on the Python it runs on; the run's staging leaves the loop out and says both."""
+    """Where ``candidate`` really is, and why Harbor refuses it if it does: it leads out of the
+    task, or is a link loop (``Path.resolve`` raises RuntimeError on Python 3.12, Harbor's oldest)."""
     if parent is not None and not candidate.is_symlink():
         return parent / candidate.name, None
     try:
         real = Path(os.path.realpath(candidate, strict=True))
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return None, None
+            return None, f"{candidate.relative_to(task_root).as_posix()} is a link loop (Symlink loop)"
         real = Path(os.path.realpath(candidate))  # a link to nothing is checked where it points
     away = outside(candidate, task_root) if not real.is_relative_to(task_root) else None
     return real, None if away is None else f"{away} (Input paths must stay within the task)"
