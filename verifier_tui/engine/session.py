@@ -43,7 +43,6 @@ from verifier_tui.engine.task.discovery import (
     Task,
     choose_verifier,
     load_case_dir,
-    read_task_config,
     resolve,
     verifier_notices,
 )
@@ -889,8 +888,6 @@ class Session:
         targets += [
             WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._instructions()
         ]
-        # nor solution/, but a link in it that leads out of the task, or loops, makes Harbor refuse the task
-        targets += [WatchTarget(d, "solution", folder=True) for d in self._solution()]
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
             # its rows, which t offers and whose problems are said, whether or not a run reads one
@@ -951,10 +948,6 @@ class Session:
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
 
-    def _solution(self) -> list[Path]:
-        """The task's solution/ folder, whether or not it exists now (none without a task.toml)."""
-        return [self.task.root / "solution"] if (self.task.root / "task.toml").is_file() else []
-
     def _instructions(self) -> list[Path]:
         """The instruction.md of each step, or the task's (none without a task.toml, which Harbor's refusals need)."""
         if not (self.task.root / "task.toml").is_file():
@@ -994,23 +987,17 @@ class Session:
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
-        instruction.md made or removed, or a link in solution/. Harbor asks only that they exist
-        (``Task._validate_tests``): a save of the instruction's text changes nothing."""
+        instruction.md made or removed. Harbor asks only that they exist (``Task._validate_tests``):
+        a save of the instruction's text changes nothing."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
-        if touched and self._steps_layout() != self._steps_read:
-            return True
-        # a link in solution/ (read by no run) made or removed: only a change of Harbor's refusal counts
-        solution = [(d, True) for d in self._solution()]
-        changed = any(_under(p, d, whole) for p in paths for d, whole in solution)
-        return changed and read_task_config(self.task.root).refused != self.task.config.refused
+        return touched and self._steps_layout() != self._steps_read
 
     def read_by_no_run(self, paths: Any) -> bool:
-        """Whether every one of ``paths`` is an instruction.md or lies in solution/: watched only
-        for whether Harbor loads the task (:meth:`_changes_steps`), read by no run."""
+        """Whether every one of ``paths`` is an instruction.md: watched only for whether Harbor
+        loads the task (:meth:`_changes_steps`), read by no run."""
         instructions = set(self._instructions())
-        solution = self._solution()
-        return all(p in instructions or any(_under(p, d, True) for d in solution) for p in paths)
+        return all(p in instructions for p in paths)
 
     def _steps_layout(self) -> tuple[tuple[bool, bool], ...]:
         """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks."""

@@ -40,14 +40,11 @@ class TaskFileFilter:
     def _in_scope(self, relative: str) -> bool:
         return _IGNORE_SCOPES.ignores(relative)
 
-    def reads_rules(self, folder: Path) -> bool:
-        """Whether Harbor reads the ``.harborignore`` of ``folder`` (a path in the task)."""
-        return self._in_scope(folder.relative_to(self.task_dir).as_posix() + "/")
-
     def _rules_of(self, folder: Path) -> IgnoreRules | None:
         if folder not in self._rules:
+            rel = folder.relative_to(self.task_dir).as_posix()
             rules = None
-            if self.reads_rules(folder):
+            if self._in_scope(rel + "/"):
                 rules = IgnoreRules(ignore_lines(folder / HARBORIGNORE), git_flavour=True)
             self._rules[folder] = rules
         return self._rules[folder]
