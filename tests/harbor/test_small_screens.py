@@ -273,13 +273,9 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
 
 
-#: The job screens' keys line, under the summary.
-KEYS = "#job-keys"
-
-
-def header_lines(app, selector: str = "#job-header") -> list[str]:
-    """The summary's lines (or the keys line's) as drawn, wrapped to the terminal (what the summary's cap cuts too)."""
-    header = app.screen.query_one(selector)
+def header_lines(app) -> list[str]:
+    """The summary's lines as drawn, wrapped to the terminal (the part the summary's cap cuts too)."""
+    header = app.screen.query_one("#job-header")
     return [header.render_line(y).text for y in range(header.size.height)]
 
 
@@ -294,10 +290,10 @@ async def test_at_80x24_the_keys_under_two_jobs_compared_wrap_between_keys(real)
     app = job_app(real / "jobs")
     async with app.run_test(size=SMALL) as pilot:
         await compared(app, pilot, "multi-step", "separate-mode")
-        whole_on_one_line(["f differences", "t task", "s sort", "esc jobs", "? keys"], header_lines(app, KEYS))
+        whole_on_one_line(["f differences", "t task", "s sort", "esc jobs", "? keys"], header_lines(app))
         await pilot.press("f", "s")  # longer words before the keys
         await pilot.pause()
-        whole_on_one_line(["showing tasks that differ", "f differences", "esc jobs", "? keys"], header_lines(app, KEYS))
+        whole_on_one_line(["showing tasks that differ", "f differences", "esc jobs", "? keys"], header_lines(app))
 
 
 async def test_at_80x24_the_keys_under_a_jobs_overview_wrap_between_keys(real, tmp_path):
@@ -308,7 +304,7 @@ async def test_at_80x24_the_keys_under_a_jobs_overview_wrap_between_keys(real, t
         for keys in ((), ("f",), ("s",), ("s",), ("t",)):  # each filter and sort changes the words before them
             await pilot.press(*keys)
             await pilot.pause()
-            whole_on_one_line(hints, header_lines(app, KEYS))
+            whole_on_one_line(hints, header_lines(app))
 
 
 async def test_at_80x24_the_keys_over_two_marked_jobs_wrap_between_keys(runs, task):
@@ -383,37 +379,3 @@ async def test_below_80_columns_each_job_screens_footer_shows_every_key_it_offer
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
         await read_all(app)
         await footer_shows_all("q quit", "esc jobs")
-
-
-@pytest.mark.parametrize("width", [60, 70])
-async def test_below_80_columns_a_cut_summary_leaves_the_filter_and_sort_keys_named(real, tmp_path, width):
-    """Below 80 columns the footer left out the filters and s for the keys line above the tables, then the
-    summary's last; with several agents the summary was cut (at most 35% of the height) and that line out of
-    sight: the footer of a busy job said "tab tasks q quit esc jobs", its filters and sort named nowhere."""
-    from verifier_tui.tui.screens.compare import CompareScreen
-
-    many_agents_job(real, tmp_path / "jobs" / "a")
-    many_agents_job(real, tmp_path / "jobs" / "b")
-    app = job_app(tmp_path / "jobs")
-
-    async def named(*wanted: str) -> None:
-        await read_all(app)
-        await until(
-            pilot,
-            lambda: (
-                app.screen.query_one("#job-summary").max_scroll_y > 0
-                and all(word in screen_text(app) for word in wanted)
-            ),
-            f"{wanted} named on screen, the summary cut",
-            screen_text,
-        )
-
-    async with app.run_test(size=(width, 24)) as pilot:
-        await read_all(app)
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "a's overview")
-        await named("f failures", "x exception", "t task", "s sort", "esc jobs")
-        await pilot.press("escape")
-        await pilot.press("space", "down", "space", "c")
-        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
-        await named("f differences", "t task", "s sort", "esc jobs")

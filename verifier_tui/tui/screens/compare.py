@@ -208,10 +208,10 @@ class CompareScreen(TasksScreen):
             # the flips shown, counted: an empty flips table under t reads as a comparison not read yet too
             n = sum(len(t.flips) for t in self._rows(comparison) if t.task == self.task_filter)
             what += f": {n} trial{'s' * (n != 1)} flipped" if n else ": no trial flipped"
-        self.query_one("#job-header", Flowing).flow(*lines)
-        self.query_one("#job-keys", Flowing).flow(
+        lines.append(
             self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
         )
+        self.query_one("#job-header", Flowing).flow(*lines)
 
     # -- keys ------------------------------------------------------------
 

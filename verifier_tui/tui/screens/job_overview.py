@@ -115,8 +115,6 @@ class TasksScreen(FolderScreen):
         # the tables; what it cuts, tab then reaches and the arrows scroll.
         with VerticalScroll(id="job-summary"):
             yield Flowing(id="job-header")
-        # Below the cap: the footer leaves out narrow what this line names, and a cut summary hid it.
-        yield Flowing(id="job-keys")
         tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
@@ -463,11 +461,11 @@ class JobOverviewScreen(TasksScreen):
         for note in folder_notes(overview.notes, where=ALL_NOTES):
             lines += [(self.fmt.text(note), "$warning"), "\n"]
         keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
+        lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
-            lines.append((why, "$error"))
+            lines.append((f"\n{why}", "$error"))
         self.query_one("#job-header", Flowing).flow(*lines)
-        self.query_one("#job-keys", Flowing).flow(self._keys_line(self._filter_words(), keys))
 
     def _filter_words(self) -> str:
         shown = []

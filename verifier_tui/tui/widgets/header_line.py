@@ -63,8 +63,7 @@ class Flowing(Static):
         if len(shown) == 1:
             redraw.update(self, shown[0])
         elif shown:  # joined, the pieces of one style drawn as one, as they were before they flowed
-            # a last line's break would draw an empty line under it (the job screens' keys line is below)
-            redraw.update(self, content(*shown).simplify().rstrip("\n"))
+            redraw.update(self, content(*shown).simplify())
 
 
 class HeaderLine(Flowing):
