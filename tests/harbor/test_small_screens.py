@@ -3,7 +3,6 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
-import pytest
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
@@ -11,7 +10,7 @@ from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
-from tests.tui.app_under_test import footer_promises, screen_text
+from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
@@ -340,42 +339,3 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         await until(
             pilot, lambda: (summary.region.width, summary.region.height) == (160, wide), "its lines back", screen_text
         )
-
-
-@pytest.mark.parametrize("width", [60, 70])
-async def test_below_80_columns_each_job_screens_footer_shows_every_key_it_offers(real, tmp_path, width):
-    """At 60 and 70 columns a running job's overview cut its footer after "r read again q", and two jobs
-    compared after "? help q" (60) or "q quit esc" (70): esc, the way back, unseen. Below 80 columns the
-    keys that the line above the tables names (the filters, s) leave the footer to the ones it does not."""
-    from verifier_tui.tui.screens.compare import CompareScreen
-    from verifier_tui.tui.screens.jobs import JobsScreen
-
-    running = copy_job_files(real, tmp_path / "jobs" / "running")
-    (running / "result.json").unlink()
-    copy_trial(real, running, "hello-file__pass001")
-    copy_trial(real, copy_job_files(real, tmp_path / "jobs" / "done"), "hello-file__pass002")
-    app = job_app(tmp_path / "jobs")
-
-    async def footer_shows_all(*wanted: str) -> None:
-        promised = footer_promises(app.screen)
-        assert all(word in promised for word in wanted), promised
-        await until(
-            pilot,
-            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
-            f"the footer shows {promised}",
-            lambda app: screen_text(app).splitlines()[-1],
-        )
-
-    async with app.run_test(size=(width, 24)) as pilot:
-        await read_all(app)
-        await footer_shows_all("q quit")
-        await pilot.press("enter")  # running, the first by name
-        await read_all(app)
-        assert isinstance(app.screen, JobOverviewScreen)
-        await footer_shows_all("r read again", "q quit", "esc jobs")
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
-        await pilot.press("space", "down", "space", "c")
-        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
-        await read_all(app)
-        await footer_shows_all("q quit", "esc jobs")

@@ -23,7 +23,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell, named_above
+from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name
@@ -39,23 +39,9 @@ class CompareScreen(TasksScreen):
     TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
     TRIAL_WORD = "flipped trial"
     BINDINGS = [
-        *named_above(
-            key(
-                "f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"
-            )
-        ),
-        *named_above(
-            key(
-                "t",
-                "task",
-                "task",
-                "Filter by task",
-                "Only the flipped trials of the task under the cursor (again: all)",
-            )
-        ),
-        *named_above(
-            key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first")
-        ),
+        key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
+        key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
+        key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back to the jobs", "the list of jobs the two were marked in"),

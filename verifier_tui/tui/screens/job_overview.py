@@ -37,7 +37,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT, footer_when_wide, key
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -172,7 +172,7 @@ class TasksScreen(FolderScreen):
         """tab goes round the trials, the tasks and the summary when it is
         cut, offering the next one (the trials when no table is focused)."""
         if action != "focus_table":
-            return super().check_action(action, parameters)  # a key's twin in the footer, when wide
+            return True
         focused = self.focused
         if focused is self.query_one("#job-trials"):
             following = "job-tasks"
@@ -211,59 +211,35 @@ class TasksScreen(FolderScreen):
 FILTERS = Binding.Group("filter")
 
 
-#: The job screens' own size is 80x24: narrower, their footers leave out the keys the line above the tables
-#: names (the filters, s), so that the ones it does not (tab, r, q, esc: the way back) stay whole at 60 columns.
-WIDE = 80
-
-
-def named_above(binding: Binding) -> list[Binding]:
-    """``binding`` in the footer while the screen is :data:`WIDE`; the line above the tables names it always."""
-    return footer_when_wide(replace(binding, show=False), WIDE)
-
-
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
     READ_GROUP = "job-read"
     BINDINGS = [
-        *named_above(
-            key(
-                "f",
-                "failures",
-                "failures",
-                "Failures only",
-                "Show only the trials that did not pass (again: all)",
-                group=FILTERS,
-            )
+        key(
+            "f",
+            "failures",
+            "failures",
+            "Failures only",
+            "Show only the trials that did not pass (again: all)",
+            group=FILTERS,
         ),
-        *named_above(
-            key(
-                "x",
-                "next_exception",
-                "exception",
-                "Filter by exception type",
-                "Each press shows the trials of the next exception type Harbor recorded, then all again",
-                group=FILTERS,
-            )
+        key(
+            "x",
+            "next_exception",
+            "exception",
+            "Filter by exception type",
+            "Each press shows the trials of the next exception type Harbor recorded, then all again",
+            group=FILTERS,
         ),
-        *named_above(
-            key(
-                "t",
-                "task",
-                "task",
-                "Filter by task",
-                "Only the trials of the task under the cursor in the tasks table (again: every task)",
-                group=FILTERS,
-            )
+        key(
+            "t",
+            "task",
+            "task",
+            "Filter by task",
+            "Only the trials of the task under the cursor in the tasks table (again: every task)",
+            group=FILTERS,
         ),
-        *named_above(
-            key(
-                "s",
-                "sort",
-                "sort",
-                "Sort the trials",
-                "By name, how they ended, reward, duration (longest first), task",
-            )
-        ),
+        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
         # Offered once a job Harbor has not ended is read: what it shows is
         # its folders as they were then, and Harbor may be writing them still.
         key(
