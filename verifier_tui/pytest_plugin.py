@@ -714,15 +714,20 @@ class VerifierCases:
             signal.signal(signum, before)
 
 
-def _job_notes(group: Any) -> list[str]:
+def _job_notes(group: Any, trial: Any = None) -> list[str]:
     """What of a job's folder is no trial (a stray folder, a link), each on its line, as ``verifier-tui
     test JOB`` says it under its table: none for a job with no trial to replay (its error says them
-    already) or a trial given alone."""
+    already) or a trial given alone. Of a folder of jobs, for ``trial``: its own job's and the folder's."""
     from verifier_tui.words.text import one_line
 
     if group.error is not None:
         return []
-    return [one_line(note) for note in getattr(getattr(group, "found", None), "problems", ())]
+    found = getattr(group, "found", None)
+    notes, of_jobs = getattr(found, "problems", ()), getattr(found, "problems_of", {})
+    if trial is not None:
+        others = {line for job, lines in of_jobs.items() if job != trial.path.parent.name for line in lines}
+        notes = [note for note in notes if note not in others]
+    return [one_line(note) for note in notes]
 
 
 def _found(one: str, ids: list[str]) -> bool:
@@ -989,7 +994,7 @@ class VerifierCase(pytest.Item):
 
         group = self.group
         if group.session is None:
-            for note in _job_notes(group):
+            for note in _job_notes(group, getattr(self.case, "trial", None)):
                 warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(group.folder)), 0)
             return
         from verifier_tui.commands.report import task_notes

@@ -1802,3 +1802,17 @@ def test_a_jobs_note_made_an_error_fails_the_trial_in_a_jobs_words(pytester, tmp
             "FAILED jobs/j::demo__aaaaaaa - the trial passed, but its job's *",
         ]
     )
+
+
+def test_a_jobs_note_made_an_error_fails_its_own_jobs_trials_only(pytester, tmp_path):
+    """Under ``-W error`` a folder of jobs, one holding a stray folder, failed every job's passing trials on
+    that job's note: a clean job's trial was blamed for another job's folder. The folder's own notes (a
+    stray folder beside the jobs) stay every trial's."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    for name in ("a", "b"):
+        job = pytester.path / "jobs" / name
+        sandbox_trial(job, demo, tmp_path / name, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    (pytester.path / "jobs" / "a" / "notes").mkdir()
+    done = run(pytester, "--verifier-cases", "jobs", "-W", "error")
+    done.assert_outcomes(failed=1, passed=1)
+    done.stdout.fnmatch_lines(["FAILED jobs/a::demo__aaaaaaa - the trial passed, but its job's *"])

@@ -269,6 +269,8 @@ class Job:
     left_out: dict[str, str] = field(default_factory=dict)
     """Each folder of the job that is no trial, by the name ``--trial`` takes
     (``job/folder`` in a jobs folder): its line among ``problems``."""
+    problems_of: dict[str, list[str]] = field(default_factory=dict)
+    """A folder of jobs: each job's lines among ``problems``, by the job's name (the rest are the folder's own)."""
 
     @property
     def what(self) -> str:
@@ -749,6 +751,7 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     trials: list[Trial] = []
     problems: list[str] = []
     left_out: dict[str, str] = {}
+    problems_of: dict[str, list[str]] = {}
     jobs = job_paths(folder, problems)
     for job_path in jobs:
         try:
@@ -757,7 +760,8 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
             problems.append(str(exc))
             continue
         trials += job.trials
-        problems += [f"{job.name}: {problem}" for problem in job.problems]
+        problems_of[job.name] = [f"{job.name}: {problem}" for problem in job.problems]
+        problems += problems_of[job.name]
         left_out |= {f"{job.name}/{name}": f"{job.name}: {why}" for name, why in job.left_out.items()}
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")
     return Job(
@@ -770,4 +774,5 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
         problems=problems or ([] if trials else ["no job folders here (each holds job.log)"]),
         jobs=jobs,
         left_out=left_out,
+        problems_of=problems_of,
     )
