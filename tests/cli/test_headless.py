@@ -922,9 +922,7 @@ def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
         verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
         time.sleep(2)  # the stuck run well under way
         verifier.write_text("def verify(workspace):\n    return 0.5\n")
-        said = [reader.next(10)]
-        while not said[-1].startswith("#"):
-            said.append(reader.next(10))
+        said = reader.through_next_run()
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
@@ -948,9 +946,7 @@ def test_watch_says_the_run_cut_short_on_one_line_whatever_its_files_are_named(e
         (task_dir / "cases" / "only" / "workspace" / "a\x1b[31mRED\nb").write_text("x")
         time.sleep(2)  # its run stuck, well under way
         (task_dir / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
-        said = [reader.next(10)]
-        while not said[-1].startswith("#"):
-            said.append(reader.next(10))
+        said = reader.through_next_run()
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
@@ -993,15 +989,11 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
         assert reader.next_run().startswith("#1 ")
         for n, text in enumerate(("x", "0", None)):  # run #2 stuck, #3 cuts it and is stuck, #4 cuts it and returns
             save(text, first=n == 0)
-        said = [reader.next(10)]
-        while not said[-1].startswith("#"):
-            said.append(reader.next(10))
+        said = reader.through_next_run()
         said.append(reader.next(10))
         for n, text in enumerate(("x", "1", "2", None)):  # a stream: #5 stuck, #6 and #7 cut, then #8
             save(text, first=n == 0)
-        said.append(reader.next(10))
-        while not said[-1].startswith("#"):
-            said.append(reader.next(10))
+        said += reader.through_next_run()
         said.append(reader.next(10))
     finally:
         code, stderr = stop(proc)
@@ -1101,6 +1093,13 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
+def _stuck_case_task(path: Path) -> Path:
+    """A task whose one case, expected to exit 0, runs a verifier stuck once it says it started."""
+    task = make_task(path, STUCK_ONCE_STARTED, cases={"only": {}})
+    (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    return task
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, tmp_path, sig):
     """Ctrl+C (or a CI job's timeout) while ``test --junit out.xml`` runs: no report was written, so the
@@ -1108,12 +1107,7 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     that the run was stopped before every case ran; a file any reader takes."""
     folder = tmp_path / "tasks"
     copy_example("hello-file", folder / "hello-file")
-    slow = make_task(
-        folder / "slow",
-        STUCK_ONCE_STARTED,
-        cases={"only": {}},
-    )
-    (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    _stuck_case_task(folder / "slow")
     report = an_old_green_report(tmp_path / "out.xml")
     scratch = env["TMPDIR"]
     # One at a time, tasks by name: the slow case starts once the four fast ones have ended (no guess at how long).
@@ -1152,12 +1146,7 @@ def test_a_second_ctrl_c_as_the_stopped_report_is_written_still_writes_it(env, t
     """Ctrl+C pressed twice, the second as ``test --junit out.xml`` writes the stopped run's report: the
     stopped line was printed but the report was not written, the last run's (all green) left for CI to
     show as this one's. The second Ctrl+C is ignored until the report is written, as SIGTERM's is."""
-    slow = make_task(
-        tmp_path / "slow",
-        STUCK_ONCE_STARTED,
-        cases={"only": {}},
-    )
-    (slow / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    slow = _stuck_case_task(tmp_path / "slow")
     report = an_old_green_report(tmp_path / "out.xml")
     scratch = env["TMPDIR"]
     proc = subprocess.Popen(

@@ -1022,9 +1022,7 @@ def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs
         verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
         time.sleep(2)  # the stuck replay well under way
         verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
-        said = [reader.next(15)]
-        while not said[-1].startswith("#"):
-            said.append(reader.next(15))
+        said = reader.through_next_run()
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr

@@ -267,11 +267,15 @@ class LineReader:
         return line
 
     def next_run(self, within_s: float = 30.0, prefix: str = "#") -> str:
+        return self.through_next_run(within_s, prefix)[-1]
+
+    def through_next_run(self, within_s: float = 30.0, prefix: str = "#") -> list[str]:
+        """Every line up to the next run's line, that one last (what was said before it, a run cut short)."""
         deadline = time.monotonic() + within_s
-        while True:
-            line = self.next(max(0.1, deadline - time.monotonic()))
-            if line.startswith(prefix):
-                return line
+        said = [self.next(within_s)]
+        while not said[-1].startswith(prefix):
+            said.append(self.next(max(0.1, deadline - time.monotonic())))
+        return said
 
 
 def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]:
