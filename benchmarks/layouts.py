@@ -26,11 +26,15 @@ SMALL_FILES = 5
 def small_task(
     parent: Path, name: str = "small", verifier: str = TRIVIAL_VERIFIER, cases: int = 1, expected: bool = False
 ) -> Path:
-    """A task folder: tests/verifier.py, task.toml, and ``cases`` cases whose
-    workspace holds a few small files (with expected.json when asked)."""
+    """A task folder Harbor would load (instruction.md, task.toml, the shim's
+    tests/test.sh beside tests/verifier.py), and ``cases`` cases whose
+    workspace holds a few small files (with expected.json when asked). A task
+    Harbor refuses would time the tool's refusal path and its exit 2."""
     task = parent / name
     (task / "tests").mkdir(parents=True)
     (task / "tests" / "verifier.py").write_text(verifier, encoding="utf-8")
+    shutil.copy2(RUNNER.parent / "test.sh", task / "tests" / "test.sh")
+    (task / "instruction.md").write_text("Write the files the verifier reads.\n", encoding="utf-8")
     (task / "task.toml").write_text("[verifier]\ntimeout_sec = 60.0\n", encoding="utf-8")
     for index in range(cases):
         case = task / "cases" / (f"c{index:03d}" if cases > 1 else "only")
@@ -124,9 +128,11 @@ def wrote_reward(bare: Bare, expected: str = "1.0"):
 
 
 def run_document(expected_reward: float = 1.0):
-    """A ``timed_run`` check for ``run --json``: the document says the reward."""
+    """A ``timed_run`` check for ``run --json``: exit 0, and the document says the reward."""
 
     def check(done: subprocess.CompletedProcess) -> str | None:
+        if done.returncode != 0:
+            return f"exit {done.returncode}: {done.stdout.decode(errors='replace')[-300:]}"
         try:
             data = json.loads(done.stdout)
         except ValueError:
