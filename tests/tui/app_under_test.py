@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 from textual.notifications import Notify
 from textual.widget import Widget
-from textual.widgets import Log
+from textual.widgets import Log, OptionList
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
@@ -140,6 +140,12 @@ def widget_text(app: VerifierApp, selector: str) -> str:
     if isinstance(widget, Log):
         return "\n".join(widget.lines)
     return rendered_text(widget)
+
+
+def history_text(app: VerifierApp) -> str:
+    """The run history as it reads, newest row first, each row's lines as shown."""
+    rows = app.main.query_one("#history", OptionList)
+    return "\n".join(str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count))
 
 
 def rendered_text(widget: Widget) -> str:

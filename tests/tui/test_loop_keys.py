@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.helpers.tasks import Gate, make_task
 from tests.tui.app_under_test import (
     SIZE,
+    history_text,
     make_app,
     report_change,
     screen_text,
@@ -553,11 +554,34 @@ async def test_b_run_again_for_a_save_says_the_pair_it_set_aside_cut_short(tmp_p
         gate.go.touch()
         await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
         await pilot.pause()
-        rows = app.main.query_one("#history", OptionList)
-        history = "\n".join(str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count))
+        history = history_text(app)
     said = f"#{before + 1}-#{before + 2} cut short"
     assert said in history, history
     assert history.index(f"#{before + 4} ") < history.index(f"#{before + 3} ") < history.index(said), history
+
+
+async def test_b_pressed_again_while_b_runs_says_the_run_it_cut_short(tmp_path, monkeypatch):
+    """b pressed while b ran ended the first b's runs, and the run it had numbered reached no row: the
+    history went from the run before to the second b's two, a number skipped unsaid. And the first b,
+    ending, let runs go again while the second ran: r pressed then ran between the second b's two."""
+    gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "again", 0.25)
+    app = make_app(root, case="c")
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.first_run_and_watcher()
+        before = app.session.sequence
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        await pilot.press("b")
+        await wait_for(lambda: app.session.sequence > before + 1, "the second b's first run numbered")
+        await pilot.press("r")
+        gate.go.touch()
+        ran = (f"#{before + 4} ", "after r key")
+        await wait_for(lambda: all(row in history_text(app) for row in ran), "r's run and b's in the history")
+        history = history_text(app)
+    # newest first: r's run, then the second b's two, the first of which says the run the first b had
+    assert history.index(f"#{before + 4} ") < history.index("after r key") < history.index(f"#{before + 3} "), history
+    assert f"#{before + 1} cut short" in history, history
 
 
 async def test_b_refused_leaves_the_stale_verdict_to_run_when_live_reload_is_on_again(tmp_path, monkeypatch):

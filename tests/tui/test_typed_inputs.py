@@ -8,7 +8,7 @@ import json
 
 from textual.widgets import Input, OptionList, TextArea
 
-from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for
+from tests.tui.app_under_test import SIZE, history_text, make_app, screen_text, wait_for
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.picker import PickerScreen
@@ -401,7 +401,6 @@ async def test_a_run_the_response_editor_cut_short_is_said_in_the_history(tmp_pa
         assert app.finished[-1].verdict.rewards == {"reward": 1.0}
         await pilot.press("escape")
         await pilot.pause()
-        rows = app.main.query_one("#history", OptionList)
-        history = "\n".join(str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count))
+        history = history_text(app)
         assert f"#{cut} cut short" in history, history
         assert history.index(f"#{cut + 1} ") < history.index(f"#{cut} cut short"), history

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.discovery import no_verifier_message
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.engine.watch.live import LiveRuns
+
+T = TypeVar("T")
 
 
 class RunController(Controller):
@@ -110,18 +112,25 @@ class RunController(Controller):
             if primary:
                 self._post(ExplainReady(run_id, explain))
 
-        before = self.session.sequence
         try:
-            result = await self.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
-        except asyncio.CancelledError:
-            # Superseded: a run that had its number is said cut short on the next run's row, as watch says
-            # `run #N cut short`, or the history's numbers skip it unsaid (one cut before it started has none).
-            if self.session.sequence > before:
-                self.cut_short(self.session.sequence)
-            raise
+            result = await self.counted(
+                self.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
+            )
         finally:
             self.running_case = None
         return run_id, result
+
+    async def counted(self, runs: Awaitable[T]) -> T:
+        """``runs`` awaited; cancelled (superseded, b pressed again), the runs of it that had their numbers
+        are said cut short on the next run's row, as watch says `run #N cut short`, or the history's
+        numbers skip them unsaid (one cut before it started has none). Nothing else numbers a run
+        meanwhile: the scheduler runs one at a time, and b pauses it and runs alone."""
+        before = self.session.sequence
+        try:
+            return await runs
+        except asyncio.CancelledError:
+            self.cut_short(*range(before + 1, self.session.sequence + 1))
+            raise
 
     def cut_short(self, *numbers: int) -> None:
         """Runs that had their numbers and get no row of their own: the next run's row says them."""

@@ -19,6 +19,7 @@ remains here is what each key does.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -263,6 +264,7 @@ class MainScreen(SizedScreen):
         self.fmt = fmt
         """Paths, durations and verifier text as shown (deterministic for snapshots)."""
         self.controller = RunController(session, self, live_reload=watch, poll=poll)
+        self._b_turn = asyncio.Lock()
         self.latest: RunResult | None = None
         """The newest finished run of the current choices."""
         self.explain: Explanation | None = None
@@ -773,6 +775,12 @@ class MainScreen(SizedScreen):
         """The current choices with the response and without: both
         runs go to the history, the verdict area shows the one of the current
         mode under a line saying how each mode went."""
+        # A b pressed again ends this one's runs (one b at a time) and waits for it to end: the runs it
+        # cut have their numbers alone, and it pauses saves only once the b it ended has resumed them.
+        async with self._b_turn:
+            await self._run_both_modes()
+
+    async def _run_both_modes(self) -> None:
         from verifier_tui.engine.both_modes import arun_both_modes
 
         session, controller = self.session, self.controller
@@ -790,7 +798,7 @@ class MainScreen(SizedScreen):
             status.set_running(session.case.name if session.case else None, "both modes")
             stale, saves = live.stale, live.saves_held
             live.reading_now()  # they read the files as they are now, as a run of the scheduler's does
-            both = await arun_both_modes(session, last=session.mode)
+            both = await controller.counted(arun_both_modes(session, last=session.mode))
             # A save while they ran (held, or, live reload off, marking the verdict stale) may have
             # come between the two runs, which then compared two states of the files as two modes
             # ("scores otherwise in each"): both run again over the files as saved. Bounded: a run
@@ -806,7 +814,7 @@ class MainScreen(SizedScreen):
                 live.reading_now()
                 # The pair set aside had their numbers: said cut short on the next row, as a superseded run is.
                 controller.cut_short(*(result.sequence for result in both.ran))
-                both = await arun_both_modes(session, last=session.mode)
+                both = await controller.counted(arun_both_modes(session, last=session.mode))
         except REFUSED as exc:
             if live.stale is None:
                 live.stale = stale  # nothing ran over what made it stale
