@@ -92,6 +92,20 @@ def make_app(path: Path | str, *, watch: bool = True, deterministic: bool = True
     return AppUnderTest(Session(path, Options(**options)), watch=watch, deterministic=deterministic)
 
 
+async def saved_with_live_reload_off(app: AppUnderTest, pilot, path: Path, text: str) -> str:
+    """After the first run, live reload turned off (w), then ``text`` saved to ``path``: once the
+    watcher has seen the save (the verdict marked stale), nothing has run for it. The status line
+    as w left it, before the save."""
+    await app.first_run_and_watcher()
+    await pilot.press("w")
+    await pilot.pause()
+    status = widget_text(app, "#status")
+    path.write_text(text)
+    await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+    assert len(app.finished) == 1  # nothing ran
+    return status
+
+
 def report_change(app: VerifierApp, paths: Iterable[Path | str]) -> None:
     """Hand the app's run controller a change of ``paths``, as its watcher would."""
     found = frozenset(Path(p).absolute() for p in paths)

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.helpers.tasks import EXAMPLES, Gate, make_task, remove_and_make_on_its_inode
-from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
+from tests.tui.app_under_test import SIZE, make_app, saved_with_live_reload_off, screen_text, wait_for, widget_text
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 
 
@@ -77,15 +77,10 @@ async def test_live_reload_off_marks_the_verdict_stale_and_on_runs_what_changed(
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")
-        await pilot.pause()
-        assert "stale" not in widget_text(app, "#status")
-        (root / "cases" / "correct" / "workspace" / "hello.txt").write_text("goodbye\n")
-        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        answer = root / "cases" / "correct" / "workspace" / "hello.txt"
+        assert "stale" not in await saved_with_live_reload_off(app, pilot, answer, "goodbye\n")
         assert "workspace/hello.txt" in widget_text(app, "#status")
         assert "Reward · stale" in screen_text(app)
-        assert len(app.finished) == 1  # nothing ran
         await pilot.press("w")  # on again: what changed while it was off runs now
         result = await app.wait_for_runs(2)
         assert result.trigger.startswith("workspace/hello.txt") and result.verdict.rewards == {"reward": 0.0}

@@ -15,6 +15,7 @@ from tests.tui.app_under_test import (
     make_app,
     recorded,
     report_change,
+    saved_with_live_reload_off,
     screen_text,
     started_processes,
     still_there,
@@ -204,20 +205,16 @@ async def test_toggle_watch_off_and_on(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")
-        await pilot.pause()
-        assert "not watching" in widget_text(app, "#status")
-        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
-        await asyncio.sleep(0.8)
-        assert len(app.finished) == 1  # no re-run while off
+        verifier = root / "tests" / "verifier.py"
+        said = await saved_with_live_reload_off(app, pilot, verifier, "def verify(workspace):\n    return 0.5\n")
+        assert "not watching" in said
         await pilot.press("w")  # on again: what changed meanwhile runs
         result = await app.wait_for_runs(2)
         assert result.verdict.rewards == {"reward": 0.5} and result.trigger == "tests/verifier.py"
         await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.pause(0.1)
         assert "● watching" in widget_text(app, "#status")
-        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+        verifier.write_text("def verify(workspace):\n    return 0.25\n")
         result = await app.wait_for_runs(3)
         assert result.verdict.rewards == {"reward": 0.25}
 
