@@ -12,12 +12,13 @@ from pathlib import Path
 from tests.cli.test_truthful import strict_json
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
-from tests.helpers.harbor import PASSED, harbor_exception, make_job
+from tests.helpers.harbor import PASSED, harbor_exception, make_job, verifier_disabled_trial
 from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor, sub_folders
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import JobOverview, read_jobs, read_overview, select_rows, trial_rows
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.task.config import REFUSED_TO_RUN as REFUSED
 from verifier_tui.engine.task.target import find_harbor_folder
 
 
@@ -331,20 +332,42 @@ def test_a_trial_that_finished_with_no_reward_is_not_said_below_1(runs, task, en
 
 
 def test_a_trial_whose_job_disabled_the_verifier_blames_no_earlier_failure(runs, task, env, tmp_path):
-    demo = task()
-    job = make_job(runs / "jobs" / "j", {"demo__off": dict(task=demo)})
-    trial = job / "demo__off"
-    for name in ("config.json", "result.json"):  # as Harbor writes a job run with verifier.disable
-        data = json.loads((trial / name).read_text())
-        (data["config"] if name == "result.json" else data)["verifier"]["disable"] = True
-        if name == "result.json":
-            data["verifier"] = data["verifier_result"] = data["exception_info"] = None
-        (trial / name).write_text(json.dumps(data))
-    shutil.rmtree(trial / "verifier", ignore_errors=True)
+    trial = verifier_disabled_trial(runs, task())
     done = run_tool(env, "run", trial, "--stand-in", "empty", "--python", PY, cwd=tmp_path)
     no_traceback(done)
     assert "the job ran without it (verifier.disable)" in done.stdout, done.stdout
     assert "the failure came before it" not in done.stdout
+
+
+def test_a_job_that_disabled_the_verifier_loads_a_task_without_its_test_script(runs, task, env, tmp_path):
+    """A job run with ``verifier.disable`` on a task with no ``tests/test.sh``: Harbor's trial builds
+    ``Task(disable_verification=True)``, which skips ``_validate_tests``, so the task loaded and the
+    trial ran; the replay said "Harbor would refuse to run this task: no tests/test.sh" and gave no
+    verdict. It now replays as any disabled trial, and says that a job running the verifier would be refused."""
+    trial = verifier_disabled_trial(runs, task(shim=False))
+    done = run_tool(env, "run", trial, "--stand-in", "empty", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert REFUSED not in done.stdout, done.stdout
+    assert "replay    1.0 · exit 0" in done.stdout, done.stdout
+    note = "Harbor loads this task only with the verifier disabled, as this job ran it; one that runs the verifier "
+    assert f"{note}is refused: no tests/test.sh" in done.stdout, done.stdout
+    make_job(runs / "jobs" / "k", {"demo__on": dict(task=runs / "tasks" / "demo")})  # the verifier run
+    tested = run_tool(env, "test", runs / "jobs", "--stand-in", "empty", "--python", PY, cwd=tmp_path)
+    no_traceback(tested)
+    rows = {line.split()[1]: line for line in tested.stdout.splitlines() if "/demo__o" in line}
+    assert "refused" not in rows["j/demo__off"] and "nothing to compare" in rows["j/demo__off"], tested.stdout
+    assert rows["k/demo__on"].endswith("refused"), tested.stdout
+
+
+def test_a_job_that_disabled_the_verifier_still_reads_the_instruction(runs, task, env, tmp_path):
+    """``Task.__init__`` reads ``instruction.md`` with verification disabled too: such a job's
+    trial of a task without one is still one Harbor refuses."""
+    demo = task()
+    (demo / "instruction.md").unlink()
+    done = run_tool(env, "run", verifier_disabled_trial(runs, demo), "--stand-in", "empty", cwd=tmp_path)
+    no_traceback(done)
+    assert f"agreement refused: {REFUSED}: no instruction.md" in done.stdout, done.stdout
 
 
 def test_the_jobs_list_names_each_job_by_its_folder(real, env, tmp_path):

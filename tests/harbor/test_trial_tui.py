@@ -26,6 +26,7 @@ from tests.helpers.harbor import (
     sandbox_run,
     sandbox_trial,
     timed_out_trial,
+    verifier_disabled_trial,
 )
 from tests.tui.app_under_test import footer_promises, screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
@@ -212,6 +213,21 @@ async def test_the_status_line_says_harbor_would_refuse_not_the_sandbox(task, ru
         status = " ".join(text_of(app, "#trial-status").split())
     assert "replay #1: Harbor would refuse the task now · after " in status, status
     assert "with the sandbox" not in status, status
+
+
+async def test_a_trial_whose_job_disabled_the_verifier_is_not_refused_for_its_test_script(task, runs):
+    """A job run with ``verifier.disable`` on a task without tests/test.sh: Harbor loaded the task
+    (``Task(disable_verification=True)`` skips ``_validate_tests``), yet the trial's screen said
+    Harbor would refuse it and gave the replay no score."""
+    trial = verifier_disabled_trial(runs, task(shim=False), app={"hello.txt": "hi"})
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        agreement = text_of(app, "#agreement")
+        local = " ".join(text_of(app, "#local-side .side-body").split())
+    assert "refuse" not in agreement and "nothing to compare" in agreement, agreement
+    assert "Harbor would score 1.0" in local, local
 
 
 async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):

@@ -720,6 +720,21 @@ def sandbox_trial(
     return open_harbor(Path(job) / name)[0]
 
 
+def verifier_disabled_trial(runs: Path, demo: Path, **trial) -> Path:
+    """``runs/jobs/j/demo__off``: a job of one trial of ``demo`` (``trial``: more of :func:`make_trial`'s
+    options), as Harbor writes a job run with ``verifier.disable``."""
+    job = make_job(runs / "jobs" / "j", {"demo__off": dict(task=demo, **trial)})
+    folder = job / "demo__off"
+    for name in ("config.json", "result.json"):
+        data = json.loads((folder / name).read_text())
+        (data["config"] if name == "result.json" else data)["verifier"]["disable"] = True
+        if name == "result.json":
+            data["verifier"] = data["verifier_result"] = data["exception_info"] = None
+        (folder / name).write_text(json.dumps(data))
+    shutil.rmtree(folder / "verifier", ignore_errors=True)
+    return folder
+
+
 def replay_trial(trial, step: str | None = None, *, workspace=None, case=None, empty=False, **options):
     """Open ``trial`` and replay it once, as ``run TRIAL`` does: the session
     (closed again) and its replay. ``workspace``, ``case`` and ``empty`` make

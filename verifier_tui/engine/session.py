@@ -47,6 +47,7 @@ from verifier_tui.engine.task.discovery import (
     verifier_notices,
 )
 from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_unused
+from verifier_tui.engine.task.loading import as_loaded_without_verifier
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -103,6 +104,7 @@ class Options:
     # A replay's trial step, listed in task.toml or not (``step`` is None when not): the plan lays its
     # steps/<name>/tests over tests/ either way, so a save there is one of the run's (watch TRIAL).
     replay_step: str | None = None
+    verifier_disabled: bool = False  # a replay of a trial whose job disabled the verifier (its task loads so)
 
     def interpreter(self, timeout_s: float | None = None) -> Any:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
@@ -212,6 +214,8 @@ class Session:
         not the task's: one line when the session opens (``strict``); on a
         reload (task.toml changed since) the task as it is, whose note then
         says that this run is not a step's."""
+        if self.options.verifier_disabled:
+            task = replace(task, config=as_loaded_without_verifier(task.config, task.root))
         name = self.options.step
         if name is None or task.config.step(name) is None:
             if name is not None and strict:

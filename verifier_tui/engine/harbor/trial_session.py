@@ -164,6 +164,7 @@ class TrialSession:
             step=step,  # the replay is this step's (the plan lays its tests over tests/)
             replay=True,  # so the task's [[steps]] are no note of it (the plan's overlay stands, listed or not)
             replay_step=self.walk.step.name,  # its overlay, watched listed or not
+            verifier_disabled=self.walk.facts.verifier_disabled,
         )
         try:
             if self._pool is not None and not explaining:
@@ -481,6 +482,7 @@ class SessionPool:
             options.env,
             options.step,
             options.replay_step,
+            options.verifier_disabled,
         )
         if key not in self._sessions:
             opened = Session(task_dir, replace(options, workspace=None, case=None))

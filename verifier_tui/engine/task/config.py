@@ -173,6 +173,8 @@ class TaskConfig:
     problems: tuple[str, ...] = ()
     refused: str | None = None
     """Why Harbor would refuse to load this task at all, in one line (None: it would load it)."""
+    files_refused: bool = False
+    """``refused`` is for the task's files, not its task.toml (:func:`refused_for`)."""
     unread: str | None = None
     """Why task.toml was not read here, where Harbor would read it (past :data:`TOML_LIMIT`, a FIFO, a
     device), in one line: its settings are unknown, so no run is made (None: it was read)."""
@@ -307,7 +309,14 @@ def refused_for(config: TaskConfig, why: str, exception: str) -> TaskConfig:
     """``config`` refused for a reason of the task's files that Harbor's ``Task`` raises
     ``exception`` for (:mod:`verifier_tui.engine.task.loading`)."""
     refused = _raised_by_harbor(why, exception)
-    return _with(config, refused=refused, problems=(refused_words(refused), *config.problems))
+    return _with(config, refused=refused, files_refused=True, problems=(refused_words(refused), *config.problems))
+
+
+def files_unrefused(config: TaskConfig) -> TaskConfig:
+    """``config`` before :func:`refused_for` refused it."""
+    if not config.files_refused:
+        return config
+    return _with(config, refused=None, files_refused=False, problems=config.problems[1:])
 
 
 def config_from_toml(data: dict[str, Any]) -> TaskConfig:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.task.config import SEPARATE, refused_for
+from verifier_tui.engine.record import replace
+from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
 from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
 from verifier_tui.engine.task.rows import TASKS_FILE
 
@@ -27,13 +28,28 @@ EXCLUDED = "ValueError"
 _IMAGE_FILES = ("Dockerfile", "docker-compose.yaml")
 
 
-def as_harbor_loads(config: TaskConfig, task_root: Path) -> TaskConfig:
+def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = True) -> TaskConfig:
     """``config``, refused for the first reason Harbor's ``Task`` would raise loading the task
-    at ``task_root``, in Harbor's order. A task.toml refused already is refused by pydantic first."""
+    at ``task_root``, in Harbor's order. A task.toml refused already is refused by pydantic first.
+    ``verifying`` False: as ``Task(disable_verification=True)`` loads it, without ``_validate_tests``."""
     if config.refused is not None:
         return config
-    refusal = _tests_refused(config, task_root.resolve())  # Task resolves its folder: so do its paths
+    root = task_root.resolve()  # Task resolves its folder: so do its paths
+    refusal = _tests_refused(config, root) if verifying else _instruction_unread(config, root)
     return refused_for(config, *refusal) if refusal is not None else config
+
+
+def as_loaded_without_verifier(config: TaskConfig, task_root: Path) -> TaskConfig:
+    """``config`` as a trial whose job disabled the verifier loads the task: trial.py ``_load_task``
+    builds ``Task(disable_verification=config.verifier.disable)``, which checks no test script (nor a
+    step's folder or instruction). What only a run of the verifier is refused for is a note."""
+    if not config.files_refused:
+        return config
+    loaded = as_harbor_loads(files_unrefused(config), task_root, verifying=False)
+    if loaded.refused is not None:
+        return loaded
+    note = "Harbor loads this task only with the verifier disabled, as this job ran it; one that runs the verifier"
+    return replace(loaded, problems=(f"{note} is refused: {config.refused}", *loaded.problems))
 
 
 def _tests_refused(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
@@ -61,6 +77,15 @@ def _instruction_refused(task_root: Path) -> str | None:
     if (task_root / "instruction.md").exists() or (task_root / TASKS_FILE).exists():
         return None
     return "no instruction.md beside task.toml (Task directory is missing instruction.md)"
+
+
+def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
+    """``Task.__init__`` reading instruction.md, after ``_validate_tests`` or without it: a task of
+    steps reads none (``step_instruction`` reads each step's when its agent starts)."""
+    if config.steps:
+        return None
+    why = _instruction_refused(task_root)
+    return (why, NOT_FOUND) if why is not None else None
 
 
 def _step_refused(step: StepSettings, task_root: Path) -> str | None:
