@@ -41,6 +41,53 @@ def test_a_task_without_instruction_md_is_one_harbor_refuses(env, example):
     _refused_on_every_face(env, task, "no instruction.md")
 
 
+def test_an_instruction_md_that_is_a_folder_is_one_harbor_refuses(env, example):
+    """hello-file with instruction.md a folder: _validate_tests's exists() passes, then Task.__init__'s
+    read_text() raises IsADirectoryError, verification disabled or not, so no trial of it gets a
+    verdict; every face scored it as a task Harbor loads, exit 0."""
+    task = example("hello-file")
+    (task / "instruction.md").unlink()
+    (task / "instruction.md").mkdir()
+    _refused_on_every_face(env, task, "instruction.md beside task.toml is a folder, not a file")
+
+
+def test_watch_reads_the_task_again_when_instruction_md_becomes_a_folder(env, example):
+    """watch on hello-file, instruction.md swapped for a folder at once (removed, a folder moved
+    in): instruction.md is there before and after, so the task was not read again and the runs
+    went on as a task Harbor loads."""
+    task = example("hello-file")
+    folder = task.parent / "instruction-folder"
+    folder.mkdir()
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        (task / "instruction.md").unlink()
+        folder.rename(task / "instruction.md")
+        said = reader.next()
+        while "is a folder, not a file" not in said:  # the removal may be a run of its own first
+            said = reader.next()
+    finally:
+        stop(proc)
+    assert said.strip().startswith(f"note: {REFUSED}: instruction.md beside task.toml is a folder"), said
+
+
+def test_a_steps_instruction_md_that_is_a_folder_is_no_refusal(env, tmp_path):
+    """A step's instruction.md a folder: Harbor's Task loads the task (it reads a step's
+    instruction only as that step's agent starts: step_instruction, whose IsADirectoryError fails
+    the agent, and Harbor's error policy still grades the step). The step's verifier runs in
+    Harbor, so the task is no refusal."""
+    from tests.helpers.tasks import make_task
+
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n'
+    task = make_task(tmp_path / "tasks" / "one", toml=steps, cases={"correct": {}})
+    (task / "steps" / "first" / "instruction.md").unlink()
+    (task / "steps" / "first" / "instruction.md").mkdir()
+    done = run_tool(env, "run", task, "--step", "first", "--case", "correct", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["harbor_refuses_task"] is None, done.stdout
+
+
 def test_a_parameterized_template_needs_no_instruction_md(env, example):
     """greeting-rows keeps instruction.template.md, which NeMo Gym renders into each row's own
     task folder: Harbor loads those, never the template, so the template is not refused."""

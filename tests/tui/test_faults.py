@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList
 
 from tests.helpers.commands import run_tool
@@ -102,17 +103,24 @@ async def test_a_task_harbor_would_refuse_is_said_in_the_reward_panel(tmp_path):
     assert '{"reward": 1.0}' in text  # the run still happened: useful while task.toml is being edited
 
 
-async def test_a_task_without_instruction_md_is_said_as_one_harbor_would_refuse(tmp_path):
-    """instruction.md deleted: Harbor's Task refuses to load the task (FileNotFoundError), yet the
-    reward panel gave the run's reward as the task's."""
+@pytest.mark.parametrize(
+    "folder, why",
+    [(False, "no instruction.md"), (True, "instruction.md beside task.toml is a folder, not a file")],
+    ids=["deleted", "a-folder"],
+)
+async def test_a_task_without_instruction_md_is_said_as_one_harbor_would_refuse(tmp_path, folder, why):
+    """instruction.md deleted, or a folder: Harbor's Task refuses to load the task (FileNotFoundError;
+    IsADirectoryError from read_text), yet the reward panel gave the run's reward as the task's."""
     root = make_task(tmp_path / "tasks" / "bare")
     (root / "instruction.md").unlink()
+    if folder:
+        (root / "instruction.md").mkdir()
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         text = widget_text(app, "#reward-body")
-    assert "Harbor would refuse to run this task" in text and "no instruction.md" in text, text
+    assert "Harbor would refuse to run this task" in text and why in text, text
 
 
 async def test_a_task_harbor_would_refuse_shows_no_reward_in_the_status_line_or_the_lists(tmp_path):

@@ -991,8 +991,8 @@ class Session:
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
-        instruction.md made or removed. Harbor asks only that they exist (``Task._validate_tests``):
-        a save of the instruction's text changes nothing."""
+        instruction.md made, removed or made a folder. Harbor asks only that they exist
+        (``Task._validate_tests``) and are no folder: a save of the instruction's text changes nothing."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         return touched and self._steps_layout() != self._steps_read
@@ -1003,9 +1003,10 @@ class Session:
         instructions = set(self._instructions())
         return all(p in instructions for p in paths)
 
-    def _steps_layout(self) -> tuple[tuple[bool, bool], ...]:
-        """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks."""
-        return tuple((i.parent.exists(), i.exists()) for i in self._instructions())
+    def _steps_layout(self) -> tuple[tuple[bool, bool, bool], ...]:
+        """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks, and
+        whether the instruction is a folder, which the task's ``read_text()`` refuses."""
+        return tuple((i.parent.exists(), i.exists(), i.is_dir()) for i in self._instructions())
 
     def _verifier_after_reload(self, verifier: Path | None) -> Path | None:
         """The verifier chosen before the task was read again, as the task is now."""

@@ -35,7 +35,7 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
     if config.refused is not None:
         return config
     root = task_root.resolve()  # Task resolves its folder: so do its paths
-    refusal = _tests_refused(config, root) if verifying else _instruction_unread(config, root)
+    refusal = (_tests_refused(config, root) if verifying else None) or _instruction_unread(config, root)
     return refused_for(config, *refusal) if refusal is not None else config
 
 
@@ -71,21 +71,27 @@ def _tests_refused(config: TaskConfig, task_root: Path) -> tuple[str, str] | Non
 
 
 def _instruction_refused(task_root: Path) -> str | None:
-    """``Task.__init__`` reads instruction.md even with verification disabled. A parameterized
-    template (tasks.jsonl) is not what Harbor loads: NeMo Gym renders each row into a task
-    folder of its own, with its instruction."""
+    """``_validate_tests``'s ``instruction_path.exists()``. A parameterized template (tasks.jsonl)
+    is not what Harbor loads: NeMo Gym renders each row into a task folder of its own, with its
+    instruction."""
     if (task_root / "instruction.md").exists() or (task_root / TASKS_FILE).exists():
         return None
     return "no instruction.md beside task.toml (Task directory is missing instruction.md)"
 
 
 def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
-    """``Task.__init__`` reading instruction.md, after ``_validate_tests`` or without it: a task of
-    steps reads none (``step_instruction`` reads each step's when its agent starts)."""
+    """``Task.__init__``'s ``instruction_path.read_text()``, last, verification disabled or not: it
+    raises for none (FileNotFoundError) and for a folder, which ``exists()`` passes
+    (IsADirectoryError). A task of steps reads none there: each step's is read as its agent starts
+    (``step_instruction``), whose failure Harbor's error policy still grades."""
     if config.steps:
         return None
     why = _instruction_refused(task_root)
-    return (why, NOT_FOUND) if why is not None else None
+    if why is not None:
+        return why, NOT_FOUND
+    if (task_root / "instruction.md").is_dir() and not (task_root / TASKS_FILE).exists():
+        return "instruction.md beside task.toml is a folder, not a file", "IsADirectoryError"
+    return None
 
 
 def _step_refused(step: StepSettings, task_root: Path) -> str | None:
