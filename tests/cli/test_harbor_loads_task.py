@@ -132,6 +132,15 @@ def test_a_test_sh_excluded_by_harborignore_is_one_harbor_refuses(env, example):
     _refused_on_every_face(env, task, "tests/test.sh is excluded by .harborignore")
 
 
+def test_a_harborignore_that_is_not_utf8_is_one_harbor_refuses(env, example):
+    """tests/.harborignore in Latin-1: loading the task walks tests/ asking TaskFileFilter of each
+    file, which reads the folder's rules with read_text(): UnicodeDecodeError, verifier disabled or
+    not. The tool took the file for no rules at all and scored the task, exit 0."""
+    task = example("hello-file")
+    (task / "tests" / ".harborignore").write_bytes("# brouillon réservé\n*.log\n".encode("latin-1"))
+    _refused_on_every_face(env, task, "tests/.harborignore is not UTF-8 text")
+
+
 def test_a_verifier_image_that_bundles_the_tests_needs_no_test_sh(env, example):
     """[verifier.environment] docker_image in separate mode: the image holds the tests, Harbor
     asks for no tests/test.sh (verifier_mode.py bundled_tests), so the task is not refused."""

@@ -339,3 +339,23 @@ def test_every_key_harbor_knows_is_known(tmp_path):
     for folder in folders:
         if (folder / "task.toml").exists():
             assert not [p for p in read_task_config(folder).problems if "Harbor knows" in p], folder
+
+
+def test_a_harborignore_harbor_never_reads_is_no_refusal(tmp_path):
+    """Harbor reads a folder's .harborignore only when it asks about an entry beside it (the file
+    itself is left out by name first), and never one outside tests/, solution/ and a step's: such
+    an undecodable file refuses nothing. One it reads refuses the task, verifier disabled or not."""
+    from verifier_tui.engine.task.loading import as_loaded_without_verifier
+
+    task = make_task(tmp_path / "t")
+    latin = "é\n".encode("latin-1")
+    (task / "tests" / "empty").mkdir()
+    (task / "tests" / "empty" / ".harborignore").write_bytes(latin)
+    (task / ".harborignore").write_bytes(latin)
+    assert read_task_config(task).refused is None
+    (task / "solution").mkdir()
+    (task / "solution" / "solve.sh").write_text("#!/bin/sh\n")
+    (task / "solution" / ".harborignore").write_bytes(latin)
+    loaded = read_task_config(task)
+    for refused in (loaded.refused, as_loaded_without_verifier(loaded, task).refused):
+        assert refused is not None and refused.startswith("solution/.harborignore is not UTF-8 text"), refused

@@ -63,7 +63,7 @@ def collect_files(task_dir: Path) -> list[Path]:
                 files.append(path)
     gitignore = task_dir / ".gitignore"
     if gitignore.exists():
-        lines = ignore_lines(gitignore)
+        lines = ignore_lines(gitignore) or []
         ignore = IgnoreRules(lines)
     else:
         ignore = IgnoreRules(DEFAULT_IGNORES)

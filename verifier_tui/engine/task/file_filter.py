@@ -20,13 +20,13 @@ _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/step
 IGNORE_FILE_LIMIT = untrusted.MB
 
 
-def ignore_lines(path: Path) -> list[str]:
-    """An ignore file's lines; none when it cannot be read as UTF-8 text."""
+def ignore_lines(path: Path) -> list[str] | None:
+    """An ignore file's lines (none when there is none to read); None when it is not UTF-8 text."""
     found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
     try:
         return found.data.decode("utf-8").splitlines() if found.data is not None else []
     except UnicodeDecodeError:
-        return []
+        return None
 
 
 class TaskFileFilter:
@@ -36,6 +36,8 @@ class TaskFileFilter:
     def __init__(self, task_dir: Path) -> None:
         self.task_dir = Path(task_dir).resolve()
         self._rules: dict[Path, IgnoreRules | None] = {}
+        #: The .harborignore files read that are not UTF-8 text: Harbor's ``read_text()`` raises on each.
+        self.undecodable: list[Path] = []
 
     def _in_scope(self, relative: str) -> bool:
         return _IGNORE_SCOPES.ignores(relative)
@@ -45,7 +47,10 @@ class TaskFileFilter:
             rel = folder.relative_to(self.task_dir).as_posix()
             rules = None
             if self._in_scope(rel + "/"):
-                rules = IgnoreRules(ignore_lines(folder / HARBORIGNORE), git_flavour=True)
+                lines = ignore_lines(folder / HARBORIGNORE)
+                if lines is None:
+                    self.undecodable.append(folder / HARBORIGNORE)
+                rules = IgnoreRules(lines or [], git_flavour=True)
             self._rules[folder] = rules
         return self._rules[folder]
 
@@ -86,3 +91,22 @@ class TaskFileFilter:
         # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
         resolved = Path(os.path.realpath(path))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
+
+    def first_undecodable(self, top: Path) -> Path | None:
+        """The first ``.harborignore`` that is not UTF-8 text among those Harbor reads walking
+        ``top`` as it loads the task (``validate_input_tree(top, exclude=is_excluded)``): a folder's
+        is read once any entry in it but the file itself is asked about, in a folder the walk
+        reaches (none above it excluded). Links to folders are not followed."""
+        folders = [top] if top.is_dir() and not top.is_symlink() else []
+        while folders and not self.undecodable:
+            folder = folders.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            names = {entry.name for entry in entries}
+            # Most folders hold no .harborignore: only one that does is asked whether the walk reaches it
+            if HARBORIGNORE in names and len(names) > 1 and not self.excludes(folder):
+                self._rules_of(folder)
+            folders += [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
+        return self.undecodable[0] if self.undecodable else None

@@ -35,7 +35,12 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
     if config.refused is not None:
         return config
     root = task_root.resolve()  # Task resolves its folder: so do its paths
-    refusal = (_tests_refused(config, root) if verifying else None) or _instruction_unread(config, root)
+    file_filter = TaskFileFilter(root)
+    refusal = (
+        _inputs_refused(config, root, file_filter)
+        or (_tests_refused(config, root, file_filter) if verifying else None)
+        or _instruction_unread(config, root)
+    )
     return refused_for(config, *refusal) if refusal is not None else config
 
 
@@ -52,9 +57,21 @@ def as_loaded_without_verifier(config: TaskConfig, task_root: Path) -> TaskConfi
     return replace(loaded, problems=(f"{note} is refused: {config.refused}", *loaded.problems))
 
 
-def _tests_refused(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
+def _inputs_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
+    """``_validate_input_paths``, verifier disabled or not: walking each step's folder, tests/ and
+    solution/, ``TaskFileFilter`` reads the ``.harborignore`` rules with ``read_text()``, which
+    raises on one that is not UTF-8."""
+    folders = [*(task_root / "steps" / step.name for step in config.steps), task_root / "tests", task_root / "solution"]
+    for folder in folders:
+        found = file_filter.first_undecodable(folder)
+        if found is not None:
+            shown = found.relative_to(task_root).as_posix()
+            return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
+    return None
+
+
+def _tests_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
     """``_validate_tests``: why, and the exception Harbor raises."""
-    file_filter = TaskFileFilter(task_root)
     if not config.steps:
         why = _instruction_refused(task_root)
         if why is not None:
