@@ -584,6 +584,38 @@ async def test_b_pressed_again_while_b_runs_says_the_run_it_cut_short(tmp_path, 
     assert f"#{before + 1} cut short" in history, history
 
 
+async def test_the_editor_opened_while_b_runs_leaves_a_save_held_and_every_run_number_said_once(tmp_path, monkeypatch):
+    """e (the editor) while b ran ended b's pause: a save then ran beside b's runs, took a number
+    inside b's, and b pressed again said that number cut short while it also had a row of its own
+    (#3 twice in the history). Pauses are counted: b's holds until b ends."""
+    import re
+
+    gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "editor", 0.25)
+    monkeypatch.setenv("EDITOR", "true")
+    app = make_app(root, case="c")
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.first_run_and_watcher()
+        before = app.session.sequence
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        await pilot.press("e")  # opened and closed within the key (no terminal to suspend here)
+        await pilot.pause()
+        (root / "cases" / "c" / "workspace" / "a.txt").write_text("saved")
+        await pilot.press("b")
+        gate.go.touch()
+        await wait_for(lambda: "after workspace/a.txt" in history_text(app), "the save's run")
+        await wait_for(lambda: app.session.sequence >= before + 4 and not app.controller.live.scheduler.busy, "all")
+        await wait_for(lambda: f"#{app.session.sequence} " in history_text(app), "the last run's row")
+        history = history_text(app)
+    rows = [int(n) for n in re.findall(r"^#(\d+) ", history, re.M)]
+    cut: list[int] = []
+    for low, high in re.findall(r"#(\d+)(?:-#(\d+))? cut short", history):
+        cut += range(int(low), int(high or low) + 1)
+    said = sorted(n for n in rows + cut if n > before)
+    assert said == list(range(before + 1, app.session.sequence + 1)), history
+
+
 async def test_b_refused_leaves_the_stale_verdict_to_run_when_live_reload_is_on_again(tmp_path, monkeypatch):
     """Live reload off, a save marks the verdict stale, then b cannot run (its files unreadable):
     b had forgotten what made the verdict stale, so w (live reload on again) ran nothing, under a

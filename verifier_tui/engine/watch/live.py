@@ -109,8 +109,7 @@ class LiveRuns:
         self.saves_held = 0
         """How many saves came while paused, so far: the one who paused (b) tells by it whether
         one came between its runs, whether or not it may drop them (:meth:`drop_held`)."""
-        self.paused = False
-        """While paused, requests are held (merged), and run on :meth:`resume`."""
+        self._pauses = 0  # counted: the editor opened while b runs must not end b's pause
         self._held: Change | None = None
         self._held_any = False
         self.watch_ready = asyncio.Event()
@@ -255,11 +254,16 @@ class LiveRuns:
         if on and self.stale is not None:
             self.request(self.stale.describe(), self.stale)
 
+    @property
+    def paused(self) -> bool:
+        """While paused, requests are held (merged), and run on the last :meth:`resume`."""
+        return self._pauses > 0
+
     def pause(self) -> None:
-        self.paused = True
+        self._pauses += 1
 
     def resume(self) -> None:
-        self.paused = False
+        self._pauses = max(0, self._pauses - 1)
         self._release()
 
     def drop_held(self) -> bool:
