@@ -92,10 +92,9 @@ async def test_r_with_live_reload_off_clears_the_stale_mark(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.first_run_and_watcher()
-        await pilot.press("w")
-        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
-        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        await saved_with_live_reload_off(
+            app, pilot, root / "tests" / "verifier.py", "def verify(workspace):\n    return 0.5\n"
+        )
         await pilot.press("r")
         result = await app.wait_for_runs(2)
         assert result.verdict.rewards == {"reward": 0.5}
