@@ -44,9 +44,11 @@ from tests.helpers.processes import (
     SAY_STARTED,
     STUCK_ONCE_STARTED,
     an_old_green_report,
+    forget_started,
     has_started,
     processes_with,
     wait_none_with,
+    wait_started,
 )
 from tests.helpers.tasks import EXAMPLES, HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task, write
 
@@ -919,8 +921,8 @@ def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
     proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
     try:
         assert "reward 1" in reader.next_run()
-        verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
-        time.sleep(2)  # the stuck run well under way
+        verifier.write_text(STUCK_ONCE_STARTED)
+        wait_started(env["TMPDIR"])  # the stuck run under way: a save now cuts it short
         verifier.write_text("def verify(workspace):\n    return 0.5\n")
         said = reader.through_next_run()
     finally:
@@ -936,15 +938,16 @@ def test_watch_says_the_run_cut_short_on_one_line_whatever_its_files_are_named(e
     (workspace/aRED`` and ``b): a file changed…``), where the run's own line shows it escaped."""
     stuck = (
         "import os, time\n\n\ndef verify(workspace):\n"
-        "    while any('RED' in name for name in os.listdir(workspace)):\n        time.sleep(0.01)\n"
-        "    return 1.0\n"
+        "    while any('RED' in name for name in os.listdir(workspace)):\n"
+        + textwrap.indent(SAY_STARTED, "        ")
+        + "        time.sleep(0.01)\n    return 1.0\n"
     )
     task_dir = make_task(tmp_path / "t", stuck, cases={"only": {"ok.txt": "x"}})
     proc, reader = start_watch(env, task_dir, "--case", "only", "--python", PY)
     try:
         assert "reward 1" in reader.next_run()
         (task_dir / "cases" / "only" / "workspace" / "a\x1b[31mRED\nb").write_text("x")
-        time.sleep(2)  # its run stuck, well under way
+        wait_started(env["TMPDIR"])  # its run stuck
         (task_dir / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
         said = reader.through_next_run()
     finally:
@@ -972,12 +975,10 @@ def test_watch_says_which_runs_a_stream_of_saves_cut_short(env, tmp_path):
     def save(text: str | None, first: bool = False) -> None:
         """Save (or delete) the file once the run the last save set off is under way (the first save of a
         stream comes after a run that ended): no guess at how long."""
-        deadline = time.monotonic() + 60
-        while not first and not has_started(scratch):
-            assert time.monotonic() < deadline, "the run the last save set off never started"
-            time.sleep(0.02)
-        for marker in scratch.glob("verifier-tui-*/stage-*/logs/verifier/started"):
-            marker.unlink(missing_ok=True)
+        if first:
+            forget_started(scratch)  # what the run that ended left
+        else:
+            wait_started(scratch)
         if text is None:
             (workspace / "stuck").unlink()
         else:

@@ -33,7 +33,14 @@ from tests.helpers.harbor import (
     timed_out_trial,
     trial_with_job_env,
 )
-from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
+from tests.helpers.processes import (
+    MEET_VERIFIER,
+    STUCK_ONCE_STARTED,
+    meeting,
+    needs_namespaces,
+    set_meeting,
+    wait_started,
+)
 from tests.helpers.tasks import CHECKS_RAISED_AS_A_GROUP, PY, SHIM, make_step_folders
 from verifier_tui.engine.task.config import REFUSED_TO_RUN as REFUSED
 
@@ -1019,8 +1026,8 @@ def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs
     try:
         assert reader.next_run().startswith("#1 ")
         verifier = demo / "tests" / "verifier.py"
-        verifier.write_text("import time\n\n\ndef verify(workspace):\n    while True:\n        time.sleep(0.01)\n")
-        time.sleep(2)  # the stuck replay well under way
+        verifier.write_text(STUCK_ONCE_STARTED)
+        wait_started(env["TMPDIR"])  # the stuck replay under way: a save now cuts it short
         verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
         said = reader.through_next_run()
     finally:

@@ -227,11 +227,33 @@ def an_old_green_report(path: Path) -> Path:
 
 
 def has_started(tmpdir: str | Path) -> bool:
-    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`.
-    (A folder may go while it is looked at, the namespace probe's: asked again.)"""
+    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`."""
+    return bool(_started_markers(tmpdir))
+
+
+def _started_markers(tmpdir: str | Path) -> list[Path]:
+    """What :data:`SAY_STARTED` left under ``tmpdir``. (A folder may go while it
+    is looked at, the namespace probe's: asked again.)"""
     for _ in range(10):
         try:
-            return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))
+            return list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started"))
         except FileNotFoundError:
             continue
-    return False
+    return []
+
+
+def wait_started(tmpdir: str | Path, within_s: float = 60.0) -> None:
+    """Wait until a run under ``tmpdir`` has run :data:`SAY_STARTED` (a loaded machine
+    takes its time, a quiet one none), then forget it (:func:`forget_started`), so the
+    next wait is for the next run."""
+    deadline = time.monotonic() + within_s
+    while not has_started(tmpdir):
+        assert time.monotonic() < deadline, "the verifier never started"
+        time.sleep(0.02)
+    forget_started(tmpdir)
+
+
+def forget_started(tmpdir: str | Path) -> None:
+    """Remove what :data:`SAY_STARTED` left under ``tmpdir``: a held stage outlives its run."""
+    for marker in _started_markers(tmpdir):
+        marker.unlink(missing_ok=True)
