@@ -1014,6 +1014,30 @@ def test_a_probe_whose_view_ran_short_of_processes_memory_or_files_is_never_reme
     assert isolation.choose().kind == isolation.NAMESPACE
 
 
+@pytest.mark.parametrize("asked", ["auto", "namespace"])
+def test_a_probe_that_times_out_is_said_so_and_never_remembered(tmp_path, env, private_cache, monkeypatch, asked):
+    """A machine too loaded for bwrap to answer the probe in time: the timeout was taken for
+    "no namespaces here", so auto put this run and a minute of runs after it in the copy sandbox
+    (which can write the user's files), and ``namespace`` said "this machine cannot", with
+    bwrap's whole command line. Now one line saying the probe did not answer, and nothing is
+    remembered: the next run asks again. (A stand-in bwrap that never answers, and a short timeout.)"""
+    needs_namespaces()
+    isolation.forget()
+    stand_in = write(tmp_path / "bwrap", "#!/bin/sh\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    real = isolation.bwrap_candidates
+    monkeypatch.setenv(isolation.VARIABLE, asked)
+    monkeypatch.setattr(isolation, "bwrap_candidates", lambda: [str(stand_in)])
+    monkeypatch.setattr(isolation, "PROBE_TIMEOUT_S", 0.5)
+    with pytest.raises(isolation.IsolationError) as refused:
+        isolation.choose()
+    said = str(refused.value)
+    assert said == f"cannot try the sandbox's view: {stand_in} did not answer within 0.5 s (a machine too busy?)"
+    monkeypatch.setattr(isolation, "bwrap_candidates", real)
+    monkeypatch.setenv(isolation.VARIABLE, "auto")
+    assert isolation.choose().kind == isolation.NAMESPACE
+
+
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):
     """A machine that lost its namespaces since the probe: the run is not
     quietly moved to the copy sandbox (which can write the user's files);

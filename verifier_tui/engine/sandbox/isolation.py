@@ -74,6 +74,10 @@ RETRY_NEGATIVE_S = 60.0
 """A probe that said "no" is believed this long, then asked again: the cause
 (a sysctl, a missing package) may have been fixed meanwhile."""
 
+PROBE_TIMEOUT_S = 10.0
+"""How long the probe's bwrap has to answer: a machine too busy to answer in
+time says nothing of its namespaces."""
+
 _CLOCK_SLACK_S = 5.0
 """A cached answer dated later than now by more than this was not written by
 the tool (a run that reached the cache, a clock set back): asked again."""
@@ -331,9 +335,10 @@ def _probe(bwrap: str) -> str | None:
     try:
         return _try_view(bwrap)
     except OSError as exc:
-        # Its folders found no room (the scratch's file system full), or its process no descriptor,
-        # process slot or memory: that says nothing of this machine's namespaces, so it is not
-        # remembered, and nothing can run here as things are.
+        # Its folders found no room (the scratch's file system full), its process no descriptor,
+        # process slot or memory, or it did not answer in time (a machine too loaded): that says
+        # nothing of this machine's namespaces, so it is not remembered, and nothing can run here
+        # as things are.
         said = why(exc)
         if exc.errno == errno.EMFILE:
             said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
@@ -374,7 +379,11 @@ def _try_view(bwrap: str) -> str | None:
         check = "cat /app/seen && ! (: >/usr/.probe) 2>/dev/null"
         argv = sandbox_argv(bwrap, plan, ctl, [_tool("sh") or "/bin/sh", "-c", check])
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+            done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as exc:
+            raise OSError(
+                errno.ETIMEDOUT, f"{bwrap} did not answer within {exc.timeout:g} s (a machine too busy?)"
+            ) from None
         except (OSError, subprocess.SubprocessError) as exc:
             if isinstance(exc, OSError) and exc.errno in _FOR_NOW:
                 raise
