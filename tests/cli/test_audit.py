@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers.commands import documented_fields, no_traceback, run_tool
 from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
 
@@ -546,3 +548,46 @@ def test_files_past_those_probed_one_by_one_are_said_not_passed_over(env, tmp_pa
     assert note in done.stdout.splitlines(), done.stdout
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
     assert data["unprobed"] == [note.removeprefix("note: ")], data["unprobed"]
+
+
+#: The tool, every run after the first (the bar case's) finding no file descriptor at ``sys.argv[1]`` of the
+#: process core (``_start``: the runner's process): what a tiny ``ulimit -n`` does to ``audit -j2``, hit every time.
+NO_DESCRIPTOR_AFTER_THE_BAR = """
+import errno, os, sys
+from verifier_tui.engine import process
+where = sys.argv.pop(1)
+real = getattr(process, where)
+calls = []
+
+def short(*args, **kwargs):
+    calls.append(1)
+    if len(calls) > 1:
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+    return real(*args, **kwargs)
+
+setattr(process, where, short)
+from verifier_tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("where", ["_start"])
+def test_probes_that_find_no_file_descriptor_are_each_said_not_started(env, tmp_path, where):
+    """``audit -j2`` under a tiny ``ulimit -n``: the planted probe's runner could not start, the planted
+    reward.json was read as its verdict, and it was flagged (``our runner did not clear the planted
+    reward.json``, exit 1), where no runner ran. Each probe that could not start now says so on its row, not
+    judged; with none judged, exit 2."""
+    task = make_task(tmp_path / "t", STRICT, cases={"right": {"answer.txt": "42"}, "wrong": {"answer.txt": "41"}})
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    tool = [PY, "-c", NO_DESCRIPTOR_AFTER_THE_BAR, where]
+    done = run_tool(env, "audit", task, "--python", PY, "-j2", tool=tool)
+    no_traceback(done)
+    assert done.returncode == 2 and done.stderr == "", done.stdout + done.stderr
+    rows = done.stdout.splitlines()[2:-1]
+    assert len(rows) == 6, done.stdout
+    for row in rows:
+        assert row.startswith("·") and "not judged: could not start: " in row, row
+        assert row.endswith("Too many open files"), row
+    assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "-j2", tool=tool).stdout)
+    assert data["flagged"] == 0 and {p["outcome"] for p in data["probes"]} == {"could_not_start"}, data

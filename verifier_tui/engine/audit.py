@@ -31,7 +31,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
@@ -131,6 +131,10 @@ class Finding:
 
     @classmethod
     def of(cls, probe: Probe, result: RunResult) -> Finding:
+        if result.outcome is Outcome.COULD_NOT_START:
+            # No runner ran (a tiny ulimit -n): its reward folder holds the probe's own planted files, no
+            # verdict of anyone's, and a probe that is not judged is never flagged.
+            return cls(probe.name, result)
         source = result.verdict.source
         kept = {name: data.decode() for name, data in probe.planted}.get(source) if source else None
         left = any(f.name == source and f.kind == "file" and f.text == kept for f in result.reward_files)
@@ -138,7 +142,7 @@ class Finding:
 
     @property
     def rewards(self) -> dict[str, Any] | None:
-        return self.result.verdict.rewards
+        return None if self.result.outcome is Outcome.COULD_NOT_START else self.result.verdict.rewards
 
     def to_json(self) -> dict[str, Any]:
         rewards = self.rewards
