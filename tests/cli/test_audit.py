@@ -551,7 +551,8 @@ def test_files_past_those_probed_one_by_one_are_said_not_passed_over(env, tmp_pa
 
 
 #: The tool, every run after the first (the bar case's) finding no file descriptor at ``sys.argv[1]`` of the
-#: process core (``_start``: the runner's process): what a tiny ``ulimit -n`` does to ``audit -j2``, hit every time.
+#: process core (``_start``: the runner's process; ``CancelSignal``: the pipe that ends its run early): what a tiny
+#: ``ulimit -n`` does to ``audit -j2``, hit every time.
 NO_DESCRIPTOR_AFTER_THE_BAR = """
 import errno, os, sys
 from verifier_tui.engine import process
@@ -571,14 +572,17 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.parametrize("where", ["_start"])
+@pytest.mark.parametrize("where", ["_start", "CancelSignal"])
 def test_probes_that_find_no_file_descriptor_are_each_said_not_started(env, tmp_path, where):
     """``audit -j2`` under a tiny ``ulimit -n``: the planted probe's runner could not start, the planted
     reward.json was read as its verdict, and it was flagged (``our runner did not clear the planted
-    reward.json``, exit 1), where no runner ran. Each probe that could not start now says so on its row, not
-    judged; with none judged, exit 2."""
+    reward.json``, exit 1), where no runner ran; and a run with no descriptor left for the pipe that ends it
+    early stopped the whole audit (``verifier-tui: TASK: Too many open files``, no table). Each probe that
+    could not start now says so on its row, not judged; with none judged, exit 2. test's rounds, which stopped
+    whole too, fail that case alone."""
     task = make_task(tmp_path / "t", STRICT, cases={"right": {"answer.txt": "42"}, "wrong": {"answer.txt": "41"}})
     write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task / "cases" / "wrong" / "expected.json", '{"rewards": {"reward": 0.0}}')
     tool = [PY, "-c", NO_DESCRIPTOR_AFTER_THE_BAR, where]
     done = run_tool(env, "audit", task, "--python", PY, "-j2", tool=tool)
     no_traceback(done)
@@ -591,3 +595,10 @@ def test_probes_that_find_no_file_descriptor_are_each_said_not_started(env, tmp_
     assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "-j2", tool=tool).stdout)
     assert data["flagged"] == 0 and {p["outcome"] for p in data["probes"]} == {"could_not_start"}, data
+    # test's rounds alike: the case that could not start (whichever ran second) fails on its own row, the other passes.
+    done = run_tool(env, "test", task, "--python", PY, "-j2", tool=tool)
+    no_traceback(done)
+    assert done.returncode == 1 and done.stderr == "", done.stdout + done.stderr
+    rows = sorted(done.stdout.splitlines()[2:-1])
+    assert len(rows) == 2 and rows[0].startswith("✓  "), done.stdout
+    assert rows[1].startswith("✗  ") and "could not start: " in rows[1], done.stdout

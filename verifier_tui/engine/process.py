@@ -167,6 +167,12 @@ class ProcessCancelled(Exception):
     """The run was cancelled; its process group is gone and the leader reaped."""
 
 
+class NoThread(Exception):
+    """:func:`in_a_thread` could not set its work going (no descriptor for the
+    pipe that cancels it, under a tiny ``ulimit -n``; no thread): the work never
+    ran. Its ``__cause__`` says why."""
+
+
 class CancelSignal:
     """Cancels a :func:`run_process` from another thread: :meth:`set` wakes
     its selector at once through a pipe (no polling)."""
@@ -328,7 +334,8 @@ async def in_a_thread(work: Callable[..., T]) -> T:
     If the awaiting task is cancelled, the work is told at once; the process
     group is ended (SIGTERM, ``grace_s``, SIGKILL) and the leader reaped, and
     only then does the cancellation propagate (a second cancellation
-    meanwhile changes nothing).
+    meanwhile changes nothing). :class:`NoThread` when the work could not be
+    set going at all.
     """
     import asyncio
     import threading
@@ -337,7 +344,10 @@ async def in_a_thread(work: Callable[..., T]) -> T:
 
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
-    cancel = CancelSignal()
+    try:
+        cancel = CancelSignal()
+    except OSError as exc:
+        raise NoThread from exc
 
     def in_the_thread() -> None:
         outcome: tuple[T | None, BaseException | None]
@@ -353,8 +363,11 @@ async def in_a_thread(work: Callable[..., T]) -> T:
     # A thread per run (not the default executor, whose few workers `test`
     # would queue behind), and not a daemon: the interpreter waits for the
     # group to be ended before it exits.
-    threading.Thread(target=in_the_thread, name="verifier-tui-run", daemon=False).start()
     try:
+        try:
+            threading.Thread(target=in_the_thread, name="verifier-tui-run", daemon=False).start()
+        except RuntimeError as exc:  # "can't start new thread": a process limit
+            raise NoThread from exc
         return await to_the_end(done, on_cancel=cancel.set)
     finally:
         cancel.close()
@@ -945,6 +958,11 @@ def _wait_gone(pids: Iterable[int], within_s: float) -> None:
             if procfs.is_over(pid):
                 break
             time.sleep(0.005)
+
+
+def not_started(argv: list[str], exc: BaseException) -> ProcessResult:
+    """The result of a run of ``argv`` that ``exc`` kept from starting, said as :func:`run_process` says one."""
+    return _not_started(_start_error_text(argv, exc), time.perf_counter())
 
 
 def _not_started(message: str, started: float) -> ProcessResult:

@@ -27,7 +27,7 @@ from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
 from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
-from verifier_tui.engine.process import in_a_thread, run_process
+from verifier_tui.engine.process import NoThread, in_a_thread, not_started, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
@@ -804,7 +804,10 @@ class Session:
                         if early is not None:
                             self.warm.take(run.stage)
                         if early is None or await to_the_end(asyncio.to_thread(run.staged, early)):
-                            await in_a_thread(partial(run.go, on_output))
+                            try:
+                                await in_a_thread(partial(run.go, on_output))
+                            except NoThread as exc:  # that run's start failed, as a runner's own can: the others go on
+                                run.done = not_started(run.prepared.argv, exc.__cause__ or exc)
                 finally:
                     if watcher is not None:
                         watcher.cancel()
