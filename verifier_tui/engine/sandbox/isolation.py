@@ -75,8 +75,8 @@ RETRY_NEGATIVE_S = 60.0
 (a sysctl, a missing package) may have been fixed meanwhile."""
 
 PROBE_TIMEOUT_S = 10.0
-"""How long a bwrap has to answer the probe, or say its version: a machine too
-busy to answer in time says nothing of its namespaces."""
+"""How long the probe's bwrap has to answer: a machine too busy to answer in
+time says nothing of its namespaces."""
 
 _CLOCK_SLACK_S = 5.0
 """A cached answer dated later than now by more than this was not written by
@@ -237,10 +237,7 @@ def view_problem(fresh: bool = False) -> tuple[str, str | None]:
     remembered (the view asked for by name)."""
     if not sys.platform.startswith("linux"):
         return "", "not Linux"
-    try:
-        candidates = bwrap_candidates()
-    except OSError as exc:
-        raise _cannot_try(exc) from None
+    candidates = bwrap_candidates()
     if not candidates:
         return "", f"no bubblewrap for this machine ({INSTALL_HINT})"
     key = _cache_key()
@@ -310,15 +307,8 @@ def _version(bwrap: str) -> tuple[int, ...]:
     import subprocess
 
     try:
-        text = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S).stdout
-    except subprocess.TimeoutExpired as exc:
-        # Passed over for the wheel's then, where the distribution may let only its own make namespaces.
-        raise _no_answer(bwrap, exc.timeout) from None
-    except OSError as exc:
-        if exc.errno in _FOR_NOW:
-            raise
-        return ()
-    except subprocess.SubprocessError:
+        text = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
         return ()
     numbers = text.split()[-1].split(".") if text.split() else []
     try:
@@ -345,28 +335,20 @@ def _probe(bwrap: str) -> str | None:
     try:
         return _try_view(bwrap)
     except OSError as exc:
-        raise _cannot_try(exc) from None
-
-
-def _cannot_try(exc: OSError) -> IsolationError:
-    """The probe's folders found no room (the scratch's file system full), its process no descriptor,
-    process slot or memory, or a bwrap did not answer in time (a machine too loaded): that says
-    nothing of this machine's namespaces, so it is not remembered, and nothing can run here as
-    things are."""
-    said = why(exc)
-    if exc.errno == errno.EMFILE:
-        said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
-    elif exc.errno == errno.ENFILE:  # the machine's table, which no limit of this process's would help
-        said = f"the system's table of open files is full: {said}"
-    elif exc.errno == errno.EAGAIN:  # fork's word for a process limit reached
-        said = f"too many processes (ulimit -u, or a cgroup's limit): {said}"
-    elif exc.errno == errno.ENOMEM:
-        said = f"too little memory to start a process: {said}"
-    return IsolationError(f"cannot try the sandbox's view: {said}")
-
-
-def _no_answer(bwrap: str, timeout_s: float) -> OSError:
-    return OSError(errno.ETIMEDOUT, f"{bwrap} did not answer within {timeout_s:g} s (a machine too busy?)")
+        # Its folders found no room (the scratch's file system full), its process no descriptor,
+        # process slot or memory, or it did not answer in time (a machine too loaded): that says
+        # nothing of this machine's namespaces, so it is not remembered, and nothing can run here
+        # as things are.
+        said = why(exc)
+        if exc.errno == errno.EMFILE:
+            said = f"too few file descriptors (ulimit -n {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}): {said}"
+        elif exc.errno == errno.ENFILE:  # the machine's table, which no limit of this process's would help
+            said = f"the system's table of open files is full: {said}"
+        elif exc.errno == errno.EAGAIN:  # fork's word for a process limit reached
+            said = f"too many processes (ulimit -u, or a cgroup's limit): {said}"
+        elif exc.errno == errno.ENOMEM:
+            said = f"too little memory to start a process: {said}"
+        raise IsolationError(f"cannot try the sandbox's view: {said}") from None
 
 
 _NO_DESCRIPTOR = {errno.EMFILE, errno.ENFILE}
@@ -399,7 +381,9 @@ def _try_view(bwrap: str) -> str | None:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as exc:
-            raise _no_answer(bwrap, exc.timeout) from None
+            raise OSError(
+                errno.ETIMEDOUT, f"{bwrap} did not answer within {exc.timeout:g} s (a machine too busy?)"
+            ) from None
         except (OSError, subprocess.SubprocessError) as exc:
             if isinstance(exc, OSError) and exc.errno in _FOR_NOW:
                 raise
