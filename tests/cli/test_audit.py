@@ -595,6 +595,8 @@ def test_probes_that_find_no_file_descriptor_are_each_said_not_started(env, tmp_
     assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "-j2", tool=tool).stdout)
     assert data["flagged"] == 0 and {p["outcome"] for p in data["probes"]} == {"could_not_start"}, data
+    # the planted probe as every other: no reward, the error Harbor raises on an empty reward folder
+    assert {(p["rewards"], p["verdict_error"]) for p in data["probes"]} == {(None, "RewardFileNotFoundError")}, data
     # test's rounds alike: the case that could not start (whichever ran second) fails on its own row, the other passes.
     done = run_tool(env, "test", task, "--python", PY, "-j2", tool=tool)
     no_traceback(done)

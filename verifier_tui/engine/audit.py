@@ -132,9 +132,12 @@ class Finding:
     @classmethod
     def of(cls, probe: Probe, result: RunResult) -> Finding:
         if result.outcome is Outcome.COULD_NOT_START:
-            # No runner ran (a tiny ulimit -n): its reward folder holds the probe's own planted files, no
-            # verdict of anyone's, and a probe that is not judged is never flagged.
-            return cls(probe.name, result)
+            # No runner ran (a tiny ulimit -n): its reward folder holds the probe's own planted files, which
+            # Harbor would have deleted before test.sh, so the verdict is Harbor's on an empty folder, on every
+            # face; a probe that is not judged is never flagged.
+            from verifier_tui.engine.verdict import no_reward_file
+
+            return cls(probe.name, replace(result, verdict=no_reward_file()))
         source = result.verdict.source
         kept = {name: data.decode() for name, data in probe.planted}.get(source) if source else None
         left = any(f.name == source and f.kind == "file" and f.text == kept for f in result.reward_files)
@@ -142,7 +145,7 @@ class Finding:
 
     @property
     def rewards(self) -> dict[str, Any] | None:
-        return None if self.result.outcome is Outcome.COULD_NOT_START else self.result.verdict.rewards
+        return self.result.verdict.rewards
 
     def to_json(self) -> dict[str, Any]:
         rewards = self.rewards

@@ -202,6 +202,11 @@ def harbor_verdict(reward_dir: Path, *, beneath: Path | None = None) -> Verdict:
         return txt_stat
     if txt_stat is not None:
         return _read_as_harbor(txt_path, txt_stat, folder, _txt_verdict)
+    return no_reward_file()
+
+
+def no_reward_file() -> Verdict:
+    """Harbor's verdict on a reward folder that holds neither file."""
     return Verdict(
         rewards=None,
         error=REWARD_FILE_NOT_FOUND,
