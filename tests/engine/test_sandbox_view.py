@@ -1032,10 +1032,38 @@ def test_a_probe_that_times_out_is_said_so_and_never_remembered(tmp_path, env, p
     with pytest.raises(isolation.IsolationError) as refused:
         isolation.choose()
     said = str(refused.value)
-    assert said == f"cannot try the sandbox's view: {stand_in} did not answer within 0.5 s (a machine too busy?)"
+    assert said == (
+        f"cannot try the sandbox's view: {stand_in} did not answer within 0.5 s "
+        "(is the machine too busy? try again once it is quieter)"
+    )
     monkeypatch.setattr(isolation, "bwrap_candidates", real)
     monkeypatch.setenv(isolation.VARIABLE, "auto")
     assert isolation.choose().kind == isolation.NAMESPACE
+
+
+def test_a_probe_that_timed_out_is_said_again_at_once_within_one_command(tmp_path, env, private_cache, monkeypatch):
+    """``test`` of ten cases on a machine where the probe timed out: each case's run probed again,
+    each waiting out the timeout, 100 s before the one line. Within one command the refusal is said
+    again at once for a while (the stand-in started once), and never cached for the next command."""
+    needs_namespaces()
+    isolation.forget()
+    started = tmp_path / "started"
+    stand_in = write(tmp_path / "bwrap", f"#!/bin/sh\necho x >> {started}\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    monkeypatch.setattr(isolation, "bwrap_candidates", lambda: [str(stand_in)])
+    monkeypatch.setattr(isolation, "PROBE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(isolation, "_timed_out", {})
+    said = []
+    for _ in range(3):
+        with pytest.raises(isolation.IsolationError) as refused:
+            isolation.choose()
+        said.append(str(refused.value))
+    assert len(set(said)) == 1 and "did not answer within 0.5 s" in said[0], said
+    assert started.read_text().count("x") == 1
+    monkeypatch.setattr(isolation, "HOLD_TIMEOUT_S", 0.0)  # the hold over: asked again
+    with pytest.raises(isolation.IsolationError):
+        isolation.choose()
+    assert started.read_text().count("x") == 2
 
 
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):

@@ -78,6 +78,14 @@ PROBE_TIMEOUT_S = 10.0
 """How long the probe's bwrap has to answer: a machine too busy to answer in
 time says nothing of its namespaces."""
 
+HOLD_TIMEOUT_S = 30.0
+"""How long this process takes a bwrap's probe that timed out as timing out again, without
+waiting: `test`'s cases, or a job's trials, would each wait out the timeout to be told the same.
+Never written to the cache."""
+
+_timed_out: dict[str, tuple[float, str]] = {}
+"""Each bwrap whose probe timed out in this process: when, and the error said."""
+
 _CLOCK_SLACK_S = 5.0
 """A cached answer dated later than now by more than this was not written by
 the tool (a run that reached the cache, a clock set back): asked again."""
@@ -332,9 +340,14 @@ _tools: dict[str, str | None] = {}
 def _probe(bwrap: str) -> str | None:
     """Build, once, a view with what a run needs (an overlay, a sized
     tmpfs), on throwaway folders; None when it works, else why not."""
+    held = _timed_out.get(bwrap)
     try:
+        if held is not None and time.monotonic() - held[0] < HOLD_TIMEOUT_S:
+            raise OSError(errno.ETIMEDOUT, held[1])
         return _try_view(bwrap)
     except OSError as exc:
+        if exc.errno == errno.ETIMEDOUT and (held is None or exc.strerror is not held[1]):
+            _timed_out[bwrap] = (time.monotonic(), str(exc.strerror))
         # Its folders found no room (the scratch's file system full), its process no descriptor,
         # process slot or memory, or it did not answer in time (a machine too loaded): that says
         # nothing of this machine's namespaces, so it is not remembered, and nothing can run here
@@ -381,9 +394,8 @@ def _try_view(bwrap: str) -> str | None:
         try:
             done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as exc:
-            raise OSError(
-                errno.ETIMEDOUT, f"{bwrap} did not answer within {exc.timeout:g} s (a machine too busy?)"
-            ) from None
+            late = f"{bwrap} did not answer within {exc.timeout:g} s"
+            raise OSError(errno.ETIMEDOUT, f"{late} (is the machine too busy? try again once it is quieter)") from None
         except (OSError, subprocess.SubprocessError) as exc:
             if isinstance(exc, OSError) and exc.errno in _FOR_NOW:
                 raise
