@@ -444,6 +444,12 @@ class VerifierCases:
         if "" in paths:  # Path("") is the current folder: every task below it
             raise pytest.UsageError("--verifier-cases: an empty path: give a task, a folder of tasks or a Harbor job")
         options = Options(python=config.getoption("verifier_python"), timeout=config.getoption("verifier_timeout"))
+        from verifier_tui.engine.sandbox.isolation import IsolationError, requested
+
+        try:
+            requested()  # a misspelt VERIFIER_TUI_SANDBOX: one line, as the commands say it
+        except IsolationError as exc:
+            raise pytest.UsageError(str(exc)) from None
         stand_in = _stand_in(config, base)
         try:
             self.collection: Collection = collect([base / Path(p) for p in paths], options, stand_in=stand_in)
@@ -963,10 +969,12 @@ class VerifierCase(pytest.Item):
         group = self.group
         if self.problem is not None or group.error is not None or group.session is None:
             return  # not run, or a trial (replays stay cold)
+        from verifier_tui.engine.sandbox.isolation import IsolationError
+
         try:
             group.start_ahead(self.case)
-        except OSError:
-            pass  # its own run will say why it cannot be staged
+        except (OSError, IsolationError):
+            pass  # its own run will say why it cannot be staged, or why there is no sandbox to run in
 
     def runtest(self) -> None:
         # The task's notes are warned once the case's run is decided, never before: under -W error (or
@@ -1014,9 +1022,13 @@ class VerifierCase(pytest.Item):
             raise CaseNotRun(not_run(self.problem))
         if self.group.error is not None:
             raise CaseNotRun(not_run(said(self.group.error)))
+        from verifier_tui.engine.sandbox.isolation import IsolationError
         from verifier_tui.engine.suite import NotReplayed
 
-        outcome = self.group.run(self.case, trigger="pytest")
+        try:
+            outcome = self.group.run(self.case, trigger="pytest")
+        except IsolationError as exc:  # no sandbox to run in as things are (a probe that timed out)
+            raise CaseNotRun(not_run(str(exc))) from None
         if isinstance(outcome, NotReplayed):
             raise CaseNotRun(f"not replayed: {said(outcome.why)}")
         if not self.group.passed(outcome):

@@ -1816,3 +1816,45 @@ def test_a_jobs_note_made_an_error_fails_its_own_jobs_trials_only(pytester, tmp_
     done = run(pytester, "--verifier-cases", "jobs", "-W", "error")
     done.assert_outcomes(failed=1, passed=1)
     done.stdout.fnmatch_lines(["FAILED jobs/a::demo__aaaaaaa - the trial passed, but its job's *"])
+
+
+def test_a_misspelt_sandbox_is_one_usage_line(pytester, tasks, monkeypatch):
+    """VERIFIER_TUI_SANDBOX misspelt: the plugin raised it through pytest's configure, INTERNALERROR and a
+    traceback, exit 3. It is one usage line, as the commands say it."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "bogus")
+    done = run(pytester, "--verifier-cases", "tasks/hello-file")
+    text = done.stdout.str() + done.stderr.str()
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["*VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy"])
+
+
+#: A plugin of the inner pytest's: the sandbox's probe times out at once (a bwrap that never answers).
+NEVER_ANSWERS = """
+from verifier_tui.engine.sandbox import isolation
+
+def pytest_configure(config):
+    isolation.forget()
+    isolation.bwrap_candidates = lambda: [STAND_IN]
+    isolation.PROBE_TIMEOUT_S = 0.3
+"""
+
+
+def test_a_probe_that_times_out_fails_each_case_in_one_line(pytester, tasks, tmp_path, monkeypatch):
+    """The sandbox's probe timed out (a machine too busy): the plugin's start of the next case ahead
+    raised it through pytest, INTERNALERROR and a traceback, no case reported, exit 3. Each case now
+    fails with the one line, and the probe is waited for once."""
+    from tests.helpers.tasks import write
+
+    started = tmp_path / "started"
+    stand_in = write(tmp_path / "bwrap", f"#!/bin/sh\necho x >> {started}\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
+    done = run(pytester, "-p", "never_answers", "--verifier-cases", "tasks/hello-file")
+    text = done.stdout.str() + done.stderr.str()
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
+    done.assert_outcomes(failed=4)
+    done.stdout.fnmatch_lines(["*tasks/hello-file::correct: *did not answer within 0.3 s*"])
+    assert started.read_text().count("x") == 1
