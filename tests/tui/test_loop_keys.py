@@ -843,6 +843,21 @@ async def test_b_with_no_case_and_no_response_does_not_speak_of_the_case_s(tmp_p
     assert "no response to run the environment-server mode with: no case is chosen and no response" in shown, shown
 
 
+async def test_b_on_a_case_without_a_response_names_the_cases_own_folder(example):
+    """b on hello-file's case correct, which has no response: the server mode's skip said where a
+    response goes as `cases/<name>/response.json`, a placeholder, three times over, where the
+    case is known; the task's own folder for it is named instead."""
+    app = make_app(example("hello-file"), case="correct", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        shown = " ".join(widget_text(app, "#reward-body").split())
+    assert "<name>" not in shown, shown
+    assert "the case correct has none (cases/correct/response.json or response.txt)" in shown, shown
+
+
 async def test_k_under_step_says_the_case_records_no_step(tmp_path):
     """k with --step second kept the step's verdict as expected.json and said nothing of the step,
     which the case cannot hold: test without --step then checks it against tests/ and fails it."""

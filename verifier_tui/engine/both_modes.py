@@ -24,10 +24,18 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
 
 SERVER, HARBOR = MODE_NAMES["server"], MODE_NAMES["harbor"]
-NO_RESPONSE = Advice(
-    f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json or response.txt); ",
-    GIVE_RESPONSE,
-)
+
+
+def no_response(case: str) -> Advice:
+    """Why the server mode was not run on ``case``: where its response would be
+    (the case is named: a ``cases/<name>/`` placeholder left the reader to fill it in)."""
+    return Advice(
+        f"no response to run the {SERVER} with: the case {case} has none "
+        f"(cases/{case}/response.json or response.txt); ",
+        GIVE_RESPONSE,
+    )
+
+
 #: With no case chosen, "the case has none" spoke of a case there is not.
 NO_CASE_NO_RESPONSE = Advice(
     f"no response to run the {SERVER} with: no case is chosen and no response; ",
@@ -153,7 +161,7 @@ def mode_specs(session: Session) -> tuple[RunSpec, RunSpec | None, str | None]:
     # a case with no response is judged in Harbor mode: that run is the case's own
     harbor = replace(base, response=None, expected=case.expected if case and case.response is None else None)
     if response is None:
-        return harbor, None, NO_RESPONSE if session.case is not None else NO_CASE_NO_RESPONSE
+        return harbor, None, no_response(session.case.name) if session.case is not None else NO_CASE_NO_RESPONSE
     expected = case.expected if case is not None and case.response == response else None
     return harbor, replace(base, response=response, expected=expected), None
 

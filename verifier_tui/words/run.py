@@ -344,7 +344,8 @@ def both_modes_lines(
     for mode, result in (("server", both.server), ("harbor", both.harbor)):
         mark, label = {True: "✓", False: "✗", None: "-"}[works(result)], mode_text(mode)
         if result is None:
-            lines.append(f"{mark} {label}: not run: {word(both.server_skipped or '')}")
+            # One line: the reason names the case, a folder's name that may hold a line break.
+            lines.append(f"{mark} {label}: not run: {one_line(word(both.server_skipped or ''))}")
             continue
         lines.append(f"{mark} {label}: {word(result.outcome_words)} · {word(verdict_line(result))}")
         lines += [f"    note: {one_line(word(note))}" for note in noted[id(result)] if note not in above]
@@ -352,7 +353,7 @@ def both_modes_lines(
         expected = expected_line(result)
         if expected is not None:
             lines.append(f"    {expected}")
-    lines.append(word(both.summary()))
+    lines.append(one_line(word(both.summary())))
     return lines
 
 
