@@ -965,11 +965,15 @@ class MainScreen(SizedScreen):
     async def _debug(self) -> None:
         session = self.session
         controller = self.controller
+        waited = controller.live.scheduler.busy
+        if waited:
+            # Not paused while waiting: a run stuck in a loop would hold r and every save until its
+            # timeout. r cuts it short as ever, and d then waits for the run that took its place.
+            self.notify("waiting for the run in flight to end…", markup=False)
+            await controller.live.scheduler.drain()
         controller.pause()  # from now on, saves wait for the return from pdb
         try:
-            if controller.live.scheduler.busy:
-                self.notify("waiting for the run in flight to end…", markup=False)
-                await controller.live.scheduler.drain()
+            if waited:
                 # The run waited for is judged as d judges the one on screen: one
                 # that passed is said here, not after leaving the screen for pdb.
                 why = self._nothing_to_debug_now()
