@@ -495,6 +495,29 @@ async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
         assert "running" not in said and "run #2" in said, said
 
 
+async def test_r_while_b_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_path, monkeypatch):
+    """b pressed during a run stuck in a loop said nothing and waited for that run to time out (60 s
+    in a task `new` writes), holding r and every save meanwhile: no key did anything until then. b
+    says it waits, and r cuts the stuck run short at once, as without b; b runs once that run ends."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(tmp_path / "tasks" / "stuck", gate.verifier("def verify(workspace):\n    return 1.0\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        gate.go.unlink()
+        await pilot.press("r")
+        await asyncio.to_thread(gate.wait_for_run, 2)
+        await pilot.press("b")
+        await pilot.pause(0.2)
+        assert app.notices[-1] == "waiting for the run in flight to end…"
+        await pilot.press("r")
+        await wait_for(lambda: gate.runs() == 3, "r's run, the stuck one cut short", 10)
+        gate.go.touch()
+        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+        assert [result.trigger for result in app.finished] == ["start", "r key"]  # then b's own runs
+
+
 def _gated_two_mode_task(tmp_path, monkeypatch, name: str, reward: float) -> tuple[Gate, Path]:
     """A task whose verifier scores ``reward`` once the gate lets it, and a case c with a response,
     so b has two modes to run; the copy sandbox, as the gate is outside the task."""

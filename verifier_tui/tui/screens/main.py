@@ -770,6 +770,17 @@ class MainScreen(SizedScreen):
         else:
             self.notify("live reload off: r runs; a save marks the verdict stale", markup=False)
 
+    async def _wait_for_the_run_in_flight(self) -> bool:
+        """Until no run is in flight or pending (b and d run their own after it); whether there was
+        one. Not paused meanwhile: a run stuck in a loop would hold r and every save until its
+        timeout. r cuts it short as ever, and the wait goes on for the run that took its place."""
+        scheduler = self.controller.live.scheduler
+        if not (scheduler.busy or scheduler.pending):
+            return False
+        self.notify("waiting for the run in flight to end…", markup=False)
+        await scheduler.drain()
+        return True
+
     @work(name="run in both modes", group="outside", exclusive=True, exit_on_error=False)
     async def action_both_modes(self) -> None:
         """The current choices with the response and without: both
@@ -788,11 +799,11 @@ class MainScreen(SizedScreen):
         if session.verifier is None:
             self.notify("no verifier to run", severity="warning", markup=False)
             return
+        await self._wait_for_the_run_in_flight()
         controller.pause()  # saves wait until both runs are done
         status = self.query_one(StatusLine)
         try:
-            await controller.live.scheduler.drain()
-            controller.drop_held()  # a save while the run before ended: b's first runs read it
+            controller.drop_held()  # a save held before b (a task read again): b's first runs read it
             # b's runs are not the scheduler's, which says ▶ running for its own:
             # said here, or the key looks like it did nothing until both end.
             status.set_running(session.case.name if session.case else None, "both modes")
@@ -965,12 +976,7 @@ class MainScreen(SizedScreen):
     async def _debug(self) -> None:
         session = self.session
         controller = self.controller
-        waited = controller.live.scheduler.busy
-        if waited:
-            # Not paused while waiting: a run stuck in a loop would hold r and every save until its
-            # timeout. r cuts it short as ever, and d then waits for the run that took its place.
-            self.notify("waiting for the run in flight to end…", markup=False)
-            await controller.live.scheduler.drain()
+        waited = await self._wait_for_the_run_in_flight()
         controller.pause()  # from now on, saves wait for the return from pdb
         try:
             if waited:
