@@ -548,8 +548,7 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
                 continue  # o names the stream it shows next: stdout while stderr is shown
             if binding.show and binding.group is None:
                 assert f"{shown} {binding.description}" in footer, shown
-            if binding.action != "app.quit":
-                assert f"{title}  ({shown})" in titles
+            assert f"{title}  ({shown})" in titles
 
 
 async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_down_to_esc(task, runs, tmp_path):

@@ -330,6 +330,16 @@ async def _palette_hits(app, pilot, words: str) -> list[str]:
     return shown
 
 
+async def test_the_palettes_quit_names_its_key_and_the_tool_as_every_other_command(example):
+    # Every command in the palette named its key ("Run all cases  (a)") but Quit, which was Textual's:
+    # "Quit", "Quit the application as soon as possible", where the help says q, "Quit verifier-tui".
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        hits = await _palette_hits(app, pilot, "quit")
+    assert [hit for hit in hits if hit.startswith("Quit")] == ["Quit  (q)\nQuit verifier-tui"], hits
+
+
 async def test_the_palette_offers_back_to_the_latest_run_only_on_an_older_run(example):
     # The palette offered "Back to the latest run" on the latest run itself, where it (and esc) did nothing.
     app = make_app(example("hello-file"), watch=False)

@@ -158,13 +158,15 @@ class BaseApp(App[int]):
         super().notify(plain_text(message), title=plain_text(title), **kwargs)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The screen's keys as it offers them now, each by its title, then Textual's own (Quit among them)
-        but its "Keys" (a side panel of the focused widget's keys): beside ours, "Keys  (?)" (the
-        screen's help, which lists every key), it was a second command of the same name."""
-        for shown, title, does, action in offered(screen, enabled_only=True):
-            if action != "app.quit":
-                yield SystemCommand(f"{title}  ({shown})", does, functools.partial(screen.run_action, action))
-        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
+        """The screen's keys as it offers them now, each by its title, then Textual's own but its
+        "Keys" (a side panel of the focused widget's keys): beside ours, "Keys  (?)" (the screen's
+        help, which lists every key), it was a second command of the same name. So is Textual's
+        "Quit" beside ours ("Quit  (q)", in the help's words), on a screen that offers q."""
+        ours = offered(screen, enabled_only=True)
+        for shown, title, does, action in ours:
+            yield SystemCommand(f"{title}  ({shown})", does, functools.partial(screen.run_action, action))
+        twins = {"Keys"} | ({"Quit"} if any(action == "app.quit" for *_, action in ours) else set())
+        yield from (command for command in super().get_system_commands(screen) if command.title not in twins)
 
     def on_mount(self) -> None:
         """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
