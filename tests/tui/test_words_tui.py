@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers.commands import run_tool
 from tests.helpers.tasks import PY, make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.engine.model import Outcome
 
 CONTRACT = "verify requires 'response' without a default"
@@ -38,6 +38,29 @@ async def test_question_mark_shows_every_mark_of_the_legend_and_every_key(exampl
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
         assert "Help: keys and marks  (?)" in [c.title for c in app.get_system_commands(app.main)]
+
+
+async def test_the_help_says_how_to_reach_the_history_and_pick_a_run_there(example):
+    """The help named esc "after picking a run in the history", but none of its keys said how to
+    reach the history or pick a run in it: a user at the keyboard found no way to an older run.
+    It says tab (in the order focus goes) and enter, and they do what it says."""
+    from verifier_tui.tui.screens.help import HelpScreen
+
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        await pilot.press("question_mark")
+        await wait_for(lambda: isinstance(app.screen, HelpScreen), "the help")
+        said = " ".join(app.screen.query_one("#help-text").content.plain.split())
+        assert "tab Move between the cases, the resolution, the history, the reward and the output" in said, said
+        assert "enter on a case runs it, on a run in the history shows it (esc: back to the latest)" in said, said
+        await pilot.press("escape")
+        await wait_for(lambda: app.screen is app.main, "the help closed")
+        await pilot.press("tab", "tab", "down", "enter")  # from the cases: the resolution, then the history
+        await pilot.pause()
+        assert app.main.viewing is not None and app.main.viewing.sequence == 1
 
 
 async def test_a_raising_case_with_expected_json_is_marked_by_it_as_the_legend_says(example):

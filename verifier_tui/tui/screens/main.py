@@ -245,6 +245,15 @@ class MainScreen(SizedScreen):
     ]
     HELP_TITLE = "verifier-tui: keys and marks"
     MARKS = LEGEND
+    # The lists' own keys: without them, esc "after picking a run in the history" named no way there.
+    OTHER_KEYS = [
+        (
+            "tab",
+            "Move between the cases, the resolution, the history, the reward and the output",
+            "enter on a case runs it, on a run in the history shows it (esc: back to the latest); "
+            "up and down move in the one in focus",
+        )
+    ]
 
     # What the cases list shows besides the session's cases: set, it is redrawn.
     running_case: var[str | None] = var(None, init=False)
