@@ -69,7 +69,7 @@ def test_a_task_that_cannot_be_found_says_where_it_looked_and_how_to_give_it(tas
     location = locate_task(trial)
     assert location.path is None
     message = location.message()
-    assert message.startswith("the task was not found. Looked in: ")
+    assert message.startswith("the task was not found (looked in: ")
     assert str(runs / "tasks" / "demo") in message
     assert "ancestor of the job folder" in message
     assert message.endswith("give the task folder with --task DIR")
@@ -191,7 +191,7 @@ def test_a_task_path_past_the_systems_length_limit_is_a_task_not_found(task, run
     data["task"]["path"] = "a/" * 3000
     config.write_text(json.dumps(data))
     location = locate_task(open_harbor(trial.path)[0])
-    assert location.path is None and location.message().startswith("the task was not found. Looked in: ")
+    assert location.path is None and location.message().startswith("the task was not found (looked in: ")
 
 
 def test_a_trial_named_through_a_link_finds_its_task_from_where_the_link_leads(task, runs, tmp_path):

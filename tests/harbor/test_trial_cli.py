@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -475,8 +476,9 @@ def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
     shutil.move(str(demo), str(kept))
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert done.returncode == 2
-    assert "the task was not found. Looked in: " in done.stdout
-    assert "give the task folder with --task DIR" in done.stdout
+    # One sentence: "...(task.path ..., 5 places). give the task folder" began its second in lower case.
+    assert "the task was not found (looked in: " in done.stdout
+    assert re.search(r"\)\); give the task folder with --task DIR$", done.stdout, re.M), done.stdout
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert data["trial"]["task_not_found"].startswith("the task was not found") and data["local"] is None
     done = tool(env, "run", trial.path, "--task", kept, cwd=elsewhere)
@@ -2072,7 +2074,7 @@ def test_a_task_path_holding_the_home_folder_further_in_is_said_whole(task, runs
     config = json.loads((trial.path / "config.json").read_text())
     (trial.path / "config.json").write_text(json.dumps({**config, "task": {**config["task"], "path": claimed}}))
     done = tool({**env, "HOME": str(home)}, "run", trial.path, cwd=elsewhere)
-    assert f"Looked in: {claimed} (" in done.stdout, done.stdout
+    assert f"looked in: {claimed} (" in done.stdout, done.stdout
     assert "/srv~" not in done.stdout
 
 

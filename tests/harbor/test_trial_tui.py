@@ -482,8 +482,8 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
         replayed = await app.wait_for_replays(1)
         await pilot.pause()
         assert replayed.local is None
-        assert "the task was not found. Looked in: " in text_of(app, "#trial-header")
-        assert "give the task folder with --task DIR" in text_of(app, "#trial-header")
+        assert "the task was not found (looked in: " in text_of(app, "#trial-header")
+        assert "); give the task folder with --task DIR" in " ".join(text_of(app, "#trial-header").split())
         # The sandbox side stands on its own.
         assert "Harbor scored RewardFileNotFoundError" in text_of(app, "#sandbox-side .side-body")
         # Its failing line is the sandbox's /tests/verifier.py, no file here: the root cause and the

@@ -68,7 +68,8 @@ class TaskLocation:
             f"{found[0]} ({why})" if len(found) == 1 else f"{found[0]} ... {found[-1]} ({why}, {len(found)} places)"
             for why, found in groups
         )
-        return Advice(f"the task was not found. Looked in: {places}. ", GIVE_TASK)
+        # One sentence, as the one above: after ". " the advice began a second in lower case.
+        return Advice(f"the task was not found (looked in: {places}); ", GIVE_TASK)
 
 
 def harbor_cache_dir() -> Path:
