@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.helpers.tasks import Gate, make_task
 from tests.tui.app_under_test import (
     SIZE,
+    AppUnderTest,
     history_text,
     make_app,
     report_change,
@@ -427,10 +428,7 @@ async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_ru
     app = make_app(root, case="response-json", watch=False)
     async with app.run_test(size=(160, 60)) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("b")
-        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
-        await pilot.pause()
-        shown = " ".join(widget_text(app, "#reward-body").split())
+        shown = await _b_said(app, pilot)
         for said in (
             "✓ environment-server mode (with a response): exit 0 · reward written",
             'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
@@ -472,14 +470,28 @@ async def test_b_s_line_shows_each_modes_rewards_as_they_differ(tmp_path, return
         assert f"both modes: {line}" in shown, shown
 
 
+async def _b_said(app, pilot) -> str:
+    """b pressed, and what the reward panel says once its runs end, on one line."""
+    await pilot.press("b")
+    await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+    await pilot.pause()
+    return " ".join(widget_text(app, "#reward-body").split())
+
+
+def _gated_task_app(tmp_path, monkeypatch, name: str) -> tuple[Gate, AppUnderTest]:
+    """An app, live reload off, on a task whose verifier returns 1.0 once the gate lets it; the copy
+    sandbox, as the gate is outside the task."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    gate = Gate(tmp_path / "gate")
+    root = make_task(tmp_path / "tasks" / name, gate.verifier("def verify(workspace):\n    return 1.0\n"))
+    return gate, make_app(root, watch=False)
+
+
 async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
     """b ran both modes without a word: for as long as its runs took, the
     status line still showed the run before, no ▶ running, as if the key had
     done nothing. Now it says what runs, as r does, until b's runs end."""
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
-    gate = Gate(tmp_path / "gate")
-    root = make_task(tmp_path / "tasks" / "slow", gate.verifier("def verify(workspace):\n    return 1.0\n"))
-    app = make_app(root, watch=False)
+    gate, app = _gated_task_app(tmp_path, monkeypatch, "slow")
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         gate.go.unlink()
@@ -495,27 +507,32 @@ async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
         assert "running" not in said and "run #2" in said, said
 
 
-async def test_r_while_b_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_path, monkeypatch):
-    """b pressed during a run stuck in a loop said nothing and waited for that run to time out (60 s
-    in a task `new` writes), holding r and every save meanwhile: no key did anything until then. b
-    says it waits, and r cuts the stuck run short at once, as without b; b runs once that run ends."""
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
-    gate = Gate(tmp_path / "gate")
-    root = make_task(tmp_path / "tasks" / "stuck", gate.verifier("def verify(workspace):\n    return 1.0\n"))
-    app = make_app(root, watch=False)
+@pytest.mark.parametrize(
+    ("key", "done", "ran"),
+    [
+        ("d", "verify returned without raising (exit 0): nothing to debug post-mortem", "the run d waited for"),
+        ("b", "both modes", "b's runs"),
+    ],
+)
+async def test_r_while_b_or_d_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_path, monkeypatch, key, done, ran):
+    """b or d pressed during a run stuck in a loop waited for that run to time out (60 s in a task
+    `new` writes), holding r and every save meanwhile: no key did anything until then, b said
+    nothing, and d then said the run timed out with nothing to debug. Both say they wait, r cuts
+    the stuck run short at once, as without them, and they wait for the run that took its place."""
+    gate, app = _gated_task_app(tmp_path, monkeypatch, "stuck")
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         gate.go.unlink()
         await pilot.press("r")
         await asyncio.to_thread(gate.wait_for_run, 2)
-        await pilot.press("b")
+        await pilot.press(key)
         await pilot.pause(0.2)
         assert app.notices[-1] == "waiting for the run in flight to end…"
         await pilot.press("r")
         await wait_for(lambda: gate.runs() == 3, "r's run, the stuck one cut short", 10)
         gate.go.touch()
-        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
-        assert [result.trigger for result in app.finished] == ["start", "r key"]  # then b's own runs
+        await wait_for(lambda: done in (app.notices[-1] + widget_text(app, "#reward-body")), ran)
+        assert [result.trigger for result in app.finished] == ["start", "r key"]  # then b's own runs, if b
 
 
 def _gated_two_mode_task(tmp_path, monkeypatch, name: str, reward: float) -> tuple[Gate, Path]:
@@ -858,10 +875,7 @@ async def test_b_with_no_case_and_no_response_does_not_speak_of_the_case_s(tmp_p
     async with app.run_test(size=(160, 60)) as pilot:
         await app.wait_for_runs(1)
         assert app.session.case is None
-        await pilot.press("b")
-        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
-        await pilot.pause()
-        shown = " ".join(widget_text(app, "#reward-body").split())
+        shown = await _b_said(app, pilot)
     assert "the case has none" not in shown, shown
     assert "no response to run the environment-server mode with: no case is chosen and no response" in shown, shown
 
@@ -873,10 +887,7 @@ async def test_b_on_a_case_without_a_response_names_the_cases_own_folder(example
     app = make_app(example("hello-file"), case="correct", watch=False)
     async with app.run_test(size=(160, 60)) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("b")
-        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
-        await pilot.pause()
-        shown = " ".join(widget_text(app, "#reward-body").split())
+        shown = await _b_said(app, pilot)
     assert "<name>" not in shown, shown
     assert "the case correct has none (cases/correct/response.json or response.txt)" in shown, shown
 

@@ -241,32 +241,6 @@ async def test_debug_pressed_during_a_passing_run_says_so_on_the_screen(tmp_path
         assert not any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
 
 
-async def test_r_while_d_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_path, monkeypatch):
-    """d pressed during a run stuck in a loop: while d waited for that run to time out (60 s in a
-    task `new` writes), r and every save were held for the return from pdb, so nothing the user
-    pressed did anything until the timeout, which d then said had nothing to debug. r acts at once
-    now, as without d: it cuts the stuck run short and runs again; d waits for that run instead."""
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
-    gate = Gate(tmp_path / "gate")
-    root = make_task(tmp_path / "tasks" / "stuck", gate.verifier("def verify(workspace):\n    return 1.0\n"))
-    app = make_app(root, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        gate.go.unlink()
-        await pilot.press("r")
-        await asyncio.to_thread(gate.wait_for_run, 2)
-        await pilot.press("d")
-        await pilot.pause(0.2)
-        assert app.notices[-1] == "waiting for the run in flight to end…"
-        await pilot.press("r")
-        await wait_for(lambda: gate.runs() == 3, "r's run, the stuck one cut short", 10)
-        gate.go.touch()
-        await app.wait_for_runs(2)
-        await wait_for(lambda: not app.controller.live.paused, "d to give up")
-        assert app.finished[-1].trigger == "r key"
-        assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
-
-
 async def test_a_key_s_note_during_a_run_keeps_the_run_in_the_status_line(tmp_path, monkeypatch):
     """R on a task without its own runner (or A without cases, k with
     nothing to keep) while a run was in flight: its note took the place of
