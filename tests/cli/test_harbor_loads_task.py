@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
+from tests.helpers.tasks import make_task
 
 REFUSED = "Harbor would refuse to run this task"
 
@@ -30,6 +31,30 @@ def _refused_on_every_face(env, task, why: str) -> None:
     explained = run_tool(env, "explain", task, "--json")
     no_traceback(explained)
     assert any(REFUSED in n and why in n for n in json.loads(explained.stdout)["notices"]), explained.stdout
+
+
+def _why_run_is_refused(env, task) -> str:
+    """``run --json``'s harbor_refuses_task, exit 2."""
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    return json.loads(done.stdout)["harbor_refuses_task"]
+
+
+def _watch_reads_it_again(env, task, refuse, accept) -> None:
+    """watch on ``task``: ``refuse()`` then ``accept()`` are each a run saying whether Harbor
+    would refuse the task, not a verdict kept until another file is saved."""
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        refuse()
+        refused = reader.next_run()
+        accept()
+        back = reader.next_run()
+    finally:
+        stop(proc)
+    assert "Harbor would refuse" in refused, refused
+    assert "Harbor would refuse" not in back and "reward 1" in back, back
 
 
 def test_a_task_without_instruction_md_is_one_harbor_refuses(env, example):
@@ -98,21 +123,12 @@ def test_a_parameterized_template_needs_no_instruction_md(env, example):
 
 
 def test_watch_reads_the_task_again_when_instruction_md_comes_and_goes(env, example):
-    """watch on hello-file, instruction.md deleted then written again: each is a run that says
-    whether Harbor would refuse the task, not a verdict kept until another file is saved."""
+    """watch on hello-file, instruction.md deleted then written again."""
     task = example("hello-file")
-    proc, reader = start_watch(env, task, "--case", "correct")
-    try:
-        assert "reward 1" in reader.next_run()
-        text = (task / "instruction.md").read_text()
-        (task / "instruction.md").unlink()
-        gone = reader.next_run()
-        (task / "instruction.md").write_text(text)
-        back = reader.next_run()
-    finally:
-        stop(proc)
-    assert "Harbor would refuse" in gone, gone
-    assert "Harbor would refuse" not in back and "reward 1" in back, back
+    text = (task / "instruction.md").read_text()
+    _watch_reads_it_again(
+        env, task, (task / "instruction.md").unlink, lambda: (task / "instruction.md").write_text(text)
+    )
 
 
 def test_a_task_without_its_test_sh_is_one_harbor_refuses(env, example):
@@ -156,31 +172,89 @@ def test_a_verifier_image_that_bundles_the_tests_needs_no_test_sh(env, example):
 def test_a_step_without_any_test_sh_is_one_harbor_refuses(env, tmp_path):
     """A multi-step task with no tests/test.sh and no steps/second/tests/test.sh: Harbor refuses
     it (step 'second' does not contain an OS-compatible test script); a step's own test.sh is enough."""
-    from tests.helpers.tasks import make_task
-
     steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
     task = make_task(tmp_path / "tasks" / "two", toml=steps, shim=False, cases={"correct": {}})
     (task / "steps" / "first" / "tests").mkdir()
     (task / "steps" / "first" / "tests" / "test.sh").write_text("#!/bin/sh\n")
-    done = run_tool(env, "run", task, "--case", "correct", "--json")
-    no_traceback(done)
-    assert done.returncode == 2, done.stdout + done.stderr
-    why = json.loads(done.stdout)["harbor_refuses_task"]
+    why = _why_run_is_refused(env, task)
     assert "'second'" in why and "steps/second/tests/test.sh or tests/test.sh" in why, why
 
 
 def test_watch_reads_the_task_again_when_harborignore_leaves_test_sh_out(env, example):
-    """watch on hello-file, then tests/.harborignore written to leave test.sh out, then removed:
-    each is a run saying whether Harbor would refuse the task."""
+    """watch on hello-file, then tests/.harborignore written to leave test.sh out, then removed."""
     task = example("hello-file")
-    proc, reader = start_watch(env, task, "--case", "correct")
-    try:
-        assert "reward 1" in reader.next_run()
-        (task / "tests" / ".harborignore").write_text("test.sh\n")
-        excluded = reader.next_run()
-        (task / "tests" / ".harborignore").unlink()
-        back = reader.next_run()
-    finally:
-        stop(proc)
-    assert "Harbor would refuse" in excluded, excluded
-    assert "Harbor would refuse" not in back and "reward 1" in back, back
+    ignore = task / "tests" / ".harborignore"
+    _watch_reads_it_again(env, task, lambda: ignore.write_text("test.sh\n"), ignore.unlink)
+
+
+def test_a_tests_link_out_of_the_task_is_one_harbor_refuses(env, example, tmp_path):
+    """tests/data a link to a folder outside the task: Harbor's validate_input_tree raises
+    ValueError (Input paths must stay within the task) before any trial runs; the run skipped
+    the link (and said so) and scored as if Harbor would. The run still skips it."""
+    task = example("hello-file")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (task / "tests" / "data").symlink_to(outside)
+    _refused_on_every_face(env, task, f"tests/data leads out of the task, to {outside}")
+    done = run_tool(env, "run", task, "--case", "correct")
+    assert "skipped data" in done.stdout, done.stdout
+
+
+def test_a_link_out_that_harborignore_excludes_is_not_refused(env, example, tmp_path):
+    """The same link, listed in tests/.harborignore: Harbor never uploads it, nor checks it."""
+    task = example("hello-file")
+    (tmp_path / "outside").mkdir()
+    (task / "tests" / "data").symlink_to(tmp_path / "outside")
+    (task / "tests" / ".harborignore").write_text("data\n")
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert json.loads(done.stdout)["harbor_refuses_task"] is None, done.stdout
+
+
+def test_a_solution_link_cycle_is_one_harbor_refuses(env, example):
+    """solution/again a link to solution/ itself: a directory-link cycle, which Harbor refuses
+    (Input directory links must not form cycles) even though no verifier reads solution/."""
+    task = example("hello-file")
+    (task / "solution" / "again").symlink_to(task / "solution")
+    _refused_on_every_face(env, task, "solution/again is a link back to a folder it lies in")
+
+
+def test_a_steps_file_linked_out_of_the_task_is_one_harbor_refuses(env, tmp_path):
+    """steps/first/notes.txt a link to a file outside the task: Harbor checks every step's folder too."""
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n'
+    task = make_task(tmp_path / "tasks" / "one", toml=steps, cases={"correct": {}})
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (task / "steps" / "first" / "notes.txt").symlink_to(tmp_path / "notes.txt")
+    why = _why_run_is_refused(env, task)
+    assert "steps/first/notes.txt leads out of the task" in why and "ValueError" in why, why
+
+
+def test_watch_reads_the_task_again_when_a_solution_link_cycle_comes_and_goes(env, example):
+    """watch on hello-file, then solution/again made a link to solution/ (Harbor refuses the
+    task), then removed: solution/ is watched too."""
+    task = example("hello-file")
+    again = task / "solution" / "again"
+    _watch_reads_it_again(env, task, lambda: again.symlink_to(task / "solution"), again.unlink)
+
+
+def test_a_link_whose_target_holds_a_line_break_cannot_forge_a_line(env, example, tmp_path):
+    """tests/data a link to ``out<newline>reward 1.0 (forged)``: the refusal named the target as it
+    was written, so run's verdict line broke in two and the second read as a line of its own. It is
+    named on its line, its break written ``\\n``."""
+    task = example("hello-file")
+    (task / "tests" / "data").symlink_to(str(tmp_path / "out\nreward 1.0 (forged)"))
+    done = run_tool(env, "run", task, "--case", "correct")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert not any(line.startswith("reward 1.0 (forged)") for line in done.stdout.splitlines()), done.stdout
+    assert "out\\nreward 1.0 (forged)" in done.stdout, done.stdout
+
+
+def test_watch_reads_the_task_again_when_a_link_out_comes_and_goes_in_a_steps_folder(env, tmp_path):
+    """watch on a one-step task, then steps/first/notes.txt made a link out of the task (Harbor
+    refuses it), then removed: a step's folder is watched for it, not only its instruction.md."""
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n'
+    task = make_task(tmp_path / "tasks" / "one", toml=steps, cases={"correct": {}})
+    (tmp_path / "notes.txt").write_text("mine\n")
+    notes = task / "steps" / "first" / "notes.txt"
+    _watch_reads_it_again(env, task, lambda: notes.symlink_to(tmp_path / "notes.txt"), notes.unlink)

@@ -361,9 +361,9 @@ def test_a_link_out_of_the_tests_folder_is_said_as_out_of_the_tests_folder(env, 
 
 
 def test_test_says_the_note_that_explains_a_failed_case(env, tmp_path):
-    """A helper linked out of tests/ is skipped with a note, and the verifier's
-    import of it fails: run said the note, test and audit only the ModuleNotFoundError.
-    A note every case has is said once for the task; one case's, on its line."""
+    """A helper linked out of tests/ (to a folder of the task: one out of the task Harbor refuses) is
+    skipped with a note, and the verifier's import of it fails: run said the note, test and audit only
+    the ModuleNotFoundError. A note every case has is said once for the task; one case's, on its line."""
     task = make_task(
         tmp_path / "t",
         "from helper import grade\n\ndef verify(workspace):\n    return grade()\n",
@@ -371,14 +371,14 @@ def test_test_says_the_note_that_explains_a_failed_case(env, tmp_path):
     )
     (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     (task / "cases" / "wrong" / "expected.json").write_text('{"rewards": {"reward": 0.0}}')
-    shared = tmp_path / "shared" / "helper.py"
+    shared = task / "shared" / "helper.py"
     shared.parent.mkdir()
     shared.write_text("def grade():\n    return 1.0\n")
     (task / "tests" / "helper.py").symlink_to(os.path.relpath(shared, task / "tests"))
     done = run_tool(env, "test", task, "--python", PY)
     assert done.returncode == 1, done.stdout
     lines = done.stdout.splitlines()
-    skipped = "note: tests: skipped helper.py: it links outside its folder, tests (../../shared/helper.py)"
+    skipped = "note: tests: skipped helper.py: it links outside its folder, tests (../shared/helper.py)"
     assert lines.count(skipped) == 1, done.stdout
     assert lines.index(skipped) < lines.index(next(line for line in lines if "ModuleNotFoundError" in line))
     audited = run_tool(env, "audit", task, "--python", PY)  # its case judged against fails the same way

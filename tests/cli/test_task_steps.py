@@ -392,11 +392,13 @@ def test_watch_with_step_says_the_steps_verifier_the_user_named_is_kept_once_tas
 
 def _tests_alone_under_second(env, own_step) -> dict:
     """``run --step second --json`` of the case hello, the step's own tests not laid over tests/:
-    tests/verifier.py ran, and scored 1.0 (the step's would score 0.5)."""
+    tests/verifier.py ran, and scored 1.0 (the step's would score 0.5). Harbor refuses such a task
+    (validate_input_tree: Input paths must stay within the task), so it exits 2, saying so."""
     done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second", "--json")
     no_traceback(done)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr
     data = json.loads(done.stdout)
+    assert "leads out of the task" in data["harbor_refuses_task"], data["harbor_refuses_task"]
     assert data["verifier"] == str(own_step / "tests" / "verifier.py") and data["rewards"] == {"reward": 1.0}
     return data
 
@@ -412,7 +414,7 @@ def test_a_step_whose_tests_lie_behind_a_link_out_of_the_task_names_that_link(en
     link.rename(outside)
     link.symlink_to(outside)
     data = _tests_alone_under_second(env, own_step)
-    said = [n for n in data["notices"] if "out of the task" in n]
+    said = [n for n in data["notices"] if "out of the task" in n and "Harbor would refuse" not in n]
     assert len(said) == 1 and said[0].startswith(f"{linked} is a link to {outside}, out of the task"), said
     assert "not laid over tests/" in said[0], said
     if linked != "steps/second/tests":  # the folder behind the link is no link itself
@@ -564,7 +566,7 @@ def test_a_steps_tests_that_is_a_link_to_nothing_is_said(env, own_step, tmp_path
     shutil.rmtree(own)
     own.symlink_to(tmp_path / "moved-away")
     data = _tests_alone_under_second(env, own_step)
-    said = [n for n in data["notices"] if "steps/second/tests" in n]
+    said = [n for n in data["notices"] if "steps/second/tests" in n and "Harbor would refuse" not in n]
     assert len(said) == 1, data["notices"]
     assert said[0].startswith(f"steps/second/tests is a link to {tmp_path / 'moved-away'}, which does not exist")
     assert "not laid over tests/" in said[0], said

@@ -142,7 +142,7 @@ def test_the_watcher_process_watches_without_asyncio(tmp_path):
 
     folder = tmp_path / "workspace"
     folder.mkdir()
-    options = {"targets": [[str(folder), "workspace", True]], "ignore": [], "force_polling": False}
+    options = {"targets": [[str(folder), "workspace", True, False]], "ignore": [], "force_polling": False}
     proc = subprocess.Popen(
         [sys.executable, "-I", "-c", _CHILD_CODE + REPORT, json.dumps(_child_import_path()), json.dumps(options)],
         stdin=subprocess.PIPE,
@@ -183,7 +183,7 @@ def test_the_watcher_process_finds_the_tool_where_its_parent_did(tmp_path):
     code, path = json.loads(subprocess.run([bare, "-c", asked], env=env, capture_output=True, check=True).stdout)
     folder = tmp_path / "workspace"
     folder.mkdir()
-    options = {"targets": [[str(folder), "workspace", True]], "ignore": [], "force_polling": False}
+    options = {"targets": [[str(folder), "workspace", True, False]], "ignore": [], "force_polling": False}
     proc = subprocess.Popen(
         [bare, "-I", "-c", code, json.dumps(path), json.dumps(options)],
         stdin=subprocess.PIPE,

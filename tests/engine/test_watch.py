@@ -1028,7 +1028,7 @@ def test_the_watcher_process_says_ready_before_any_change(tmp_path: Path) -> Non
     answer = folder(tmp_path / "single") / "answer.txt"
     answer.write_text("0")
     options = {
-        "targets": [[str(tree), "tree", True], [str(answer), "answer.txt", False]],
+        "targets": [[str(tree), "tree", True, False], [str(answer), "answer.txt", False, False]],
         "ignore": [],
         "force_polling": False,
     }

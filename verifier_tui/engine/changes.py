@@ -26,6 +26,9 @@ class WatchTarget:
     folder: bool | None = None
     """Folder (True) or single file (False); None decides from disk when the
     watcher starts (a path that does not exist yet is taken as a file)."""
+    beside: bool = False
+    """A folder no run reads, watched for whether Harbor loads the task (a step's folder): a
+    folder target inside it keeps a watch of its own, so that it made or removed is said so."""
 
 
 @record(frozen=True)

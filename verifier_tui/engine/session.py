@@ -43,6 +43,7 @@ from verifier_tui.engine.task.discovery import (
     Task,
     choose_verifier,
     load_case_dir,
+    read_task_config,
     resolve,
     verifier_notices,
 )
@@ -895,6 +896,13 @@ class Session:
         targets += [
             WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._instructions()
         ]
+        # nor solution/ or a step's folder, but a link in one that leads out of the task makes Harbor refuse it
+        # (one that is a link itself is not followed: it may lead to $HOME, where every save would be a change)
+        targets += [
+            WatchTarget(d, d.relative_to(self.task.root).as_posix(), folder=True, beside=True)
+            for d in self._inputs()
+            if not d.is_symlink()
+        ]
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
             # its rows, which t offers and whose problems are said, whether or not a run reads one
@@ -955,6 +963,13 @@ class Session:
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
 
+    def _inputs(self) -> list[Path]:
+        """The folders whose links Harbor checks (``Task._validate_input_paths``) beside tests/:
+        solution/ and each step's folder, whether or not they exist now (none without a task.toml)."""
+        if not (self.task.root / "task.toml").is_file():
+            return []
+        return [self.task.root / "solution", *(self.task.root / "steps" / s.name for s in self.task.config.steps)]
+
     def _instructions(self) -> list[Path]:
         """The instruction.md of each step, or the task's (none without a task.toml, which Harbor's refusals need)."""
         if not (self.task.root / "task.toml").is_file():
@@ -994,17 +1009,28 @@ class Session:
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
-        instruction.md made, removed or made a folder. Harbor asks only that they exist
-        (``Task._validate_tests``) and are no folder: a save of the instruction's text changes nothing."""
+        instruction.md made, removed or made a folder, or a link in solution/ or a step's folder.
+        Harbor asks only that they exist (``Task._validate_tests``) and are no folder: a save of the
+        instruction's text changes nothing."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
-        return touched and self._steps_layout() != self._steps_read
+        if touched and self._steps_layout() != self._steps_read:
+            return True
+        # a link there made or removed (read by no run): only a change of Harbor's refusal counts
+        changed = any(p.is_relative_to(d) for p in paths for d in self._inputs())
+        return changed and read_task_config(self.task.root).refused != self.task.config.refused
 
     def read_by_no_run(self, paths: Any) -> bool:
-        """Whether every one of ``paths`` is an instruction.md: watched only for whether Harbor
-        loads the task (:meth:`_changes_steps`), read by no run."""
+        """Whether every one of ``paths`` is an instruction.md or lies in solution/ or a step's
+        folder, not in a step's tests (a run of that step reads them): watched only for whether
+        Harbor loads the task (:meth:`_changes_steps`), read by no run."""
         instructions = set(self._instructions())
-        return all(p in instructions for p in paths)
+        inputs = self._inputs()
+        watched = all(
+            p in instructions or any(p.is_relative_to(d) and not p.is_relative_to(d / "tests") for d in inputs)
+            for p in paths
+        )
+        return watched and not self.feeds_a_run(paths)
 
     def _steps_layout(self) -> tuple[tuple[bool, bool, bool], ...]:
         """Whether each step's folder and its instruction.md exist, as Harbor's ``exists()`` asks, and

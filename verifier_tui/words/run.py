@@ -264,7 +264,7 @@ def verdict_line(result: RunResult) -> str:
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
         # An Advice, as the line it says is: each face words its actions (the plugin has no --json).
-        return Advice(f"none: {refused_words(result.task_refused)}. The reward folder gives: ", line)
+        return Advice(f"none: {refused_words(one_line(result.task_refused))}. The reward folder gives: ", line)
     return line
 
 

@@ -17,16 +17,26 @@ from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 HARBORIGNORE = ".harborignore"
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
-IGNORE_FILE_LIMIT = untrusted.MB
+#: Harbor reads an ignore file whole, whatever its size: a bound generous enough for any real one.
+#: Past it the rules are unknown (:attr:`TaskFileFilter.unknown`), never taken as none.
+IGNORE_FILE_LIMIT = 16 * untrusted.MB
 
 
 def ignore_lines(path: Path) -> list[str] | None:
-    """An ignore file's lines (none when there is none to read); None when it is not UTF-8 text."""
+    """An ignore file's lines (none when there is none to read, or it is larger than
+    :data:`IGNORE_FILE_LIMIT`: :func:`read_ignore` says which); None when it is not UTF-8 text."""
+    return read_ignore(path)[0]
+
+
+def read_ignore(path: Path) -> tuple[list[str] | None, bool]:
+    """:func:`ignore_lines`, and whether the file is larger than :data:`IGNORE_FILE_LIMIT`."""
     found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
+    if found.state == "too-big":
+        return [], True
     try:
-        return found.data.decode("utf-8").splitlines() if found.data is not None else []
+        return (found.data.decode("utf-8").splitlines() if found.data is not None else []), False
     except UnicodeDecodeError:
-        return None
+        return None, False
 
 
 class TaskFileFilter:
@@ -38,18 +48,31 @@ class TaskFileFilter:
         self._rules: dict[Path, IgnoreRules | None] = {}
         #: The .harborignore files read that are not UTF-8 text: Harbor's ``read_text()`` raises on each.
         self.undecodable: list[Path] = []
+        self.unknown: set[Path] = set()
+        """Folders whose rules were asked and are past what the tool reads: taken as none."""
 
     def _in_scope(self, relative: str) -> bool:
         return _IGNORE_SCOPES.ignores(relative)
 
+    def reads_rules(self, folder: Path) -> bool:
+        """Whether Harbor reads the ``.harborignore`` of ``folder`` (a path in the task)."""
+        return self._in_scope(folder.relative_to(self.task_dir).as_posix() + "/")
+
+    def undecodable_in(self, folder: Path) -> bool:
+        """Whether the ``.harborignore`` of ``folder`` is not UTF-8 text: Harbor's ``read_text()``
+        raises on it as soon as it reads the folder's rules."""
+        self._rules_of(folder)
+        return folder / HARBORIGNORE in self.undecodable
+
     def _rules_of(self, folder: Path) -> IgnoreRules | None:
         if folder not in self._rules:
-            rel = folder.relative_to(self.task_dir).as_posix()
             rules = None
-            if self._in_scope(rel + "/"):
-                lines = ignore_lines(folder / HARBORIGNORE)
+            if self.reads_rules(folder):
+                lines, too_big = read_ignore(folder / HARBORIGNORE)
                 if lines is None:
                     self.undecodable.append(folder / HARBORIGNORE)
+                if too_big:
+                    self.unknown.add(folder)
                 rules = IgnoreRules(lines or [], git_flavour=True)
             self._rules[folder] = rules
         return self._rules[folder]
@@ -91,22 +114,3 @@ class TaskFileFilter:
         # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
         resolved = Path(os.path.realpath(path))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
-
-    def first_undecodable(self, top: Path) -> Path | None:
-        """The first ``.harborignore`` that is not UTF-8 text among those Harbor reads walking
-        ``top`` as it loads the task (``validate_input_tree(top, exclude=is_excluded)``): a folder's
-        is read once any entry in it but the file itself is asked about, in a folder the walk
-        reaches (none above it excluded). Links to folders are not followed."""
-        folders = [top] if top.is_dir() and not top.is_symlink() else []
-        while folders and not self.undecodable:
-            folder = folders.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            names = {entry.name for entry in entries}
-            # Most folders hold no .harborignore: only one that does is asked whether the walk reaches it
-            if HARBORIGNORE in names and len(names) > 1 and not self.excludes(folder):
-                self._rules_of(folder)
-            folders += [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
-        return self.undecodable[0] if self.undecodable else None

@@ -1,5 +1,6 @@
 """What Harbor 0.26.0's ``Task`` refuses to load in a task's files, once task.toml's values are
-taken (``harbor/models/task/task.py``: ``Task.__init__``, ``_validate_tests``; which verifier
+taken (``harbor/models/task/task.py``: ``Task.__init__``, ``_validate_input_paths``,
+``_validate_tests``; ``harbor/utils/path_safety.py``: ``validate_input_tree``; which verifier
 image holds the tests: ``harbor/models/task/verifier_mode.py``).
 
 A refusal is a task no trial of which gets a verdict: the tool still runs it (useful while
@@ -10,20 +11,29 @@ it was given, with the defaults, and Harbor's refusals are not its business.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.task import file_filter as ignore_files
 from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
 from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
 from verifier_tui.engine.task.rows import TASKS_FILE
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from verifier_tui.engine.task.config import StepSettings, TaskConfig
 
 NOT_FOUND = "FileNotFoundError"
-EXCLUDED = "ValueError"
+INVALID = "ValueError"
+#: Links the check resolves, and folders it looks into, at most: past either (a web of links made
+#: to stall it; Harbor, asking .harborignore of each route, walks such a web route by route) the
+#: rest is not checked, and the task's notes say so, rather than refusing a task Harbor may load.
+_MOST_LINKS = 100_000
+_NOT_CHECKED = "not checked whether Harbor refuses the task's links"
+_MOST_FOLDERS = 20_000
+#: Links one link's target may lead through: past it a chain is not followed further, as above.
+_LONGEST_CHAIN = 200
 #: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
 _IMAGE_FILES = ("Dockerfile", "docker-compose.yaml")
 
@@ -36,8 +46,13 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
         return config
     root = task_root.resolve()  # Task resolves its folder: so do its paths
     file_filter = TaskFileFilter(root)
+    try:
+        refusal = _inputs_refused(config, root, file_filter)
+    except _Unchecked as unchecked:  # said once, a task read again without the verifier too
+        refusal, said = None, (str(unchecked),) if str(unchecked) not in config.problems else ()
+        config = replace(config, problems=(*config.problems, *said))
     refusal = (
-        _inputs_refused(config, root, file_filter)
+        refusal
         or (_tests_refused(config, root, file_filter) if verifying else None)
         or _instruction_unread(config, root)
     )
@@ -57,17 +72,151 @@ def as_loaded_without_verifier(config: TaskConfig, task_root: Path) -> TaskConfi
     return replace(loaded, problems=(f"{note} is refused: {config.refused}", *loaded.problems))
 
 
+class _Unchecked(Exception):
+    """Why the links of a task were not all checked: said, never a refusal."""
+
+
 def _inputs_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
-    """``_validate_input_paths``, verifier disabled or not: walking each step's folder, tests/ and
-    solution/, ``TaskFileFilter`` reads the ``.harborignore`` rules with ``read_text()``, which
-    raises on one that is not UTF-8."""
-    folders = [*(task_root / "steps" / step.name for step in config.steps), task_root / "tests", task_root / "solution"]
-    for folder in folders:
-        found = file_filter.first_undecodable(folder)
-        if found is not None:
-            shown = found.relative_to(task_root).as_posix()
-            return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
+    """``Task._validate_input_paths``, checked even with verification disabled: each step's
+    folder, then tests/ and solution/, following the links in them, must stay inside the task and
+    form no cycle, except what ``.harborignore`` leaves out. Only the words: the tool reads the
+    user's files following their links as before (the run's view skips a link out of tests/)."""
+    walk = _Walk(task_root, file_filter)
+    for top in [*(("steps", step.name) for step in config.steps), ("tests",), ("solution",)]:
+        refusal = walk.refused(top)
+        if refusal is not None:
+            return refusal
     return None
+
+
+class _Walk:
+    """``validate_input_tree`` over a task's input folders, with a bound on its work: each link
+    resolved once (:meth:`_real`), each real folder looked into once."""
+
+    def __init__(self, task_root: Path, file_filter: TaskFileFilter) -> None:
+        self.root, self.filter = task_root, file_filter
+        self._real_of: dict[str, str | None] = {}  # a link's real place: where it leads (None: a loop)
+        self._checked: set[str] = set()  # real folders walked already, by any route
+        self._links = 0
+
+    def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
+        """``validate_input_tree(task_root / *top)``: the first thing in it Harbor refuses, and why.
+        Harbor asks ``.harborignore`` of each path first and skips the ones it leaves out; asked
+        here only of a path about to be refused, and of the paths on the route to it."""
+        real: str | None = str(self.root)
+        for part in top:
+            real = self._real(real, part) if real is not None else None
+        on_path: set[str] = set()  # the real folders of the route, Harbor's ancestors
+        route: list[tuple[Path, str]] = []
+        # (a path, its real place, whether it is a folder: None to ask the kernel) or a folder's end
+        stack: list[tuple[Path, str | None, bool | None] | None] = [(self.root.joinpath(*top), real, None)]
+        while stack:
+            item = stack.pop()
+            if item is None:
+                on_path.discard(route.pop()[1])
+                continue
+            candidate, real, is_dir = item
+            if is_dir is None:  # Path.is_dir follows the route's links as the kernel does (ELOOP past 40)
+                is_dir = real is not None and os.path.isdir(candidate)
+            why = self._why(candidate, real, is_dir and real in on_path)
+            if why is not None:
+                if not self._left_out([*(p for p, _ in route), candidate]):
+                    return why, INVALID
+                continue
+            if not is_dir or real is None or real in self._checked:
+                continue
+            self._checked.add(real)
+            if len(self._checked) > _MOST_FOLDERS:
+                raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_FOLDERS:,} folders")
+            try:
+                with os.scandir(candidate) as scan:
+                    listed = [(e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in scan]
+            except OSError:
+                continue
+            refusal = self._rules_refused(candidate, real, [name for name, _, _ in listed])
+            if refusal is not None and not self._left_out([*(p for p, _ in route), candidate]):
+                return refusal
+            linked = candidate != Path(real)
+            on_path.add(real)
+            route.append((candidate, real))
+            stack.append(None)
+            for name, link, folder in sorted(listed, reverse=True):
+                if link:
+                    stack.append((candidate / name, self._real(real, name), None))
+                elif folder:  # a plain file in a folder of the task lies in the task
+                    stack.append((candidate / name, os.path.join(real, name), None if linked else True))
+        return None
+
+    def _why(self, candidate: Path, real: str | None, cycle: bool) -> str | None:
+        """Why Harbor refuses ``candidate``, leading to ``real``: out of the task, or a folder link
+        back to a folder it lies in. A loop of links (``real`` None) is no refusal:
+        ``Path.resolve`` raises on it on Python 3.12 (Harbor's oldest) and not on 3.13, so whether
+        Harbor loads the task depends on the Python it runs on; the run's staging says both."""
+        shown = candidate.relative_to(self.root).as_posix()
+        if real is not None and not Path(real).is_relative_to(self.root):
+            try:
+                target = os.readlink(candidate)
+            except OSError:  # no link (a folder below one), or one gone since
+                target = real
+            return f"{shown} leads out of the task, to {target} (Input paths must stay within the task)"
+        if cycle:
+            return f"{shown} is a link back to a folder it lies in (Input directory links must not form cycles)"
+        return None
+
+    def _left_out(self, route: list[Path]) -> bool:
+        """Whether ``.harborignore`` leaves out a path of ``route`` (Harbor then never gets past it);
+        unknown rules (a file past what the tool reads) make the refusal unknown: said, not made."""
+        if any(self.filter.excludes(path) for path in route):
+            return True
+        if self.filter.unknown:
+            big = ", ".join(
+                sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in self.filter.unknown)
+            )
+            most = ignore_files.IGNORE_FILE_LIMIT
+            raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
+        return False
+
+    def _real(self, folder: str, name: str, chain: int = 0) -> str | None:
+        """Where ``folder/name`` leads (``folder`` a real path, free of links), as Harbor's
+        ``Path.resolve()`` (``os.path.realpath``, not strict) finds it: a link to nothing is taken
+        where it points, ``..`` after it lexically. Each link is read once; None for a loop."""
+        if name in ("", "."):
+            return folder
+        if name == "..":
+            return os.path.dirname(folder)
+        path = os.path.join(folder, name)
+        if path in self._real_of:
+            return self._real_of[path]  # None too while it is being resolved: a loop
+        try:
+            target = os.readlink(path)
+        except OSError:  # no link: a file, a folder or nothing, where it is
+            return path
+        self._links += 1
+        if self._links > _MOST_LINKS or chain > _LONGEST_CHAIN:
+            raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_LINKS:,} links, or a chain of {_LONGEST_CHAIN}")
+        self._real_of[path] = None
+        here: str | None = "/" if target.startswith("/") else folder
+        for part in target.split("/"):
+            here = self._real(here, part, chain + 1) if here is not None else None
+        self._real_of[path] = here
+        return here
+
+    def _rules_refused(self, folder: Path, real: str, names: list[str]) -> tuple[str, str] | None:
+        """``TaskFileFilter.ignore_rules``: the ``.harborignore`` of a folder Harbor reads rules in,
+        read as soon as a path in the folder but itself is checked, must lie in the task, be a
+        regular file and be UTF-8 text (``read_text()``), in that order."""
+        if HARBORIGNORE not in names or len(names) < 2 or not self.filter.reads_rules(folder):
+            return None
+        rules = folder / HARBORIGNORE
+        why = self._why(rules, self._real(real, HARBORIGNORE), cycle=False)
+        if why is not None:
+            return why, INVALID
+        shown = rules.relative_to(self.root).as_posix()
+        if not os.path.isfile(rules):  # never raising: a folder listed but not entered (no x bit)
+            return f"{shown} is not a regular file (Ignore rules must be a regular file)", INVALID
+        if self.filter.undecodable_in(folder):
+            return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
+        return None
 
 
 def _tests_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
@@ -142,7 +291,7 @@ def _script_refused(
         return f"{where}, the test script Harbor runs on {verifier_os}", NOT_FOUND
     if file_filter.excludes(found):
         shown = found.relative_to(task_root).as_posix()
-        return f"{shown} is excluded by {HARBORIGNORE} (Required task input is excluded)", EXCLUDED
+        return f"{shown} is excluded by {HARBORIGNORE} (Required task input is excluded)", INVALID
     return None
 
 

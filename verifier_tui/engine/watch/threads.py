@@ -28,6 +28,7 @@ class Target:
     label: str
     folder: bool
     ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
+    beside: bool = False  # WatchTarget.beside
 
 
 class WatchThreads:
@@ -64,15 +65,17 @@ class WatchThreads:
                     if folder and ignored != form and is_under(ignored, form)
                 }
             )
-            self.targets.append(Target(path, target.label, folder, inside))
+            self.targets.append(Target(path, target.label, folder, inside, target.beside))
 
-        # Recursive roots: folder targets not inside another folder target, and
-        # those that are links (what lies behind a link inside a root is not a
-        # change: see the channel's _behind_link).
+        # Recursive roots: folder targets not inside another folder target (but for one watched
+        # beside the runs' inputs: what is inside it keeps its own root, made or removed said so),
+        # and those that are links (what lies behind a link inside a root is not a change: see the
+        # channel's _behind_link).
         folders = sorted({t.path for t in self.targets if t.folder}, key=lambda p: len(p.parts))
+        beside = {t.path for t in self.targets if t.beside}
         tree_roots: list[Path] = []
         for path in folders:
-            if path.is_symlink() or not any(is_under(path, r) for r in tree_roots):
+            if path.is_symlink() or not any(is_under(path, r) and r not in beside for r in tree_roots):
                 tree_roots.append(path)
         # Non-recursive roots: parents of single files not covered above.
         file_roots: list[Path] = []
@@ -121,6 +124,8 @@ class WatchThreads:
             if is_under(path, target.path):
                 if any(is_under(path, ignored) for ignored in target.ignore):
                     return None
+                if target.beside and any(is_under(path, f) for f in self._files):
+                    return None  # in a file target that is a folder now (a step's tests link made one): not ours
                 relative = path.relative_to(target.path).parts
                 if is_noise(relative):
                     return ""

@@ -99,7 +99,7 @@ def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
         parts += [
             ("  none: ", "bold $error"),
             (f"{REFUSED_TO_RUN}\n", "bold"),
-            (f"  {fmt.text(result.task_refused)}\n", MUTED),
+            (f"  {fmt.text(one_line(result.task_refused))}\n", MUTED),
             ("  the reward folder, read as Harbor would once task.toml loads:\n", MUTED),
         ]
     if verdict.rewards is not None:

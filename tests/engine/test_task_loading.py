@@ -1,0 +1,149 @@
+"""The links under a task's tests/ that Harbor 0.26.0's ``validate_input_tree`` refuses, and the
+ones it takes, read through the one reader of a task (``read_task_config``)."""
+
+from __future__ import annotations
+
+import os
+
+from tests.helpers.tasks import make_task
+from verifier_tui.engine.task.discovery import read_task_config
+
+
+def test_a_link_loop_in_tests_is_no_refusal(tmp_path):
+    """tests/a → tests/a: Path.resolve raises RuntimeError on Python 3.12 and not on 3.13, so
+    whether Harbor loads the task depends on its Python (a genuine trial of such a task was
+    scored): not said as a refusal; the run's staging leaves the loop out and says both."""
+    task = make_task(tmp_path / "t")
+    (task / "tests" / "a").symlink_to(task / "tests" / "a")
+    assert read_task_config(task).refused is None
+
+
+def test_a_link_to_nothing_outside_the_task_is_refused(tmp_path):
+    """A link to a path that does not exist is checked where it points, as Harbor's resolve() does."""
+    task = make_task(tmp_path / "t")
+    (task / "tests" / "gone").symlink_to(tmp_path / "nowhere")
+    assert "tests/gone leads out of the task" in (read_task_config(task).refused or "")
+
+
+def test_links_that_stay_in_the_task_are_taken(tmp_path):
+    """tests/shared → ../common, a folder of the task, and tests/inside → a file in it: both stay."""
+    task = make_task(tmp_path / "t")
+    (task / "common").mkdir()
+    (task / "common" / "data.txt").write_text("1\n")
+    (task / "tests" / "shared").symlink_to(task / "common")
+    (task / "tests" / "inside").symlink_to(task / "common" / "data.txt")
+    assert read_task_config(task).refused is None
+
+
+def test_a_link_out_reached_through_a_link_inside_the_task_is_refused(tmp_path):
+    """tests/shared → ../common, whose own link leads out: Harbor follows links inside the task."""
+    task = make_task(tmp_path / "t")
+    (task / "common").mkdir()
+    (task / "common" / "out").symlink_to(tmp_path)
+    (task / "tests" / "shared").symlink_to(task / "common")
+    assert "tests/shared/out leads out of the task" in (read_task_config(task).refused or "")
+
+
+def test_a_harborignore_harbor_cannot_read_as_rules_is_refused(tmp_path):
+    """tests/.harborignore a link out of the task, or a folder: TaskFileFilter.ignore_rules raises
+    ValueError as soon as a path under tests/ is checked (the rules are read from it)."""
+    task = make_task(tmp_path / "t")
+    (tmp_path / "rules").write_text("*.log\n")
+    (task / "tests" / ".harborignore").symlink_to(tmp_path / "rules")
+    assert "tests/.harborignore leads out of the task" in (read_task_config(task).refused or "")
+    (task / "tests" / ".harborignore").unlink()
+    (task / "tests" / ".harborignore").mkdir()
+    assert "tests/.harborignore is not a regular file" in (read_task_config(task).refused or "")
+
+
+def _counting_lookups(monkeypatch) -> list[int]:
+    """A count of the file system lookups Python makes (``lstat``, ``stat``, ``readlink``): the
+    work a check does, measured without a clock."""
+    count = [0]
+    for name in ("lstat", "stat", "readlink"):
+        real = getattr(os, name)
+
+        def counted(*args, _real=real, **kwargs):
+            count[0] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(os, name, counted)
+    return count
+
+
+def test_a_chain_of_links_is_resolved_once_each(tmp_path, monkeypatch):
+    """tests/l0 → l1 → … → l300 → ../common: each link resolved again for each entry whose way
+    leads through it was work that grew as the square of the chain (minutes for a few hundred,
+    on every command). Each link is resolved once: the work grows with the chain."""
+    task = make_task(tmp_path / "t")
+    (task / "common").mkdir()
+    chain = 300
+    for i in range(chain):
+        (task / "tests" / f"l{i}").symlink_to(f"l{i + 1}")
+    (task / "tests" / f"l{chain}").symlink_to("../common")
+    count = _counting_lookups(monkeypatch)
+    assert read_task_config(task).refused is None
+    assert count[0] < 20 * chain, count[0]
+
+
+def test_a_web_of_folder_links_is_walked_once_per_folder(tmp_path, monkeypatch):
+    """Each of 30 folders links twice to the next: 2**30 routes, which Harbor walks one by one. Each
+    real folder is looked into once; a link out at the end is still found."""
+    task = make_task(tmp_path / "t")
+    levels = 30
+    for i in range(levels + 1):
+        (task / "web" / f"d{i}").mkdir(parents=True)
+    for i in range(levels):
+        for name in ("a", "b"):
+            (task / "web" / f"d{i}" / name).symlink_to(f"../d{i + 1}")
+    (task / "tests" / "web").symlink_to("../web/d0")
+    count = _counting_lookups(monkeypatch)
+    assert read_task_config(task).refused is None
+    assert count[0] < 100 * levels, count[0]
+    (task / "web" / f"d{levels}" / "out").symlink_to(tmp_path)
+    assert "leads out of the task" in (read_task_config(task).refused or "")
+
+
+def _data_out_and_left_out(tmp_path, comments: int):
+    """A task whose tests/data leads out of it, left out by the last line of a tests/.harborignore
+    of ``comments`` comment lines before it."""
+    task = make_task(tmp_path / "t")
+    (tmp_path / "outside").mkdir()
+    (task / "tests" / "data").symlink_to(tmp_path / "outside")
+    (task / "tests" / ".harborignore").write_text("# a note\n" * comments + "data\n")
+    return read_task_config(task)
+
+
+def test_a_harborignore_past_a_megabyte_still_leaves_its_links_out(tmp_path):
+    """tests/.harborignore of 1.2 MB of comments, then ``data``; tests/data a link out of the task:
+    Harbor reads the whole file and leaves data out, so it loads the task. Taking the big file as
+    no rules said Harbor would refuse it: a false refusal."""
+    config = _data_out_and_left_out(tmp_path, comments=140_000)
+    assert config.refused is None, config.refused
+
+
+def test_a_harborignore_too_big_to_read_is_no_refusal_but_said(tmp_path, monkeypatch):
+    """Past the bound the tool reads, the rules are unknown: a link they may leave out is not
+    refused, and the task's notes say it was not checked."""
+    from verifier_tui.engine.task import file_filter
+
+    monkeypatch.setattr(file_filter, "IGNORE_FILE_LIMIT", 1000)
+    config = _data_out_and_left_out(tmp_path, comments=200)
+    assert config.refused is None, config.refused
+    assert any("not checked" in p and "tests/.harborignore" in p for p in config.problems), config.problems
+
+
+def test_past_the_links_it_follows_the_check_says_it_did_not_check(tmp_path, monkeypatch):
+    """More links than the check follows: the rest is not checked, and said so; a link out among
+    them is no refusal, as what Harbor makes of it is not known."""
+    from verifier_tui.engine.task import loading
+
+    monkeypatch.setattr(loading, "_MOST_LINKS", 3)
+    task = make_task(tmp_path / "t")
+    (task / "common").mkdir()
+    for name in ("a", "b", "c", "d"):
+        (task / "tests" / name).symlink_to(task / "common")
+    (task / "tests" / "z").symlink_to(tmp_path)
+    config = read_task_config(task)
+    assert config.refused is None, config.refused
+    assert any("not checked whether Harbor refuses" in p for p in config.problems), config.problems
