@@ -76,6 +76,33 @@ def test_an_instruction_md_that_is_a_folder_is_one_harbor_refuses(env, example):
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a folder, not a file")
 
 
+def test_an_instruction_md_that_is_not_utf8_is_one_harbor_refuses(env, example):
+    """hello-file with instruction.md in Latin-1: Task.__init__'s read_text() raises
+    UnicodeDecodeError, verification disabled or not; every face scored it as a task Harbor loads."""
+    task = example("hello-file")
+    (task / "instruction.md").write_bytes(b"Write h\xe9llo\n")
+    _refused_on_every_face(env, task, "instruction.md beside task.toml is not UTF-8 text")
+
+
+def test_watch_reads_the_task_again_when_instruction_md_is_saved_not_utf8(env, example):
+    """watch on hello-file, instruction.md saved in Latin-1: a save of the instruction's text was
+    taken to change nothing, so the runs went on as a task Harbor loads; saved back in UTF-8, the
+    refusal goes."""
+    task = example("hello-file")
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        (task / "instruction.md").write_bytes(b"Write h\xe9llo\n")
+        said = reader.next()
+        while "not UTF-8 text" not in said:
+            said = reader.next()
+        assert said.strip().startswith(f"note: {REFUSED}: instruction.md beside task.toml is not UTF-8"), said
+        (task / "instruction.md").write_text("Write hello\n", encoding="utf-8")
+        assert "reward 1" in reader.next_run()
+    finally:
+        stop(proc)
+
+
 def test_watch_reads_the_task_again_when_instruction_md_becomes_a_folder(env, example):
     """watch on hello-file, instruction.md swapped for a folder at once (removed, a folder moved
     in): instruction.md is there before and after, so the task was not read again and the runs

@@ -104,17 +104,24 @@ async def test_a_task_harbor_would_refuse_is_said_in_the_reward_panel(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "folder, why",
-    [(False, "no instruction.md"), (True, "instruction.md beside task.toml is a folder, not a file")],
-    ids=["deleted", "a-folder"],
+    "made, why",
+    [
+        (None, "no instruction.md"),
+        ("folder", "instruction.md beside task.toml is a folder, not a file"),
+        ("latin-1", "instruction.md beside task.toml is not UTF-8 text"),
+    ],
+    ids=["deleted", "a-folder", "latin-1"],
 )
-async def test_a_task_without_instruction_md_is_said_as_one_harbor_would_refuse(tmp_path, folder, why):
-    """instruction.md deleted, or a folder: Harbor's Task refuses to load the task (FileNotFoundError;
-    IsADirectoryError from read_text), yet the reward panel gave the run's reward as the task's."""
+async def test_a_task_without_instruction_md_is_said_as_one_harbor_would_refuse(tmp_path, made, why):
+    """instruction.md deleted, a folder, or not UTF-8: Harbor's Task refuses to load the task
+    (FileNotFoundError; IsADirectoryError or UnicodeDecodeError from read_text), yet the reward panel
+    gave the run's reward as the task's."""
     root = make_task(tmp_path / "tasks" / "bare")
     (root / "instruction.md").unlink()
-    if folder:
+    if made == "folder":
         (root / "instruction.md").mkdir()
+    elif made == "latin-1":
+        (root / "instruction.md").write_bytes(b"Write h\xe9llo\n")
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)

@@ -1010,11 +1010,13 @@ class Session:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
         instruction.md made, removed or made a folder, or a link in solution/ or a step's folder.
-        Harbor asks only that they exist (``Task._validate_tests``) and are no folder: a save of the
-        instruction's text changes nothing."""
+        Harbor asks that they exist (``Task._validate_tests``), are no folder, and that the task's own
+        is UTF-8 text (``read_text()``): a save of the instruction's text changes nothing otherwise."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         if touched and self._steps_layout() != self._steps_read:
+            return True
+        if touched and read_task_config(self.task.root).refused != self.task.config.refused:
             return True
         # a link there made or removed (read by no run): only a change of Harbor's refusal counts
         changed = any(p.is_relative_to(d) for p in paths for d in self._inputs())

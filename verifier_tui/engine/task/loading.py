@@ -255,8 +255,20 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] 
     why = _instruction_refused(task_root)
     if why is not None:
         return why, NOT_FOUND
-    if (task_root / "instruction.md").is_dir() and not (task_root / TASKS_FILE).exists():
+    instruction = task_root / "instruction.md"
+    if instruction.is_dir() and not (task_root / TASKS_FILE).exists():
         return "instruction.md beside task.toml is a folder, not a file", "IsADirectoryError"
+    if not (task_root / TASKS_FILE).exists():
+        from verifier_tui.engine import untrusted
+
+        # read_text() in the locale's encoding, UTF-8 where Harbor runs; one too big to read here is
+        # not judged (never a refusal the tool cannot show)
+        found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT)
+        try:
+            if found.data is not None:
+                found.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "instruction.md beside task.toml is not UTF-8 text", "UnicodeDecodeError"
     return None
 
 
