@@ -353,6 +353,12 @@ def test_a_harborignore_harbor_never_reads_is_no_refusal(tmp_path):
     (task / "tests" / "empty" / ".harborignore").write_bytes(latin)
     (task / ".harborignore").write_bytes(latin)
     assert read_task_config(task).refused is None
+    # in a folder a .harborignore above it leaves out: Harbor never looks inside, so never reads it
+    (task / "tests" / ".harborignore").write_text("sub/\n")
+    (task / "tests" / "sub").mkdir()
+    (task / "tests" / "sub" / ".harborignore").write_bytes(latin)
+    (task / "tests" / "sub" / "f.txt").write_text("x")
+    assert read_task_config(task).refused is None
     (task / "solution").mkdir()
     (task / "solution" / "solve.sh").write_text("#!/bin/sh\n")
     (task / "solution" / ".harborignore").write_bytes(latin)
