@@ -583,10 +583,28 @@ class Session:
             ]
         if self.task_id is not None and self.rows_problems[0] == self.task_data:
             out += self.rows_problems[1]
-        note = self._expectation_note(run.response if run is not None else self.response)
+        response = run.response if run is not None else self.response
+        if response is None:
+            out += self._root_data_unseen()
+        note = self._expectation_note(response)
         if note is not None:
             out.append(note)
         return out
+
+    def _root_data_unseen(self) -> list[str]:
+        """In Harbor mode, task data read from ``task_data.json`` beside task.toml (verifier-tui's own
+        place for it): Harbor uploads tests/ alone, and the shim passes ``/tests/task_data.json`` only
+        (harbor-trials.md), so a sandbox's verify never gets that file's data."""
+        if self.task_data is None or self.task_data != self.task.root / "task_data.json":
+            return []
+        shipped = self.task.tests_dir / "task_data.json"
+        harbor = step_task_data(self.task, self.step, shipped if untrusted.present(shipped) else None)
+        gets = "{}" if harbor is None else f"the data of {harbor.relative_to(self.task.root).as_posix()}"
+        return [
+            "task_data.json beside task.toml is verifier-tui's own: Harbor uploads tests/ alone and test.sh "
+            f"passes /tests/task_data.json, so in a sandbox verify gets {gets} as task_data (put the file in "
+            "tests/ for the sandbox to see it)"
+        ]
 
     def expectation_note(self) -> str | None:
         """Why the case's expected.json does not judge the current choices, or
