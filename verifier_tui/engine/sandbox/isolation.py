@@ -78,10 +78,11 @@ PROBE_TIMEOUT_S = 10.0
 """How long the probe's bwrap has to answer: a machine too busy to answer in
 time says nothing of its namespaces."""
 
-HOLD_TIMEOUT_S = 30.0
+HOLD_TIMEOUT_S = 5.0
 """How long this process takes a bwrap's probe that timed out as timing out again, without
-waiting: `test`'s cases, or a job's trials, would each wait out the timeout to be told the same.
-Never written to the cache."""
+waiting: `test`'s cases, or a job's trials, which all ask at once, would each wait out the
+timeout to be told the same. Short, as a run the user starts a moment later (a save, `r`) must
+find the machine as it is by then. Never written to the cache."""
 
 _timed_out: dict[str, tuple[float, str]] = {}
 """Each bwrap whose probe timed out in this process: when, and the error said."""
@@ -343,10 +344,10 @@ def _probe(bwrap: str) -> str | None:
     held = _timed_out.get(bwrap)
     try:
         if held is not None and time.monotonic() - held[0] < HOLD_TIMEOUT_S:
-            raise OSError(errno.ETIMEDOUT, held[1])
+            raise OSError(errno.ETIMEDOUT, f"{held[1]}; not asked again, a moment later")
         return _try_view(bwrap)
     except OSError as exc:
-        if exc.errno == errno.ETIMEDOUT and (held is None or exc.strerror is not held[1]):
+        if exc.errno == errno.ETIMEDOUT and (held is None or time.monotonic() - held[0] >= HOLD_TIMEOUT_S):
             _timed_out[bwrap] = (time.monotonic(), str(exc.strerror))
         # Its folders found no room (the scratch's file system full), its process no descriptor,
         # process slot or memory, or it did not answer in time (a machine too loaded): that says
