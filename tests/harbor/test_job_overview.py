@@ -1185,3 +1185,16 @@ def test_a_task_name_of_another_kind_is_read_as_absent_as_the_trial_reads_it(rea
     assert "12345" not in done.stdout and "[1, " not in done.stdout, done.stdout
     for trial in ("hello-file__aaaaaaa", "hello-file__bbbbbbb"):
         assert "· task hello-file ·" in run_tool(env, "run", job / trial, cwd=tmp_path).stdout
+
+
+def test_a_job_with_no_sandbox_to_replay_in_says_why_in_the_commands_words(real, env, tmp_path):
+    """No sandbox to be had (VERIFIER_TUI_SANDBOX misspelt; likewise a probe that timed out): each of
+    test JOB's trials said "could not be replayed: IsolationError: ...", a fault of the tool's own by
+    its words, where run TRIAL and test TASK say the one line."""
+    done = run_tool(
+        dict(env, VERIFIER_TUI_SANDBOX="bogus"), "test", "--json", real / "jobs" / "separate-mode", "--python", PY
+    )
+    no_traceback(done)
+    assert "IsolationError" not in done.stdout, done.stdout
+    (trial,) = json.loads(done.stdout)["trials"]
+    assert trial["local_skipped"] == "not replayed: VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy"

@@ -306,6 +306,10 @@ def not_replayed(item: TrialItem, exc: Exception) -> NotReplayed:
         return NotReplayed(item, str(exc))
     if isinstance(exc, OSError):
         return NotReplayed(item, f"cannot be read: {exc}")
+    from verifier_tui.engine.sandbox.isolation import IsolationError
+
+    if isinstance(exc, IsolationError):  # no sandbox to replay in: the line every command says
+        return NotReplayed(item, f"not replayed: {exc}")
     # A fault of the tool's own with this trial: said on its row, and the other trials still run.
     return NotReplayed(item, f"could not be replayed: {type(exc).__name__}: {exc}")
 
