@@ -1408,3 +1408,22 @@ def test_task_data_beside_task_toml_is_said_unseen_by_a_harbor_sandbox(env, exam
     assert said and "verify gets the data of tests/task_data.json as task_data" in said[0], said
     text = run_tool(env, "run", task, "--python", PY, "--case", "correct").stdout
     assert "note: task_data.json beside task.toml is verifier-tui's own" in text, text
+
+
+def test_both_modes_lines_hold_a_case_named_with_a_line_break_and_a_long_reward_whole(env, example):
+    """run --both-modes on a case folder named with a line break: the server mode's skip, which names
+    the case, broke the line in two; and the summary of a reward with a long key was cut mid-key."""
+    task = example("hello-file")
+    (task / "cases" / "correct").rename(task / "cases" / "evil\nline")
+    lines = run_tool(env, "run", task, "--python", PY, "--case", "evil\nline", "--both-modes").stdout.splitlines()
+    skip = [line for line in lines if line.startswith("- environment-server mode")]
+    assert len(skip) == 1 and "the case evil\\nline has none (cases/evil\\nline/response.json" in skip[0], lines
+    assert "evil\\nline/response.json" in lines[-1], lines  # the summary line, whole and on one line
+    key = "score_" + "x" * 1200
+    write(
+        task / "tests" / "verifier.py",
+        f"def verify(workspace, response=None):\n    return {{'{key}': 0.5 if response else 1.0}}\n",
+    )
+    write(task / "cases" / "evil\nline" / "response.txt", "an answer")
+    text = run_tool(env, "run", task, "--python", PY, "--case", "evil\nline", "--both-modes").stdout
+    assert text.count(key) >= 2 and "left out" not in text.splitlines()[-1], text[-600:]

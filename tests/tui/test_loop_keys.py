@@ -526,8 +526,7 @@ async def test_r_while_b_or_d_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_pa
         await pilot.press("r")
         await asyncio.to_thread(gate.wait_for_run, 2)
         await pilot.press(key)
-        await pilot.pause(0.2)
-        assert app.notices[-1] == "waiting for the run in flight to end…"
+        await wait_for(lambda: app.notices[-1:] == ["waiting for the run in flight to end…"], "the key to say it waits")
         await pilot.press("r")
         await wait_for(lambda: gate.runs() == 3, "r's run, the stuck one cut short", 10)
         gate.go.touch()
@@ -890,6 +889,28 @@ async def test_b_on_a_case_without_a_response_names_the_cases_own_folder(example
         shown = await _b_said(app, pilot)
     assert "<name>" not in shown, shown
     assert "the case correct has none (cases/correct/response.json or response.txt)" in shown, shown
+
+
+async def test_b_refused_names_paths_as_the_screen_does(tmp_path, monkeypatch):
+    """b refused (its verifier unreadable, or gone while b waited) named the path absolute
+    (`/tmp/.../tasks/del/tests/verifier.py`), where d and the rest of the screen name it from where
+    the tool started."""
+    from verifier_tui.engine import both_modes
+
+    root = make_task(tmp_path / "tasks" / "del", "def verify(workspace):\n    return 1.0\n", cases={"c": {}})
+    verifier = root / "tests" / "verifier.py"
+
+    async def refused(*_args, **_kwargs):
+        raise OSError(13, "Permission denied", str(verifier))
+
+    monkeypatch.setattr(both_modes, "arun_both_modes", refused)
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        await wait_for(lambda: any("cannot run both modes" in n for n in app.notices), "b refused")
+    said = next(n for n in app.notices if "cannot run both modes" in n)
+    assert str(tmp_path) not in said and "del/tests/verifier.py" in said, said
 
 
 async def test_k_under_step_says_the_case_records_no_step(tmp_path):

@@ -232,11 +232,10 @@ async def test_debug_pressed_during_a_passing_run_says_so_on_the_screen(tmp_path
         await pilot.press("r")
         await asyncio.to_thread(gate.wait_for_run, 2)
         await pilot.press("d")
-        await pilot.pause(0.2)
-        assert app.notices[-1] == "waiting for the run in flight to end…"
+        await wait_for(lambda: app.notices[-1:] == ["waiting for the run in flight to end…"], "d to say it waits")
         gate.go.touch()
         await app.wait_for_runs(2)
-        await wait_for(lambda: not app.controller.live.paused, "d to give up")
+        await wait_for(lambda: not any(w.name == "debug under pdb" for w in app.main.workers), "d to give up")
         assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
         assert not any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
 

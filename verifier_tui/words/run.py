@@ -23,7 +23,7 @@ from verifier_tui.engine.model import MODE_NAMES, CapturedText, Outcome, RunResu
 from verifier_tui.engine.task.config import REFUSED_TO_RUN, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, path_from
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, unbroken
 
 __all__ = ["MODE_NAMES", "duration_text"]
 
@@ -345,7 +345,7 @@ def both_modes_lines(
         mark, label = {True: "✓", False: "✗", None: "-"}[works(result)], mode_text(mode)
         if result is None:
             # One line: the reason names the case, a folder's name that may hold a line break.
-            lines.append(f"{mark} {label}: not run: {one_line(word(both.server_skipped or ''))}")
+            lines.append(f"{mark} {label}: not run: {unbroken(word(both.server_skipped or ''))}")
             continue
         lines.append(f"{mark} {label}: {word(result.outcome_words)} · {word(verdict_line(result))}")
         lines += [f"    note: {one_line(word(note))}" for note in noted[id(result)] if note not in above]
@@ -353,7 +353,7 @@ def both_modes_lines(
         expected = expected_line(result)
         if expected is not None:
             lines.append(f"    {expected}")
-    lines.append(one_line(word(both.summary())))
+    lines.append(unbroken(word(both.summary())))  # whole: a reward's key may be long, and it is the verdict
     return lines
 
 

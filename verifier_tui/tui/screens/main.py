@@ -838,7 +838,7 @@ class MainScreen(SizedScreen):
         except REFUSED as exc:
             if live.stale is None:
                 live.stale = stale  # nothing ran over what made it stale
-            self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
+            self.notify(f"cannot run both modes: {self._refused_words(exc)}", severity="error", markup=False)
             return
         finally:
             status.set_finished(None)  # the outcome of b's runs, if any, is set below
