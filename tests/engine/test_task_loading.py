@@ -147,3 +147,47 @@ def test_past_the_links_it_follows_the_check_says_it_did_not_check(tmp_path, mon
     config = read_task_config(task)
     assert config.refused is None, config.refused
     assert any("not checked whether Harbor refuses" in p for p in config.problems), config.problems
+
+
+def test_a_folder_reached_first_by_a_left_out_route_is_still_checked_by_its_own(tmp_path):
+    """tests/a → b with tests/.harborignore = ``a``, and tests/b/out a link out: the walk went into b
+    through a (left out), found out left out on that route, then passed b by as walked already;
+    Harbor (3.12 and 3.13) refuses tests/b/out."""
+    task = make_task(tmp_path / "t")
+    (task / "tests" / "b").mkdir()
+    (task / "tests" / "b" / "out").symlink_to("/etc")
+    (task / "tests" / "a").symlink_to("b")
+    (task / "tests" / ".harborignore").write_text("a\n")
+    assert "tests/b/out leads out of the task" in (read_task_config(task).refused or "")
+
+
+def test_a_left_out_folder_is_not_walked_and_costs_nothing(tmp_path, monkeypatch):
+    """A left-out node_modules of more folders than the check walks used them all up: a real link
+    out elsewhere was only "not checked", and a task with none got that false note. Harbor never
+    looks past a path .harborignore leaves out; neither does the check."""
+    from verifier_tui.engine.task import loading
+
+    monkeypatch.setattr(loading, "_MOST_FOLDERS", 5)
+    task = make_task(tmp_path / "t")
+    for index in range(10):
+        (task / "tests" / "node_modules" / f"m{index}").mkdir(parents=True)
+    (task / "tests" / ".harborignore").write_text("node_modules/\n")
+    config = read_task_config(task)
+    assert config.refused is None and not any("not checked" in p for p in config.problems), config.problems
+    (task / "tests" / "zdata").symlink_to("/etc")
+    assert "tests/zdata leads out of the task" in (read_task_config(task).refused or "")
+
+
+def test_rules_too_big_to_read_make_unknown_only_the_paths_they_rule(tmp_path, monkeypatch):
+    """tests/a/.harborignore past what the tool reads, and tests/b/out a link out: every refusal
+    after it became "not checked", where a's rules cannot touch b; Harbor refuses tests/b/out."""
+    from verifier_tui.engine.task import file_filter
+
+    monkeypatch.setattr(file_filter, "IGNORE_FILE_LIMIT", 1000)
+    task = make_task(tmp_path / "t")
+    (task / "tests" / "a").mkdir()
+    (task / "tests" / "a" / ".harborignore").write_text("# padding\n" * 200)
+    (task / "tests" / "a" / "f.txt").write_text("x")
+    (task / "tests" / "b").mkdir()
+    (task / "tests" / "b" / "out").symlink_to("/etc")
+    assert "tests/b/out leads out of the task" in (read_task_config(task).refused or "")

@@ -125,6 +125,11 @@ class _Walk:
                 continue
             if not is_dir or real is None or real in self._checked:
                 continue
+            if self.filter.excludes(candidate):
+                # Harbor asks .harborignore first and never looks past a path it leaves out: not
+                # entered (a left-out node_modules costs nothing), nor taken as checked, so the
+                # folder is still walked when another route, not left out, reaches it
+                continue
             self._checked.add(real)
             if len(self._checked) > _MOST_FOLDERS:
                 raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_FOLDERS:,} folders")
@@ -168,10 +173,10 @@ class _Walk:
         unknown rules (a file past what the tool reads) make the refusal unknown: said, not made."""
         if any(self.filter.excludes(path) for path in route):
             return True
-        if self.filter.unknown:
-            big = ", ".join(
-                sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in self.filter.unknown)
-            )
+        # only rules that apply here, those of a folder the route lies in, make the refusal unknown
+        unknown = [p for p in self.filter.unknown if any(path.is_relative_to(p) for path in route)]
+        if unknown:
+            big = ", ".join(sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in unknown))
             most = ignore_files.IGNORE_FILE_LIMIT
             raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
         return False
