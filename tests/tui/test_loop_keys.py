@@ -534,6 +534,16 @@ async def test_r_while_b_or_d_waits_for_a_stuck_run_cuts_it_short_at_once(tmp_pa
         assert [result.trigger for result in app.finished] == ["start", "r key"]  # then b's own runs, if b
 
 
+async def _b_held_at_the_gate(app, pilot, gate: Gate) -> int:
+    """After the first run, b pressed and its first run held at the gate; the run number before b's."""
+    await app.first_run_and_watcher()
+    before = app.session.sequence
+    gate.go.unlink()
+    await pilot.press("b")
+    await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+    return before
+
+
 def _gated_two_mode_task(tmp_path, monkeypatch, name: str, reward: float) -> tuple[Gate, Path]:
     """A task whose verifier scores ``reward`` once the gate lets it, and a case c with a response,
     so b has two modes to run; the copy sandbox, as the gate is outside the task."""
@@ -583,11 +593,7 @@ async def test_b_run_again_for_a_save_says_the_pair_it_set_aside_cut_short(tmp_p
     verifier = root / "tests" / "verifier.py"
     app, messages = make_app(root, case="c"), []
     async with app.run_test(size=(160, 60), message_hook=messages.append) as pilot:
-        await app.first_run_and_watcher()
-        before = app.session.sequence
-        gate.go.unlink()
-        await pilot.press("b")
-        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        before = await _b_held_at_the_gate(app, pilot, gate)
         verifier.write_text(gate.verifier("def verify(workspace):\n    return 0.5\n"))
         await wait_for(lambda: any(isinstance(m, CasesOutdated) for m in messages), "the watcher to see the save")
         gate.go.touch()
@@ -606,11 +612,7 @@ async def test_b_pressed_again_while_b_runs_says_the_run_it_cut_short(tmp_path, 
     gate, root = _gated_two_mode_task(tmp_path, monkeypatch, "again", 0.25)
     app = make_app(root, case="c")
     async with app.run_test(size=(160, 60)) as pilot:
-        await app.first_run_and_watcher()
-        before = app.session.sequence
-        gate.go.unlink()
-        await pilot.press("b")
-        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        before = await _b_held_at_the_gate(app, pilot, gate)
         await pilot.press("b")
         await wait_for(lambda: app.session.sequence > before + 1, "the second b's first run numbered")
         await pilot.press("r")
@@ -633,11 +635,7 @@ async def test_the_editor_opened_while_b_runs_leaves_a_save_held_and_every_run_n
     monkeypatch.setenv("EDITOR", "true")
     app = make_app(root, case="c")
     async with app.run_test(size=(160, 60)) as pilot:
-        await app.first_run_and_watcher()
-        before = app.session.sequence
-        gate.go.unlink()
-        await pilot.press("b")
-        await wait_for(lambda: gate.runs() == 2, "b's first run at the gate")
+        before = await _b_held_at_the_gate(app, pilot, gate)
         await pilot.press("e")  # opened and closed within the key (no terminal to suspend here)
         await pilot.pause()
         (root / "cases" / "c" / "workspace" / "a.txt").write_text("saved")
