@@ -178,16 +178,32 @@ def test_a_left_out_folder_is_not_walked_and_costs_nothing(tmp_path, monkeypatch
     assert "tests/zdata leads out of the task" in (read_task_config(task).refused or "")
 
 
-def test_rules_too_big_to_read_make_unknown_only_the_paths_they_rule(tmp_path, monkeypatch):
-    """tests/a/.harborignore past what the tool reads, and tests/b/out a link out: every refusal
-    after it became "not checked", where a's rules cannot touch b; Harbor refuses tests/b/out."""
+def test_rules_too_big_to_read_reached_through_a_link_are_no_refusal(tmp_path, monkeypatch):
+    """tests/a → ../solution/big/sub, whose solution/big/.harborignore (past what the tool reads) says
+    ``sub/``: Harbor's is_excluded matches the link's resolved path with those rules and never enters
+    it, so it loads the task. Scoping unknown rules to the route's own folders refused tests/a/out;
+    any rules too big to read leave a refusal unknown, said, never made."""
     from verifier_tui.engine.task import file_filter
 
     monkeypatch.setattr(file_filter, "IGNORE_FILE_LIMIT", 1000)
     task = make_task(tmp_path / "t")
-    (task / "tests" / "a").mkdir()
-    (task / "tests" / "a" / ".harborignore").write_text("# padding\n" * 200)
-    (task / "tests" / "a" / "f.txt").write_text("x")
+    big = task / "solution" / "big"
+    (big / "sub").mkdir(parents=True)
+    (big / ".harborignore").write_text("sub/\n" + "# padding\n" * 200)
+    (big / "keep.txt").write_text("k")
+    (big / "sub" / "out").symlink_to("/etc")
+    (task / "tests" / "a").symlink_to("../solution/big/sub")
+    config = read_task_config(task)
+    assert config.refused is None and any("not checked" in p for p in config.problems), config
+
+
+def test_a_folder_where_a_link_was_left_out_is_walked_again_by_another_route(tmp_path):
+    """tests/.harborignore = ``b/out``, tests/b/out → /etc, tests/c → b: the walk left b/out out,
+    took b as walked, and never looked at c/out, which no rule leaves out; Harbor 0.26.0 (3.12 and
+    3.13) refuses tests/c/out."""
+    task = make_task(tmp_path / "t")
     (task / "tests" / "b").mkdir()
     (task / "tests" / "b" / "out").symlink_to("/etc")
-    assert "tests/b/out leads out of the task" in (read_task_config(task).refused or "")
+    (task / "tests" / "c").symlink_to("b")
+    (task / "tests" / ".harborignore").write_text("b/out\n")
+    assert "tests/c/out leads out of the task" in (read_task_config(task).refused or "")

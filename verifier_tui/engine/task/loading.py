@@ -96,7 +96,9 @@ class _Walk:
     def __init__(self, task_root: Path, file_filter: TaskFileFilter) -> None:
         self.root, self.filter = task_root, file_filter
         self._real_of: dict[str, str | None] = {}  # a link's real place: where it leads (None: a loop)
-        self._checked: set[str] = set()  # real folders walked already, by any route
+        self._checked: set[str] = set()  # real folders walked whole already, by any route
+        self._spared: set[str] = set()  # real folders of a route on which something was left out
+        self._walks = 0
         self._links = 0
 
     def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
@@ -113,25 +115,26 @@ class _Walk:
         while stack:
             item = stack.pop()
             if item is None:
-                on_path.discard(route.pop()[1])
+                self._leave(route, on_path)
                 continue
             candidate, real, is_dir = item
             if is_dir is None:  # Path.is_dir follows the route's links as the kernel does (ELOOP past 40)
                 is_dir = real is not None and os.path.isdir(candidate)
             why = self._why(candidate, real, is_dir and real in on_path)
             if why is not None:
-                if not self._left_out([*(p for p, _ in route), candidate]):
+                if not self._spare(route, candidate):
                     return why, INVALID
                 continue
             if not is_dir or real is None or real in self._checked:
                 continue
             if self.filter.excludes(candidate):
                 # Harbor asks .harborignore first and never looks past a path it leaves out: not
-                # entered (a left-out node_modules costs nothing), nor taken as checked, so the
-                # folder is still walked when another route, not left out, reaches it
+                # entered (a left-out node_modules costs nothing), nor taken as checked
+                self._spare(route, candidate)
                 continue
             self._checked.add(real)
-            if len(self._checked) > _MOST_FOLDERS:
+            self._walks += 1
+            if self._walks > _MOST_FOLDERS:
                 raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_FOLDERS:,} folders")
             try:
                 with os.scandir(candidate) as scan:
@@ -139,7 +142,7 @@ class _Walk:
             except OSError:
                 continue
             refusal = self._rules_refused(candidate, real, [name for name, _, _ in listed])
-            if refusal is not None and not self._left_out([*(p for p, _ in route), candidate]):
+            if refusal is not None and not self._spare([*route, (candidate, real)], candidate):
                 return refusal
             linked = candidate != Path(real)
             on_path.add(real)
@@ -151,6 +154,23 @@ class _Walk:
                 elif folder:  # a plain file in a folder of the task lies in the task
                     stack.append((candidate / name, os.path.join(real, name), None if linked else True))
         return None
+
+    def _spare(self, route: list[tuple[Path, str]], candidate: Path) -> bool:
+        """Whether ``.harborignore`` leaves out ``candidate`` or a path of ``route`` to it. If so,
+        the route's folders are not taken as walked whole: another route to them, where the rules
+        differ, may reach what was left out on this one."""
+        if not self._left_out([*(p for p, _ in route), candidate]):
+            return False
+        self._spared.update(real for _, real in route)
+        return True
+
+    def _leave(self, route: list[tuple[Path, str]], on_path: set[str]) -> None:
+        """The walk of the route's last folder is over."""
+        done = route.pop()[1]
+        on_path.discard(done)
+        if done in self._spared:
+            self._checked.discard(done)
+            self._spared.discard(done)
 
     def _why(self, candidate: Path, real: str | None, cycle: bool) -> str | None:
         """Why Harbor refuses ``candidate``, leading to ``real``: out of the task, or a folder link
@@ -173,10 +193,12 @@ class _Walk:
         unknown rules (a file past what the tool reads) make the refusal unknown: said, not made."""
         if any(self.filter.excludes(path) for path in route):
             return True
-        # only rules that apply here, those of a folder the route lies in, make the refusal unknown
-        unknown = [p for p in self.filter.unknown if any(path.is_relative_to(p) for path in route)]
-        if unknown:
-            big = ", ".join(sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in unknown))
+        # any rules too big to read make it unknown: Harbor also asks the rules of the folder a link
+        # leads into, so those of a folder off the route may still leave the path out
+        if self.filter.unknown:
+            big = ", ".join(
+                sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in self.filter.unknown)
+            )
             most = ignore_files.IGNORE_FILE_LIMIT
             raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
         return False
