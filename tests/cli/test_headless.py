@@ -1387,27 +1387,28 @@ def test_json_paths_are_paths_and_roles_are_beside_them(env, example, tmp_path):
 
 
 def test_task_data_beside_task_toml_is_said_unseen_by_a_harbor_sandbox(env, example):
-    """sum-column's verify reads task_data["column"] from task_data.json beside task.toml: the run
+    """sum-column's verify reads task_data["column"] from task_data.json beside task.toml: its cases
     scored 1.0, matched, while in a Harbor sandbox (tests/ uploaded alone, test.sh passing only
-    /tests/task_data.json) verify gets {} and raises KeyError. The run says so; a case with its own
-    task data, a tests/task_data.json, and the environment-server mode are said as they are."""
+    /tests/task_data.json) verify gets {} and raises KeyError. Every face says so: run, test (text
+    and each case's --json), and what a sandbox gets once tests/task_data.json exists."""
     task = example("sum-column")
+    unseen = "task_data.json beside task.toml is verifier-tui's own"
 
     def notes(*args: str) -> list[str]:
         done = run_tool(env, "run", task, "--python", PY, "--json", *args)
-        return [n for n in json.loads(done.stdout)["notices"] if "beside task.toml is verifier-tui's own" in n]
+        return [n for n in json.loads(done.stdout)["notices"] if unseen in n]
 
     said = notes("--case", "correct")
     assert said and "in a sandbox verify gets {} as task_data" in said[0], said
-    assert notes("--case", "quantity-variant") == []  # its own task_data.json: a case's input, as chosen
-    write(task / "cases" / "correct" / "response.txt", "an answer")
-    assert notes("--case", "correct") == []  # the environment server passes the task data itself
-    (task / "cases" / "correct" / "response.txt").unlink()
+    text = run_tool(env, "test", task, "--python", PY).stdout
+    assert f"note: {unseen}" in text, text
+    (tested,) = json.loads(run_tool(env, "test", task, "--python", PY, "--json").stdout)["tasks"]
+    assert any(unseen in n for n in tested["notices"]), tested
     write(task / "tests" / "task_data.json", '{"column": "quantity"}')
     said = notes("--case", "correct")
     assert said and "verify gets the data of tests/task_data.json as task_data" in said[0], said
-    text = run_tool(env, "run", task, "--python", PY, "--case", "correct").stdout
-    assert "note: task_data.json beside task.toml is verifier-tui's own" in text, text
+    (task / "task_data.json").unlink()
+    assert notes("--case", "correct") == []  # the sandbox's own file: nothing to say
 
 
 def test_both_modes_lines_hold_a_case_named_with_a_line_break_and_a_long_reward_whole(env, example):

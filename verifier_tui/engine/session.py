@@ -525,6 +525,7 @@ class Session:
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
             *self._steps_notices(),
+            *self._root_data_unseen(),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]
@@ -583,27 +584,26 @@ class Session:
             ]
         if self.task_id is not None and self.rows_problems[0] == self.task_data:
             out += self.rows_problems[1]
-        response = run.response if run is not None else self.response
-        if response is None:
-            out += self._root_data_unseen()
-        note = self._expectation_note(response)
+        note = self._expectation_note(run.response if run is not None else self.response)
         if note is not None:
             out.append(note)
         return out
 
     def _root_data_unseen(self) -> list[str]:
-        """In Harbor mode, task data read from ``task_data.json`` beside task.toml (verifier-tui's own
-        place for it): Harbor uploads tests/ alone, and the shim passes ``/tests/task_data.json`` only
-        (harbor-trials.md), so a sandbox's verify never gets that file's data."""
-        if self.task_data is None or self.task_data != self.task.root / "task_data.json":
+        """Task data taken from ``task_data.json`` beside task.toml (verifier-tui's own place for it)
+        by a case without its own: Harbor uploads tests/ alone, and the shim passes
+        ``/tests/task_data.json`` only (harbor-trials.md), so a sandbox's verify never gets it. Not
+        for a replay, whose plan passes what the shim passes."""
+        root = self.task.root / "task_data.json"
+        if self.options.replay or self._step_default_data() != root:
             return []
         shipped = self.task.tests_dir / "task_data.json"
         harbor = step_task_data(self.task, self.step, shipped if untrusted.present(shipped) else None)
         gets = "{}" if harbor is None else f"the data of {harbor.relative_to(self.task.root).as_posix()}"
         return [
-            "task_data.json beside task.toml is verifier-tui's own: Harbor uploads tests/ alone and test.sh "
-            f"passes /tests/task_data.json, so in a sandbox verify gets {gets} as task_data (put the file in "
-            "tests/ for the sandbox to see it)"
+            "task_data.json beside task.toml is verifier-tui's own: a case without its own task data takes "
+            f"it, but Harbor uploads tests/ alone and test.sh passes /tests/task_data.json, so in a sandbox "
+            f"verify gets {gets} as task_data (put the file in tests/ for the sandbox to see it)"
         ]
 
     def expectation_note(self) -> str | None:
