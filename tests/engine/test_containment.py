@@ -159,18 +159,31 @@ def verify(workspace):
 """
 
 
+# Instead of MANY_STRAYS' return at a fixed time: once every stray is started, however long that took,
+# BEFORE_S s before the timeout of TIMEOUT_S s ends. The view's init (PID 1) was started about when the
+# timeout began (the tool starts bwrap, which forks it): its start time, in clock ticks since boot, says when.
+TILL_THE_TIMEOUT = """\
+    with open("/proc/1/stat") as stat:
+        began = int(stat.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+    time.sleep(max(0.0, began + TIMEOUT_S - BEFORE_S - time.clock_gettime(time.CLOCK_BOOTTIME)))
+"""
+
+
 def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_out(tmp_path, env, namespace):
     """2,000 sleeping children outlive a runner that wrote its reward and exited before its
     timeout: the view's init listed each with a program of its own, past the timeout, and
     the run that had ended in time was said to have timed out. Harbor's timeout covers
     test.sh alone (``docker exec`` returns when it exits): the verdict is the reward, and
     the strays are said (listed up to isolation.STRAYS_MOST, counted all). The runner
-    returns 3 s in, 5 s before its timeout: starting 2,000 processes takes 1.5 s on an idle
-    machine, and a loaded one took it past a runner that returned 0.6 s before the timeout
-    (a listing that does outlast the timeout is made so below, by a slow ``od``)."""
+    returns 1 s before its timeout, once all are started (1.5 s on an idle machine; past a
+    fixed return at 3 s of 8 on one loaded 10 to 20 deep); listing them takes longer (a
+    listing that does outlast the grace past the timeout is made so below, by a slow ``od``)."""
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
-    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=3, setsid=False)
-    task_dir = make_task(tmp_path / "t", verifier, timeout=8)
+    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=0, setsid=False)
+    fixed = "    time.sleep(max(0.0, IMPORTED + 0 - time.monotonic()))\n"
+    assert fixed in verifier
+    verifier = verifier.replace(fixed, TILL_THE_TIMEOUT.replace("TIMEOUT_S", "30").replace("BEFORE_S", "1"))
+    task_dir = make_task(tmp_path / "t", verifier, timeout=30)
     try:
         done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY, "--json")
     finally:
