@@ -274,8 +274,8 @@ def _instruction_refused(task_root: Path) -> str | None:
 
 def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
     """``Task.__init__``'s ``instruction_path.read_text()``, last, verification disabled or not: it
-    raises for none (FileNotFoundError) and for a folder, which ``exists()`` passes
-    (IsADirectoryError). A task of steps reads none there: each step's is read as its agent starts
+    raises for none (FileNotFoundError), for a folder, which ``exists()`` passes (IsADirectoryError),
+    and for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in). A task of steps reads none there: each step's is read as its agent starts
     (``step_instruction``), whose failure Harbor's error policy still grades."""
     if config.steps:
         return None
