@@ -639,6 +639,9 @@ async def test_the_editor_opened_while_b_runs_leaves_a_save_held_and_every_run_n
         await pilot.press("e")  # opened and closed within the key (no terminal to suspend here)
         await pilot.pause()
         (root / "cases" / "c" / "workspace" / "a.txt").write_text("saved")
+        # seen, and held by b's pause (else b pressed again would find it held and drop it, its runs
+        # reading the save); with the pause ended by e it ran at once, beside b's runs
+        await wait_for(lambda: app.controller.live.saves_held > 0, "the save held while b runs")
         await pilot.press("b")
         gate.go.touch()
         await wait_for(lambda: "after workspace/a.txt" in history_text(app), "the save's run")
