@@ -1428,3 +1428,12 @@ def test_both_modes_lines_hold_a_case_named_with_a_line_break_and_a_long_reward_
     write(task / "cases" / "evil\nline" / "response.txt", "an answer")
     text = run_tool(env, "run", task, "--python", PY, "--case", "evil\nline", "--both-modes").stdout
     assert text.count(key) >= 2 and "left out" not in text.splitlines()[-1], text[-600:]
+
+
+def test_task_data_beside_task_toml_of_a_parameterized_task_is_no_note(env, example):
+    """greeting-rows with a task_data.json beside task.toml: its cases take their rows, which NeMo
+    Gym renders into each task's own tests, yet each run said a sandbox's verify gets {}."""
+    task = example("greeting-rows")
+    write(task / "task_data.json", '{"name": "x"}')
+    done = run_tool(env, "run", task, "--python", PY, "--json", "--case", "ada")
+    assert not [n for n in json.loads(done.stdout)["notices"] if "task_data.json beside task.toml" in n], done.stdout

@@ -595,8 +595,8 @@ class Session:
         ``/tests/task_data.json`` only (harbor-trials.md), so a sandbox's verify never gets it. Not
         for a replay, whose plan passes what the shim passes."""
         root = self.task.root / "task_data.json"
-        if self.options.replay or self._step_default_data() != root:
-            return []
+        if self.options.replay or self.task.rows is not None or self._step_default_data() != root:
+            return []  # a parameterized task's rendered tasks each get their row's fields
         shipped = self.task.tests_dir / "task_data.json"
         harbor = step_task_data(self.task, self.step, shipped if untrusted.present(shipped) else None)
         gets = "{}" if harbor is None else f"the data of {harbor.relative_to(self.task.root).as_posix()}"

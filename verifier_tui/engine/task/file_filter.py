@@ -50,6 +50,8 @@ class TaskFileFilter:
         self.undecodable: list[Path] = []
         self.unknown: set[Path] = set()
         """Folders whose rules were asked and are past what the tool reads: taken as none."""
+        self.consulted: set[Path] | None = None
+        """When a set, the folders whose rules are asked meanwhile are added to it."""
 
     def _in_scope(self, relative: str) -> bool:
         return _IGNORE_SCOPES.ignores(relative)
@@ -65,6 +67,8 @@ class TaskFileFilter:
         return folder / HARBORIGNORE in self.undecodable
 
     def _rules_of(self, folder: Path) -> IgnoreRules | None:
+        if self.consulted is not None:
+            self.consulted.add(folder)
         if folder not in self._rules:
             rules = None
             if self.reads_rules(folder):

@@ -32,6 +32,8 @@ INVALID = "ValueError"
 _MOST_LINKS = 100_000
 _NOT_CHECKED = "not checked whether Harbor refuses the task's links"
 _MOST_FOLDERS = 20_000
+#: Entries listed again, by routes that reach a folder walked already (where something was left out).
+_MOST_RELISTED = 200_000
 #: Links one link's target may lead through: past it a chain is not followed further, as above.
 _LONGEST_CHAIN = 200
 #: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
@@ -98,7 +100,9 @@ class _Walk:
         self._real_of: dict[str, str | None] = {}  # a link's real place: where it leads (None: a loop)
         self._checked: set[str] = set()  # real folders walked whole already, by any route
         self._spared: set[str] = set()  # real folders of a route on which something was left out
+        self._walked: set[str] = set()  # real folders walked at least once
         self._walks = 0
+        self._relisted = 0
         self._links = 0
 
     def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
@@ -141,6 +145,7 @@ class _Walk:
                     listed = [(e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in scan]
             except OSError:
                 continue
+            self._count_relisted(real, len(listed))
             refusal = self._rules_refused(candidate, real, [name for name, _, _ in listed])
             if refusal is not None and not self._spare([*route, (candidate, real)], candidate):
                 return refusal
@@ -163,6 +168,15 @@ class _Walk:
             return False
         self._spared.update(real for _, real in route)
         return True
+
+    def _count_relisted(self, real: str, entries: int) -> None:
+        """A folder walked again (by another route): its entries count against a bound of their own,
+        as 20,000 links to one big folder would list it 20,000 times."""
+        if real in self._walked:
+            self._relisted += entries
+            if self._relisted > _MOST_RELISTED:
+                raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_RELISTED:,} entries listed again by other routes")
+        self._walked.add(real)
 
     def _leave(self, route: list[tuple[Path, str]], on_path: set[str]) -> None:
         """The walk of the route's last folder is over."""
@@ -191,14 +205,18 @@ class _Walk:
     def _left_out(self, route: list[Path]) -> bool:
         """Whether ``.harborignore`` leaves out a path of ``route`` (Harbor then never gets past it);
         unknown rules (a file past what the tool reads) make the refusal unknown: said, not made."""
-        if any(self.filter.excludes(path) for path in route):
-            return True
-        # any rules too big to read make it unknown: Harbor also asks the rules of the folder a link
-        # leads into, so those of a folder off the route may still leave the path out
-        if self.filter.unknown:
-            big = ", ".join(
-                sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in self.filter.unknown)
-            )
+        # the rules asked for these paths (their folders', and those of where a link leads, as
+        # Harbor's is_excluded asks): only those, if too big to read, make the refusal unknown
+        consulted: set[Path] = set()
+        self.filter.consulted = consulted
+        try:
+            if any(self.filter.excludes(path) for path in route):
+                return True
+        finally:
+            self.filter.consulted = None
+        unknown = consulted & self.filter.unknown
+        if unknown:
+            big = ", ".join(sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in unknown))
             most = ignore_files.IGNORE_FILE_LIMIT
             raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
         return False
@@ -275,8 +293,9 @@ def _instruction_refused(task_root: Path) -> str | None:
 def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
     """``Task.__init__``'s ``instruction_path.read_text()``, last, verification disabled or not: it
     raises for none (FileNotFoundError), for a folder, which ``exists()`` passes (IsADirectoryError),
-    and for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in). A task of steps reads none there: each step's is read as its agent starts
-    (``step_instruction``), whose failure Harbor's error policy still grades."""
+    and for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in).
+    A task of steps reads none there: each step's is read as its agent starts (``step_instruction``),
+    whose failure Harbor's error policy still grades."""
     if config.steps:
         return None
     why = _instruction_refused(task_root)
