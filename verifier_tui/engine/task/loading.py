@@ -32,8 +32,6 @@ INVALID = "ValueError"
 _MOST_LINKS = 100_000
 _NOT_CHECKED = "not checked whether Harbor refuses the task's links"
 _MOST_FOLDERS = 20_000
-#: Entries listed again, by routes that reach a folder walked already (where something was left out).
-_MOST_RELISTED = 200_000
 #: Links one link's target may lead through: past it a chain is not followed further, as above.
 _LONGEST_CHAIN = 200
 #: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
@@ -98,11 +96,8 @@ class _Walk:
     def __init__(self, task_root: Path, file_filter: TaskFileFilter) -> None:
         self.root, self.filter = task_root, file_filter
         self._real_of: dict[str, str | None] = {}  # a link's real place: where it leads (None: a loop)
-        self._checked: set[str] = set()  # real folders walked whole already, by any route
+        self._checked: set[str] = set()  # real folders walked already, by any route
         self._spared: set[str] = set()  # real folders of a route on which something was left out
-        self._walked: set[str] = set()  # real folders walked at least once
-        self._walks = 0
-        self._relisted = 0
         self._links = 0
 
     def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
@@ -129,23 +124,16 @@ class _Walk:
                 if not self._spare(route, candidate):
                     return why, INVALID
                 continue
-            if not is_dir or real is None or real in self._checked:
-                continue
-            if self.filter.excludes(candidate):
-                # Harbor asks .harborignore first and never looks past a path it leaves out: not
-                # entered (a left-out node_modules costs nothing), nor taken as checked
-                self._spare(route, candidate)
+            if not is_dir or real is None or self._passed_by(route, candidate, real):
                 continue
             self._checked.add(real)
-            self._walks += 1
-            if self._walks > _MOST_FOLDERS:
+            if len(self._checked) > _MOST_FOLDERS:
                 raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_FOLDERS:,} folders")
             try:
                 with os.scandir(candidate) as scan:
                     listed = [(e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in scan]
             except OSError:
                 continue
-            self._count_relisted(real, len(listed))
             refusal = self._rules_refused(candidate, real, [name for name, _, _ in listed])
             if refusal is not None and not self._spare([*route, (candidate, real)], candidate):
                 return refusal
@@ -160,31 +148,33 @@ class _Walk:
                     stack.append((candidate / name, os.path.join(real, name), None if linked else True))
         return None
 
-    def _spare(self, route: list[tuple[Path, str]], candidate: Path) -> bool:
-        """Whether ``.harborignore`` leaves out ``candidate`` or a path of ``route`` to it. If so,
-        the route's folders are not taken as walked whole: another route to them, where the rules
-        differ, may reach what was left out on this one."""
-        if not self._left_out([*(p for p, _ in route), candidate]):
+    def _spare(self, route: list[tuple[Path, str]], candidate: Path, *, whole: bool = True) -> bool:
+        """Whether ``.harborignore`` leaves out ``candidate`` or (``whole``) a path of ``route`` to it.
+        If so, the route's folders are marked: another route to them, where the rules differ, may
+        reach what was left out on this one."""
+        if not self._left_out([*(p for p, _ in route if whole), candidate]):
             return False
         self._spared.update(real for _, real in route)
         return True
 
-    def _count_relisted(self, real: str, entries: int) -> None:
-        """A folder walked again (by another route): its entries count against a bound of their own,
-        as 20,000 links to one big folder would list it 20,000 times."""
-        if real in self._walked:
-            self._relisted += entries
-            if self._relisted > _MOST_RELISTED:
-                raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_RELISTED:,} entries listed again by other routes")
-        self._walked.add(real)
+    def _passed_by(self, route: list[tuple[Path, str]], candidate: Path, real: str) -> bool:
+        """Whether the folder ``candidate`` is not to be walked: left out (Harbor asks .harborignore
+        first and never looks past a path it leaves out; the route to it was asked on the way), or
+        walked already. Reached again where part of it was left out, this route, where other rules
+        apply, might reach what the first left out; walking every route, as Harbor does, can take
+        minutes: not checked."""
+        if real in self._checked and real not in self._spared:
+            return True
+        if self._spare(route, candidate, whole=False):
+            return True
+        if real in self._checked:
+            shown = candidate.relative_to(self.root).as_posix()
+            raise _Unchecked(f"{_NOT_CHECKED}: {shown} reaches a folder part of which was left out")
+        return False
 
     def _leave(self, route: list[tuple[Path, str]], on_path: set[str]) -> None:
         """The walk of the route's last folder is over."""
-        done = route.pop()[1]
-        on_path.discard(done)
-        if done in self._spared:
-            self._checked.discard(done)
-            self._spared.discard(done)
+        on_path.discard(route.pop()[1])
 
     def _why(self, candidate: Path, real: str | None, cycle: bool) -> str | None:
         """Why Harbor refuses ``candidate``, leading to ``real``: out of the task, or a folder link
@@ -207,11 +197,12 @@ class _Walk:
         unknown rules (a file past what the tool reads) make the refusal unknown: said, not made."""
         # the rules asked for these paths (their folders', and those of where a link leads, as
         # Harbor's is_excluded asks): only those, if too big to read, make the refusal unknown
+        # (asked whether left out or not: rules too big to read below the rule that leaves a path out
+        # may let it back in)
         consulted: set[Path] = set()
         self.filter.consulted = consulted
         try:
-            if any(self.filter.excludes(path) for path in route):
-                return True
+            left_out = any(self.filter.excludes(path) for path in route)
         finally:
             self.filter.consulted = None
         unknown = consulted & self.filter.unknown
@@ -219,7 +210,7 @@ class _Walk:
             big = ", ".join(sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in unknown))
             most = ignore_files.IGNORE_FILE_LIMIT
             raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
-        return False
+        return left_out
 
     def _real(self, folder: str, name: str, chain: int = 0) -> str | None:
         """Where ``folder/name`` leads (``folder`` a real path, free of links), as Harbor's
