@@ -1034,10 +1034,9 @@ class Session:
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         if touched and self._steps_layout() != self._steps_read:
             return True
-        if touched and read_task_config(self.task.root).refused != self.task.config.refused:
-            return True
-        # a link there made or removed (read by no run): only a change of Harbor's refusal counts
-        changed = any(p.is_relative_to(d) for p in paths for d in self._inputs())
+        # an instruction saved, or a link in solution/ or a step's folder made or removed (read by no
+        # run): only a change of Harbor's refusal counts
+        changed = touched or any(p.is_relative_to(d) for p in paths for d in self._inputs())
         return changed and read_task_config(self.task.root).refused != self.task.config.refused
 
     def read_by_no_run(self, paths: Any) -> bool:
