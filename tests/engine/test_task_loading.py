@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests.helpers.tasks import make_task
 from verifier_tui.engine.task.discovery import read_task_config
 
@@ -263,3 +265,26 @@ def test_rules_too_big_to_read_below_the_rule_that_leaves_a_path_out_make_it_unk
     (task / "tests" / "sub" / "out").symlink_to("/etc")
     config = read_task_config(task)
     assert config.refused is None and any("tests/sub/.harborignore is larger" in p for p in config.problems), config
+
+
+def test_folders_nested_past_the_check_s_depth_are_said_not_checked(tmp_path):
+    """A chain of 200 nested folders under tests/ (one left out at the bottom): every path's rules
+    are asked along its whole route, and the check took 45 s on every face. Past 40 folders deep the
+    notes say the links were not checked; a link out met before is still refused."""
+    from verifier_tui.engine.task import loading
+
+    task = make_task(tmp_path / "t")
+    (task / "tests" / ".harborignore").write_text("skipme/\n")
+    deep = task / "tests" / "d"
+    for _ in range(loading._DEEPEST + 5):
+        deep = deep / "d"
+    (deep / "skipme").mkdir(parents=True)
+    count = _counting_lookups(monkeypatch := pytest.MonkeyPatch())
+    try:
+        config = read_task_config(task)
+    finally:
+        monkeypatch.undo()
+    assert config.refused is None and any("more than 40 deep" in p for p in config.problems), config.problems
+    assert count[0] < 20_000, count[0]
+    (task / "tests" / "a_out").symlink_to("/etc")  # walked before the deep folders
+    assert "tests/a_out leads out of the task" in (read_task_config(task).refused or "")

@@ -32,6 +32,9 @@ INVALID = "ValueError"
 _MOST_LINKS = 100_000
 _NOT_CHECKED = "not checked whether Harbor refuses the task's links"
 _MOST_FOLDERS = 20_000
+#: Folders a route may go down: each path's rules are asked along its whole route, so a chain of 200
+#: nested folders cost 45 s on every face (Harbor takes longer still).
+_DEEPEST = 40
 #: Links one link's target may lead through: past it a chain is not followed further, as above.
 _LONGEST_CHAIN = 200
 #: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
@@ -140,6 +143,8 @@ class _Walk:
             linked = candidate != Path(real)
             on_path.add(real)
             route.append((candidate, real))
+            if len(route) > _DEEPEST:
+                raise _Unchecked(f"{_NOT_CHECKED}: folders more than {_DEEPEST} deep")
             stack.append(None)
             for name, link, folder in sorted(listed, reverse=True):
                 if link:
