@@ -106,7 +106,7 @@ class _Walk:
     def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
         """``validate_input_tree(task_root / *top)``: the first thing in it Harbor refuses, and why.
         Harbor asks ``.harborignore`` of each path first and skips the ones it leaves out; asked
-        here only of a path about to be refused, and of the paths on the route to it."""
+        here of each folder before it is entered, and of a path about to be refused with its route."""
         real: str | None = str(self.root)
         for part in top:
             real = self._real(real, part) if real is not None else None
