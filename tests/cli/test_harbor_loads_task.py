@@ -285,3 +285,81 @@ def test_watch_reads_the_task_again_when_a_link_out_comes_and_goes_in_a_steps_fo
     (tmp_path / "notes.txt").write_text("mine\n")
     notes = task / "steps" / "first" / "notes.txt"
     _watch_reads_it_again(env, task, lambda: notes.symlink_to(tmp_path / "notes.txt"), notes.unlink)
+
+
+def test_watch_reads_the_task_again_when_a_link_out_comes_and_goes_behind_a_folder_link(env, example, tmp_path):
+    """watch on hello-file whose tests/shared is a link to environment/shared, in the task: a link
+    out of the task made in environment/shared is one Harbor refuses (it walks tests/ through the
+    link), and watch ran on as before until another file was saved; removed, the refusal goes."""
+    task = example("hello-file")
+    _shared_folder(task, tmp_path, linked=True)
+    out = task / "environment" / "shared" / "out"
+    _watch_reads_it_again(env, task, lambda: out.symlink_to(tmp_path / "outside"), out.unlink)
+
+
+def _shared_folder(task, tmp_path, *, linked: bool):
+    """environment/shared in ``task`` (tests/shared a link to it when ``linked``), and a folder outside."""
+    (task / "environment" / "shared").mkdir(parents=True)
+    if linked:
+        (task / "tests" / "shared").symlink_to("../environment/shared")
+    (tmp_path / "outside").mkdir()
+
+
+def _a_link_out_there_runs_nothing(task, tmp_path, reader) -> None:
+    """A link out made in environment/shared, then a save in tests/: the next run is the save's, loaded."""
+    (task / "environment" / "shared" / "out").symlink_to(tmp_path / "outside")
+    (task / "tests" / "notes.txt").write_text("saved\n")
+    said = reader.through_next_run()
+    assert "environment" not in "".join(said) and "notes.txt" in said[-1], said
+    assert "Harbor would refuse" not in "".join(said) and "reward 1" in said[-1], said
+
+
+def test_watch_runs_nothing_for_a_link_out_where_no_link_of_the_task_leads(env, example, tmp_path):
+    """The same link out made in environment/shared with nothing in tests/ leading there: Harbor
+    loads the task as before, so nothing is read again and nothing runs; the next save runs for itself."""
+    task = example("hello-file")
+    _shared_folder(task, tmp_path, linked=False)
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        _a_link_out_there_runs_nothing(task, tmp_path, reader)
+    finally:
+        stop(proc)
+
+
+def test_watch_lets_go_of_a_folder_once_no_link_leads_there(env, example, tmp_path):
+    """tests/shared, the link to environment/shared, removed while watched: a link out made there
+    then is none Harbor checks, so nothing is read again; the next save runs for itself, loaded."""
+    task = example("hello-file")
+    _shared_folder(task, tmp_path, linked=True)
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        (task / "tests" / "shared").unlink()
+        assert "reward 1" in reader.next_run()
+        _a_link_out_there_runs_nothing(task, tmp_path, reader)
+    finally:
+        stop(proc)
+
+
+def _a_save_of_the_verifier_runs(env, task) -> None:
+    """watch on ``task``: tests/verifier.py saved to return 0.5 is a run that says so."""
+    verifier = task / "tests" / "verifier.py"
+    proc, reader = start_watch(env, task, "--case", "correct")
+    try:
+        assert "reward 1" in reader.next_run()
+        verifier.write_text(verifier.read_text().replace("return 1.0", "return 0.5"))
+        said = reader.next_run()
+    finally:
+        stop(proc)
+    assert "tests/verifier.py" in said and "reward 0.5" in said, said
+
+
+def test_watch_runs_a_save_in_tests_that_are_a_link_to_a_folder_of_the_task(env, example):
+    """tests itself a link to environment/tests, a folder of the task the link check enters through
+    it: not watched a second time as environment/tests, by whose name the OS watch would then name
+    the save, which no run reads; the save of tests/verifier.py runs."""
+    task = example("hello-file")
+    (task / "tests").rename(task / "environment" / "tests")
+    (task / "tests").symlink_to("environment/tests")
+    _a_save_of_the_verifier_runs(env, task)

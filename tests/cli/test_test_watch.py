@@ -463,3 +463,26 @@ def test_a_task_passed_over_for_lacking_the_step_is_tested_once_it_gains_it(env,
     assert [t["task"] for t in third.get("without_step", [])] == [], third
     assert [t["name"] for t in third["tasks"]] == ["has", "lacks"], third
     assert third["passed"] == 2 and third["failed"] == 0, third["cases"]
+
+
+def test_a_round_follows_a_link_out_made_behind_a_folder_link_of_the_tests(env, example, tmp_path):
+    """tests/shared a link to environment/shared, in the task: a link out of the task made there
+    is one Harbor refuses, which the next round says without another save; removed, it is gone."""
+    task = example("hello-file")
+    (task / "environment" / "shared").mkdir(parents=True)
+    (task / "tests" / "shared").symlink_to("../environment/shared")
+    (tmp_path / "outside").mkdir()
+    out = task / "environment" / "shared" / "out"
+    proc, reader = start(env, task)
+    try:
+        first = round_lines(reader)
+        out.symlink_to(tmp_path / "outside")
+        refused = round_lines(reader)
+        out.unlink()
+        back = round_lines(reader)
+    finally:
+        code, stderr = interrupt(proc)
+    assert "Traceback" not in stderr, stderr
+    assert not any("Harbor would refuse" in line for line in first + back), (first, back)
+    assert "environment/shared/out" in refused[0], refused
+    assert any("tests/shared/out leads out of the task" in line for line in refused), refused

@@ -1316,3 +1316,53 @@ def test_a_verifier_picked_by_its_path_follows_the_task_folder_renamed_not_a_fil
         session.reload_task()
         assert session.verifier == tmp_path / "t2" / "tests" / "other.py"
         assert session.run().verdict.rewards == {"reward": 0.5}
+
+
+# ---------------------------------------------------------------------------
+# What watch watches for whether Harbor loads the task
+
+
+def _watched(task_dir: Path) -> set[Path]:
+    with session_for(task_dir) as session:
+        return {target.path for target in session.watch_targets()}
+
+
+def test_the_task_s_folders_its_links_lead_to_are_watched_never_one_outside(tmp_path):
+    """tests/shared → ../common and tests/deep → ../common/deep: common/ is watched once (Harbor
+    checks the links in it); solution/home → a folder outside (the user's home, say) is refused,
+    never walked, never watched, nor is the task's own folder that tests/up → .. reaches."""
+    task = make_task(tmp_path / "t")
+    (task / "common" / "deep").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    (task / "tests" / "shared").symlink_to("../common")
+    (task / "tests" / "deep").symlink_to("../common/deep")
+    (task / "solution").mkdir()
+    (task / "solution" / "home").symlink_to(tmp_path / "home")
+    watched = _watched(task)
+    assert task / "common" in watched and task / "common" / "deep" not in watched
+    assert all(path.is_relative_to(task) for path in watched), watched
+    (task / "solution" / "home").unlink()
+    (task / "tests" / "up").symlink_to("..")
+    assert task not in _watched(task)
+
+
+def test_no_folder_is_watched_for_links_the_check_gave_up_on(tmp_path, monkeypatch):
+    """A folder too big to check (past the check's bound): watching it would cost as much, to tell nothing."""
+    from verifier_tui.engine.task import loading
+
+    task = make_task(tmp_path / "t")
+    (task / "common" / "a" / "b").mkdir(parents=True)
+    (task / "tests" / "shared").symlink_to("../common")
+    monkeypatch.setattr(loading, "_MOST_FOLDERS", 2)
+    assert task / "common" not in _watched(task)
+
+
+def test_a_task_linking_to_many_folders_has_a_hundred_of_them_watched(tmp_path):
+    """tests/ holding 150 links, each to a folder of its own in the task: each watched folder is
+    compared with every other at each change (3,000 took 27 s to list): the first 100 are watched."""
+    task = make_task(tmp_path / "t")
+    for i in range(150):
+        (task / "environment" / f"a{i:03}").mkdir(parents=True)
+        (task / "tests" / f"l{i:03}").symlink_to(f"../environment/a{i:03}")
+    linked = {path for path in _watched(task) if path.is_relative_to(task / "environment")}
+    assert linked == {task / "environment" / f"a{i:03}" for i in range(100)}

@@ -618,3 +618,21 @@ async def test_tests_moved_away_and_back_with_live_reload_off_is_stale_in_words_
         (root / "aside").rename(tests)
         await wait_for(lambda: "created" in widget_text(app, "#status"), "tests said back")
         assert "stale: tests re-created since this run" in widget_text(app, "#status")
+
+
+async def test_a_link_out_made_behind_a_folder_link_of_the_tests_is_said_at_once(example, tmp_path):
+    """tests/shared a link to environment/shared, in the task: a link out of the task made there is
+    one Harbor refuses, and the reward panel said nothing of it until another file was saved."""
+    root = example("hello-file")
+    (root / "environment" / "shared").mkdir(parents=True)
+    (root / "tests" / "shared").symlink_to("../environment/shared")
+    (tmp_path / "outside").mkdir()
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        (root / "environment" / "shared" / "out").symlink_to(tmp_path / "outside")
+        result = await app.wait_for_runs(2)
+        await pilot.pause()
+        assert result.trigger == "environment/shared/out"
+        assert "tests/shared/out leads out of the task" in widget_text(app, "#reward-body")

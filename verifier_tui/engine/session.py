@@ -925,6 +925,17 @@ class Session:
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
             # its rows, which t offers and whose problems are said, whether or not a run reads one
             targets.append(WatchTarget(self.rows_file, TASKS_FILE, folder=False))
+        # and the task's folders the links of those or of tests/ lead to, which Harbor checks too (tests/shared
+        # a link to environment/shared, where a link out is then one it refuses): each in the task, none a
+        # link, and none sharing a folder with one watched already: the OS watch names a folder it reaches
+        # twice by the route it took last (tests/ a link to environment/tests: saves named by the latter ran nothing)
+        watched = [Path(os.path.realpath(t.path)) for t in targets if t.folder is not False and t.path.is_dir()]
+        for linked in self._linked():
+            real = Path(os.path.realpath(linked))
+            if not any(real.is_relative_to(w) or w.is_relative_to(real) for w in watched):
+                targets.append(
+                    WatchTarget(linked, linked.relative_to(self.task.root).as_posix(), folder=True, beside=True)
+                )
         return _dedupe(targets)
 
     @property
@@ -988,6 +999,10 @@ class Session:
             return []
         return [self.task.root / "solution", *(self.task.root / "steps" / s.name for s in self.task.config.steps)]
 
+    def _linked(self) -> list[Path]:
+        """The task's folders the links of its input folders lead to (``TaskConfig.linked``)."""
+        return [self.task.root / folder for folder in self.task.config.linked]
+
     def _instructions(self) -> list[Path]:
         """The instruction.md of each step, or the task's (none without a task.toml, which Harbor's refusals need)."""
         if not (self.task.root / "task.toml").is_file():
@@ -1027,24 +1042,30 @@ class Session:
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
-        instruction.md made, removed or made a folder, or a link in solution/ or a step's folder.
-        Harbor asks that they exist (``Task._validate_tests``), are no folder, and that the task's own
-        is UTF-8 text (``read_text()``): a save of the instruction's text changes nothing otherwise."""
+        instruction.md made, removed or made a folder, or a link in solution/, a step's folder or a
+        folder of the task their links or tests/'s lead to (``TaskConfig.linked``). Harbor asks that
+        they exist (``Task._validate_tests``), are no folder, and that the task's own is UTF-8 text
+        (``read_text()``): a save of the instruction's text changes nothing otherwise."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         if touched and self._steps_layout() != self._steps_read:
             return True
-        # an instruction saved, or a link in solution/ or a step's folder made or removed (read by no
-        # run): only a change of Harbor's refusal counts
-        changed = touched or any(p.is_relative_to(d) for p in paths for d in self._inputs())
-        return changed and read_task_config(self.task.root).refused != self.task.config.refused
+        # an instruction saved, or a link in solution/, a step's folder or one linked made or removed (read
+        # by no run): only a change of Harbor's refusal, or of the folders linked, counts
+        changed = touched or any(p.is_relative_to(d) for p in paths for d in [*self._inputs(), *self._linked()])
+        if not changed:
+            return False
+        now, before = read_task_config(self.task.root), self.task.config
+        # a folder a new link leads to is watched from now on; one no link leads to any more, no longer
+        return now.refused != before.refused or now.linked != before.linked
 
     def read_by_no_run(self, paths: Any) -> bool:
-        """Whether every one of ``paths`` is an instruction.md or lies in solution/ or a step's
-        folder, not in a step's tests (a run of that step reads them): watched only for whether
-        Harbor loads the task (:meth:`_changes_steps`), read by no run."""
+        """Whether every one of ``paths`` is an instruction.md or lies in solution/, a step's folder
+        or a folder of the task linked from the input folders, not in a step's tests (a run of that
+        step reads them): watched only for whether Harbor loads the task (:meth:`_changes_steps`),
+        read by no run."""
         instructions = set(self._instructions())
-        inputs = self._inputs()
+        inputs = [*self._inputs(), *self._linked()]
         watched = all(
             p in instructions or any(p.is_relative_to(d) and not p.is_relative_to(d / "tests") for d in inputs)
             for p in paths

@@ -175,6 +175,9 @@ class TaskConfig:
     """Why Harbor would refuse to load this task at all, in one line (None: it would load it)."""
     files_refused: bool = False
     """``refused`` is for the task's files, not its task.toml (:func:`refused_for`)."""
+    linked: tuple[str, ...] = ()
+    """The task's folders its input folders' links lead to, as paths in it: Harbor checks the links in them
+    too (:mod:`~verifier_tui.engine.task.loading`), so they are watched for whether it loads the task."""
     unread: str | None = None
     """Why task.toml was not read here, where Harbor would read it (past :data:`TOML_LIMIT`, a FIFO, a
     device), in one line: its settings are unknown, so no run is made (None: it was read)."""

@@ -37,6 +37,9 @@ _MOST_FOLDERS = 20_000
 _DEEPEST = 40
 #: Links one link's target may lead through: past it a chain is not followed further, as above.
 _LONGEST_CHAIN = 200
+#: Folders :meth:`_Walk.linked` gives at most: each is a watched root, compared with every other at
+#: each change (3,000 took 27 s to list); past it, a link made in the rest is seen at the next save.
+_MOST_LINKED = 100
 #: What makes a folder the build context of a verifier image that holds the tests (verifier_mode.py).
 _IMAGE_FILES = ("Dockerfile", "docker-compose.yaml")
 
@@ -49,8 +52,12 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
         return config
     root = task_root.resolve()  # Task resolves its folder: so do its paths
     file_filter = TaskFileFilter(root)
+    walk = _Walk(root, file_filter)
     try:
-        refusal = _inputs_refused(config, root, file_filter)
+        refusal = _inputs_refused(config, walk)
+        # watched for whether Harbor loads the task; not when the check gave up (a web of links, a folder
+        # too big to check): a watch of them would cost as much, to tell nothing
+        config = replace(config, linked=walk.linked())
     except _Unchecked as unchecked:  # said once, a task read again without the verifier too
         refusal, said = None, (str(unchecked),) if str(unchecked) not in config.problems else ()
         config = replace(config, problems=(*config.problems, *said))
@@ -79,12 +86,11 @@ class _Unchecked(Exception):
     """Why the links of a task were not all checked: said, never a refusal."""
 
 
-def _inputs_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
+def _inputs_refused(config: TaskConfig, walk: _Walk) -> tuple[str, str] | None:
     """``Task._validate_input_paths``, checked even with verification disabled: each step's
     folder, then tests/ and solution/, following the links in them, must stay inside the task and
     form no cycle, except what ``.harborignore`` leaves out. Only the words: the tool reads the
     user's files following their links as before (the run's view skips a link out of tests/)."""
-    walk = _Walk(task_root, file_filter)
     for top in [*(("steps", step.name) for step in config.steps), ("tests",), ("solution",)]:
         refusal = walk.refused(top)
         if refusal is not None:
@@ -99,9 +105,21 @@ class _Walk:
     def __init__(self, task_root: Path, file_filter: TaskFileFilter) -> None:
         self.root, self.filter = task_root, file_filter
         self._real_of: dict[str, str | None] = {}  # a link's real place: where it leads (None: a loop)
-        self._checked: set[str] = set()  # real folders walked already, by any route
+        self._checked: dict[str, Path] = {}  # real folders walked already, by any route: the path first walked
         self._spared: set[str] = set()  # real folders of a route on which something was left out
         self._links = 0
+
+    def linked(self) -> tuple[str, ...]:
+        """The task's folders the walk entered through a link, outermost only, as paths in the
+        task (the first :data:`_MOST_LINKED`): what Harbor checks there beside tests/, solution/
+        and the steps' folders. Its own folder is left out: reached only by a cycle, refused for a
+        link in a folder watched already."""
+        outermost: list[Path] = []
+        entered = (Path(real) for real, walked in self._checked.items() if walked != Path(real))
+        for real in sorted(entered, key=lambda p: p.parts):
+            if real != self.root and not (outermost and real.is_relative_to(outermost[-1])):
+                outermost.append(real)
+        return tuple(p.relative_to(self.root).as_posix() for p in outermost[:_MOST_LINKED])
 
     def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
         """``validate_input_tree(task_root / *top)``: the first thing in it Harbor refuses, and why.
@@ -129,7 +147,7 @@ class _Walk:
                 continue
             if not is_dir or real is None or self._passed_by(route, candidate, real):
                 continue
-            self._checked.add(real)
+            self._checked.setdefault(real, candidate)
             if len(self._checked) > _MOST_FOLDERS:
                 raise _Unchecked(f"{_NOT_CHECKED}: more than {_MOST_FOLDERS:,} folders")
             try:
