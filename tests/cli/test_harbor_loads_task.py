@@ -363,3 +363,14 @@ def test_watch_runs_a_save_in_tests_that_are_a_link_to_a_folder_of_the_task(env,
     (task / "tests").rename(task / "environment" / "tests")
     (task / "tests").symlink_to("environment/tests")
     _a_save_of_the_verifier_runs(env, task)
+
+
+def test_watch_runs_a_save_in_tests_that_a_link_in_a_steps_folder_leads_to(env, tmp_path):
+    """steps/first/shared a link to ../../tests (Harbor loads such a task; solution/tests a link to
+    ../tests alike): the OS watch names a folder two watched roots reach by the root it was given
+    last, here the step's folder, and an event named behind a link was dropped: a save of the
+    verifier ran nothing."""
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n'
+    task = make_task(tmp_path / "tasks" / "one", toml=steps, cases={"correct": {}})
+    (task / "steps" / "first" / "shared").symlink_to("../../tests")
+    _a_save_of_the_verifier_runs(env, task)

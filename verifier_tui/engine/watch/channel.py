@@ -132,20 +132,21 @@ def _changed(path: str | Path, limit_ns: int) -> bool:
     return max(st.st_mtime_ns, st.st_ctime_ns) >= limit_ns
 
 
-def _behind_link(path: Path, root: Path, links: dict[Path, bool]) -> bool:
-    """Whether ``path`` lies behind a link inside ``root``. A run copies a
-    link as a link (as ``docker cp`` does), so what lies behind one is not
-    what it reads, and a change there starts no run: the OS watch follows such
-    links, and one out to the tool's own temporary folder started a run after
-    every run."""
+def _behind_link(path: Path, root: Path, links: dict[Path, Path | None]) -> Path | None:
+    """Where ``path`` really lies when it lies behind a link inside ``root``, else None (``links``:
+    each folder's real place if it is a link, looked at once a batch). A run copies a link as a
+    link (as ``docker cp`` does), so what lies behind one is not what it reads: the OS watch
+    follows such links, and one out to the tool's own temporary folder started a run after every
+    run. Only where a root holds the real place is it a change (:meth:`Channel._change`)."""
     folder = path.parent
     while folder != root and is_under(folder, root):
         if folder not in links:
-            links[folder] = os.path.islink(folder)
-        if links[folder]:
-            return True
+            links[folder] = Path(os.path.realpath(folder)) if os.path.islink(folder) else None
+        real = links[folder]
+        if real is not None:
+            return real / path.relative_to(folder)
         folder = folder.parent
-    return False
+    return None
 
 
 def _is_empty_file(path: Path) -> bool:
@@ -486,17 +487,22 @@ class Channel:
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
         paths = set()
         added = set()
-        links: dict[Path, bool] = {}  # each folder looked at once a batch
+        links: dict[Path, Path | None] = {}
         for kind, raw_path in raw:
             found = self._locate(raw_path)
+            real = _behind_link(found[1], found[0].path, links) if found is not None else None
+            if real is not None:
+                # The OS watch names a folder it reaches twice, once through a link (solution/tests a link
+                # to tests/, or tests/a to tests/b), by the route it took last: named by where it lies, a
+                # save in tests/ is one, not a change behind a link; nowhere watched, none.
+                found = self._locate(str(real))
             if found is None or (found[0].missing and found[0].path not in vanished):
                 # A root already said gone: its own late events (a loaded machine
                 # may deliver them after the check that missed it) add nothing.
                 continue
-            if not _behind_link(found[1], found[0].path, links):
-                paths.add(found[1])
-                if kind == _ADDED:
-                    added.add(found[1])
+            paths.add(found[1])
+            if kind == _ADDED:
+                added.add(found[1])
         new = frozenset(root.path for root in appeared if not root.seen)
         return self._make_change(paths, added, [root.path for root in appeared], vanished, new)
 
