@@ -1190,11 +1190,11 @@ def test_a_task_name_of_another_kind_is_read_as_absent_as_the_trial_reads_it(rea
 def test_a_job_with_no_sandbox_to_replay_in_says_why_in_the_commands_words(real, env, tmp_path):
     """No sandbox to be had (VERIFIER_TUI_SANDBOX misspelt; likewise a probe that timed out): each of
     test JOB's trials said "could not be replayed: IsolationError: ...", a fault of the tool's own by
-    its words, where run TRIAL and test TASK say the one line."""
+    its words, where run TRIAL and test TASK say the one line. test JOB now says that line once,
+    before any trial, and exits 2, as they do."""
     done = run_tool(
         dict(env, VERIFIER_TUI_SANDBOX="bogus"), "test", "--json", real / "jobs" / "separate-mode", "--python", PY
     )
     no_traceback(done)
-    assert "IsolationError" not in done.stdout, done.stdout
-    (trial,) = json.loads(done.stdout)["trials"]
-    assert trial["local_skipped"] == "not replayed: VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy"
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout
+    assert done.stderr == "verifier-tui: VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy\n"

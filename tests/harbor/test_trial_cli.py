@@ -37,6 +37,7 @@ from tests.helpers.harbor import (
 from tests.helpers.processes import (
     MEET_VERIFIER,
     STUCK_ONCE_STARTED,
+    machine_without_namespaces,
     meeting,
     needs_namespaces,
     set_meeting,
@@ -756,6 +757,41 @@ def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tm
     done = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere)
     assert done.returncode == 1
     assert "0 agree, 0 differ, 1 not compared" in done.stdout and "give --workspace DIR" in done.stdout
+
+
+@pytest.mark.parametrize("asked", ["namespace", "namespaces"])
+def test_no_sandbox_to_replay_in_is_one_line_and_exit_2_in_every_command(real, env, tmp_path, private_cache, asked):
+    """No sandbox to be had (the view asked for by name on a machine without namespaces,
+    a misspelt VERIFIER_TUI_SANDBOX): run TRIAL and run TASK said it in one line, exit 2,
+    while test JOB made each trial a row "not replayed" and exited 1, as a verdict that
+    failed, its --json a document of such rows. Now every command says the same line
+    before anything runs, exit 2, and --junit's report is that refusal, never the last one."""
+    needs_namespaces()  # to make a machine without them, this one must have them
+    job = real / "jobs" / "nop-fail"
+    trial = genuine_trial(real, "nop-fail")
+    report = tmp_path / "report.xml"
+    report.write_text('<testsuite name="last run" tests="1" failures="0" errors="0" />')
+    empty = ("--stand-in", "empty", "--python", PY)
+    commands = [
+        ["run", trial, *empty],
+        ["explain", trial, "--python", PY],
+        ["test", trial, *empty],
+        ["test", job, *empty],
+        ["test", job, "--json", *empty],
+        ["test", job, "--junit", report, *empty],
+        ["test", real / "jobs", *empty],
+        ["run", real / "tasks" / "hello-file", "--workspace", tmp_path, "--python", PY],
+    ]
+    said = set()
+    for command in commands:
+        done = machine_without_namespaces([*MODULE, *map(str, command)], dict(env, VERIFIER_TUI_SANDBOX=asked))
+        no_traceback(done)
+        assert (done.returncode, done.stdout) == (2, ""), (command, done.stdout, done.stderr)
+        assert len(done.stderr.splitlines()) == 1, (command, done.stderr)
+        said.add(done.stderr)
+    assert len(said) == 1 and "VERIFIER_TUI_SANDBOX=" in said.pop()
+    case = ET.parse(report).getroot().find("testcase")
+    assert case is not None and case.find("error").get("message").startswith("VERIFIER_TUI_SANDBOX=")
 
 
 def test_a_paragraph_that_applies_to_many_trials_is_said_once_with_them(task, runs, tmp_path, env, elsewhere):

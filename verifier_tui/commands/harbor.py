@@ -76,7 +76,10 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
         return refuse(stand_in)
     args.stand_in_chosen = stand_in
     if command == "test":  # every trial is replayed (run, explain, watch: checked once opened, open_trial_session)
-        problem = python_problem(args)
+        from verifier_tui.commands.report import sandbox_problem
+
+        # No sandbox is the machine's, not a trial's: one line as test TASK and run TRIAL say it, never a row each
+        problem = python_problem(args) or sandbox_problem()
         if problem is not None:
             return refuse(problem)
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)

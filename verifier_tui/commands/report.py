@@ -862,6 +862,24 @@ def interpreter_problem(session: Session) -> str | None:
     return python_words(session.interpreter())
 
 
+def sandbox_problem(session: Session | None = None) -> str | None:
+    """Why no run can be kept apart here as ``VERIFIER_TUI_SANDBOX`` asks (a misspelt value,
+    the view asked for by name on a machine without namespaces, a probe that could not be
+    tried), in one line; None when runs can be. Asked of ``session``, or of this machine
+    before any session is opened (a job's replays each open theirs). Not the trials' or
+    cases' own fault: the command says it once and exits 2 before anything runs."""
+    from verifier_tui.engine.sandbox.isolation import IsolationError, choose
+
+    try:
+        if session is None:
+            choose()
+        else:
+            session.isolation  # noqa: B018 (chosen once, and kept for the session's runs)
+    except IsolationError as exc:
+        return str(exc)
+    return None
+
+
 def refused_before_running(session: Session, *checks: Callable[[], str | None]) -> bool:
     """Whether the command stops before anything runs: no verifier (``spec``
     raises, and the cli says so in one line), a task.toml not read, an interpreter
