@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -908,6 +909,22 @@ def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path,
     assert done.returncode == 2
     assert done.stderr.startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: bwrap: ")
     assert len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("asked", ["namespace", "namespaces"])
+def test_test_without_a_sandbox_writes_its_junit_report_as_that_refusal(tmp_path, env, private_cache, asked):
+    """test TASK --junit where no sandbox can be had said the one line and exited 2, but
+    wrote no report: the last run's, all green, was left for CI to show as this one's."""
+    needs_namespaces()  # to make a machine without them, this one must have them
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    write(task_dir / "cases" / "only" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "report.xml"
+    report.write_text('<testsuite name="last run" tests="1" failures="0" errors="0" />')
+    tool = [sys.executable, "-m", "verifier_tui", "test", str(task_dir), "--python", PY]
+    done = machine_without_namespaces([*tool, "--junit", str(report)], dict(env, VERIFIER_TUI_SANDBOX=asked))
+    assert (done.returncode, done.stdout) == (2, "") and len(done.stderr.splitlines()) == 1, done.stderr
+    error = ET.parse(report).getroot().find("testcase/error")
+    assert error is not None and f"verifier-tui: {error.get('message')}\n" == done.stderr
 
 
 def test_a_probe_short_of_file_descriptors_is_said_so_and_never_remembered(tmp_path, env, private_cache):

@@ -129,11 +129,12 @@ def test_command(args: argparse.Namespace) -> int:
     if status is not None:
         return status
     from verifier_tui.engine.procfs import machine_cpus
+    from verifier_tui.engine.sandbox.isolation import IsolationError
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
     try:
         collection = collect(args.targets, args.options, args.case_patterns or ())
-    except CollectionError as exc:
+    except (CollectionError, IsolationError) as exc:  # (a misspelt VERIFIER_TUI_SANDBOX: each session asks)
         return report.refused_run(args.junit, str(exc), report.given(args.options))
     with collection:
         groups = collection.groups
@@ -149,7 +150,8 @@ def test_command(args: argparse.Namespace) -> int:
         if problem:  # a report that cannot be written: none is
             terminal.error(problem)
             return 2
-        problem = report.interpreter_problem(runnable[0].session) if runnable else None
+        first = runnable[0].session if runnable else None
+        problem = first and (report.interpreter_problem(first) or report.sandbox_problem(first))
         if problem:
             return report.refused_run(args.junit, problem, own)
         if args.watch:
