@@ -794,6 +794,22 @@ def test_no_sandbox_to_replay_in_is_one_line_and_exit_2_in_every_command(real, e
     assert case is not None and case.find("error").get("message").startswith("VERIFIER_TUI_SANDBOX=")
 
 
+def test_watch_trial_without_a_sandbox_to_replay_in_says_it_once_and_ends(real, env, private_cache):
+    """watch TASK said in one line that no sandbox could be had and exited 2; watch TRIAL
+    printed its header, "replay failed: ..." and went on watching for saves that could never
+    replay. Now it says the same line before it watches, and exits 2."""
+    needs_namespaces()  # to make a machine without them, this one must have them
+    trial = genuine_trial(real, "nop-fail")
+    asked = dict(env, VERIFIER_TUI_SANDBOX="namespace")
+    said = []
+    for path, stand_in in ((trial, ["--stand-in", "empty"]), (real / "tasks" / "hello-file", [])):
+        done = machine_without_namespaces([*MODULE, "watch", str(path), *stand_in, "--python", PY], asked, 30)
+        no_traceback(done)
+        assert (done.returncode, len(done.stderr.splitlines())) == (2, 1), (path, done.stdout, done.stderr)
+        said.append(done.stderr)
+    assert said[0] == said[1] and said[0].startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but ")
+
+
 def test_a_paragraph_that_applies_to_many_trials_is_said_once_with_them(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO)
     job = runs / "jobs" / "j"

@@ -53,7 +53,9 @@ def needs_namespaces() -> None:
         pytest.skip(f"no namespaces on this machine: {problem}")
 
 
-def machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+def machine_without_namespaces(
+    argv: list[str], env: dict[str, str], timeout_s: float = 120
+) -> subprocess.CompletedProcess:
     """``argv`` run where no user namespace can be made (a user namespace of
     its own whose limit of further ones is 0): a machine without them."""
     script = 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"'
@@ -63,7 +65,7 @@ def machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subproce
         text=True,
         env=env,
         stdin=subprocess.DEVNULL,
-        timeout=120,
+        timeout=timeout_s,
     )
 
 

@@ -185,7 +185,12 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
     session = TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)
     # explain runs the runner (--explain) without a workspace too, as TrialSession.explain does
     replays = session.session is not None or (args.command == "explain" and session.plan.no_workspace)
-    problem = python_problem(args) if replays else None
+    problem = None
+    if replays:
+        from verifier_tui.commands.report import sandbox_problem
+
+        # before the first replay: watch TRIAL said it as that replay's failure, then watched on for saves
+        problem = python_problem(args) or sandbox_problem(session.session)
     if problem is not None:
         session.close()
         return _fail(problem)
