@@ -525,6 +525,22 @@ def test_a_trial_that_cannot_be_read_has_every_field_of_a_trial_document_in_test
     assert unread["local_skipped"] == "the trial folder demo__shut cannot be read (Permission denied)"
 
 
+def test_a_job_without_a_trial_folder_still_gives_test_json_its_document(real, env, tmp_path):
+    """A job Harbor stopped before any trial folder was made: test JOB --json said why on stderr,
+    exit 2, and printed nothing, where test TASK --json with nothing left to test prints its
+    document; a script reading stdout got nothing to parse. Now the job test document, no trial
+    in it and why in its problems, with the same line and exit 2."""
+    job = copy_job_files(real, tmp_path / "jobs" / "stopped")
+    (job / "scratch").mkdir()  # a folder that is no trial: a problem said of it too
+    done = run_tool(env, "test", job, "--json", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["trials"], data["trial_folders"], data["agree"], data["not_compared"]) == ([], 0, 0, 0)
+    assert data["problems"] and data["problems"][0].startswith("scratch: not a trial folder"), data["problems"]
+    assert data["problems"][0] in done.stderr
+
+
 def test_run_job_says_each_folder_of_the_job_it_leaves_out(task, runs, env, tmp_path):
     # As test JOB and compare say them: a link (never followed), a folder that is no trial.
     demo = task()

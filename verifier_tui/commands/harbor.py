@@ -627,7 +627,7 @@ def test_command(args: argparse.Namespace) -> int:
     with collection:
         group = collection.groups[0]
         if group.error is not None:
-            return refused_run(args.junit, f"{group.folder}: {group.error}", own)
+            return _no_trial(args, group, own)
         in_jobs = getattr(group.found, "jobs", None) is not None  # a jobs folder: each row names its job
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
@@ -656,25 +656,12 @@ def test_command(args: argparse.Namespace) -> int:
         finally:
             progress.erase()
     wall = time.perf_counter() - started
-    agree = sum(1 for r in rows if r.same is True)
-    differ = sum(1 for r in rows if r.same is False)
-    unknown = len(rows) - agree - differ
-    used = [r.name for r in rows if r.stand_in == "used"]
-    unused = [r.name for r in rows if r.stand_in == "unused"]
+    counts = _job_counts(args, group, rows, wall)
+    agree, differ, unknown = counts["agree"], counts["differ"], counts["not_compared"]
+    used, unused = counts["stand_in"]["used_for"], counts["stand_in"]["not_used_for"]
     copied, network = _sandbox_words(rows)
     if stream is not None:
-        stream.end(
-            {
-                "trial_folders": trial_folders(group),
-                "agree": agree,
-                "differ": differ,
-                "not_compared": unknown,
-                "duration_s": round(wall, 3),
-                "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused},
-                "copy_sandbox": copied,
-                "problems": list(getattr(group.found, "problems", ())),
-            }
-        )
+        stream.end(counts)
     else:
         print_job_table(group, rows)
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
@@ -696,6 +683,36 @@ def test_command(args: argparse.Namespace) -> int:
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
+
+
+def _no_trial(args: argparse.Namespace, group: JobTrials, own: list[tuple[str, Path | None]]) -> int:
+    """``test JOB`` on a job with no trial to replay: why, exit 2, and --json's document all the
+    same (no trial in it, why in its problems), as test TASK prints its own with nothing to test."""
+    from verifier_tui.commands.report import refused_run
+
+    if args.json:
+        _TrialsStream(group).end(_job_counts(args, group, [], 0.0))
+    return refused_run(args.junit, f"{group.folder}: {group.error}", own)
+
+
+def _job_counts(args: argparse.Namespace, group: JobTrials, rows: list[JobRow], wall: float) -> dict[str, Any]:
+    """What the job test document says after its trials: the counts of ``rows``, the stand-in, the folder's problems."""
+    agree = sum(1 for r in rows if r.same is True)
+    differ = sum(1 for r in rows if r.same is False)
+    return {
+        "trial_folders": trial_folders(group),
+        "agree": agree,
+        "differ": differ,
+        "not_compared": len(rows) - agree - differ,
+        "duration_s": round(wall, 3),
+        "stand_in": {
+            "given": args.stand_in_chosen.words,
+            "used_for": [r.name for r in rows if r.stand_in == "used"],
+            "not_used_for": [r.name for r in rows if r.stand_in == "unused"],
+        },
+        "copy_sandbox": _sandbox_words(rows)[0],
+        "problems": list(getattr(group.found, "problems", ())),
+    }
 
 
 def _sandbox_words(rows: list[JobRow]) -> tuple[str | None, str | None]:
