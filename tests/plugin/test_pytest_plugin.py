@@ -1858,3 +1858,21 @@ def test_a_probe_that_times_out_fails_each_case_in_one_line(pytester, tasks, tmp
     done.assert_outcomes(failed=4)
     done.stdout.fnmatch_lines(["*tasks/hello-file::correct: *did not answer within 0.3 s*"])
     assert started.read_text().count("x") == 1
+
+
+def test_a_trial_with_no_sandbox_to_replay_in_says_not_replayed_once(pytester, tmp_path, monkeypatch):
+    """The same probe, on a job: each trial failed "not replayed: not replayed: cannot try the
+    sandbox's view: ...", the words said twice. Once now, as a trial that cannot be read says it."""
+    from tests.helpers.tasks import write
+
+    stand_in = write(tmp_path / "bwrap", "#!/bin/sh\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    sandbox_trial(pytester.path / "jobs" / "j", demo, tmp_path / "run", workspace={"hello.txt": "hi"}, capture=True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
+    done = run(pytester, "-p", "never_answers", "--verifier-cases", "jobs/j")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "not replayed: cannot try the sandbox's view: " in text and "not replayed: not replayed" not in text, text

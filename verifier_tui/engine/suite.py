@@ -308,8 +308,8 @@ def not_replayed(item: TrialItem, exc: Exception) -> NotReplayed:
         return NotReplayed(item, f"cannot be read: {exc}")
     from verifier_tui.engine.sandbox.isolation import IsolationError
 
-    if isinstance(exc, IsolationError):  # no sandbox to replay in: the line every command says
-        return NotReplayed(item, f"not replayed: {exc}")
+    if isinstance(exc, IsolationError):  # no sandbox to replay in: the line every command says (each report adds
+        return NotReplayed(item, str(exc))  # "not replayed: " to it, as to a trial that cannot be read)
     # A fault of the tool's own with this trial: said on its row, and the other trials still run.
     return NotReplayed(item, f"could not be replayed: {type(exc).__name__}: {exc}")
 
