@@ -1801,6 +1801,17 @@ def test_every_face_says_a_refused_replays_result_alike(real, env, tmp_path):
     assert replay.startswith(f"replay    none: {REFUSED} · exit 0 · "), replay
 
 
+def test_a_trial_whose_task_harbor_would_refuse_exits_2_in_test_job_as_in_run_trial(real, env, tmp_path):
+    """A task Harbor would now refuse: run TRIAL exits 2 (as run TASK does), test TASK exits 2
+    whatever its other tasks' cases did (Harbor would run none of that task's), but test JOB
+    and test on a folder of jobs exited 1, as for replays that differ. 2 now, in each."""
+    trial = _refused_trial(real)
+    for path in (trial, trial.parent, real / "jobs"):
+        done = run_tool(env, "run" if path == trial else "test", path, "--python", PY, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode == 2, (path, done.stdout, done.stderr)
+
+
 @pytest.mark.parametrize(
     "broken, why", [(None, "version = 1 is not a string"), ("version = [\n", "task.toml could not be read")]
 )

@@ -682,7 +682,15 @@ def test_command(args: argparse.Namespace) -> int:
         problem = _job_junit(args, group, in_jobs, rows, wall, (copied, network))
         if problem is not None:
             return _fail(problem)
-    return 0 if agree == len(rows) else 1
+    return _job_status(rows)
+
+
+def _job_status(rows: list[JobRow]) -> int:
+    """``test JOB``'s exit status: 0 when every replay ended as its sandbox did; 2 when a trial's task is one Harbor
+    would not load now, as test TASK and run TRIAL say it, whatever the other trials did; else 1."""
+    if any(r.replay == REFUSED_RESULT for r in rows):
+        return 2
+    return 0 if all(r.same is True for r in rows) else 1
 
 
 def _no_trial(args: argparse.Namespace, group: JobTrials, own: list[tuple[str, Path | None]]) -> int:
