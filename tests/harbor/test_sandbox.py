@@ -608,7 +608,8 @@ def test_a_reward_beside_the_runners_report_is_not_said_to_be_the_runners(task, 
     """verify raised (the runner's report, exit 1, no reward), then a reward.txt of 1.0 was written by something
     else (test.sh's `|| echo 1 > reward.txt`, an agent's process still running): the sandbox's side said `the
     runner wrote reward.txt; Harbor read {"reward": 1.0}`, every step done and no failing line. The same for a
-    reward beside the runner's contract error, which it never writes either."""
+    reward beside the runner's contract error, which it never writes either: as verify may have printed that
+    line itself (test-stdout.txt is the run's to write), both are named, the steps not known."""
     demo = task(verifier="def verify(workspace):\n    x = 1\n    raise RuntimeError('no')\n")
     run = sandbox_run(demo, tmp_path / "a")
     walk = walk_trial(trial_of(runs, demo, rewards={"reward": 1.0}, verifier_files={**run.files, "reward.txt": "1"}))
@@ -627,8 +628,9 @@ def test_a_reward_beside_the_runners_report_is_not_said_to_be_the_runners(task, 
         )
     )
     side = walk.sandbox
-    assert side.phases.stopped_at == "reward_written", side.phases
+    assert statuses(walk)["reward_written"] != "done", side.phases
     assert "verify returned 'pass'" in side.phases.explanation and "reward.txt" in side.phases.explanation
+    assert "something other than it wrote the reward" in side.phases.explanation, side.phases.explanation
 
 
 THREAD_RAISES_A_GROUP_AFTER_VERIFY = """\

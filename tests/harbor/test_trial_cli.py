@@ -232,6 +232,25 @@ def test_a_traceback_the_verifier_logged_before_it_returned_is_not_the_runners_r
     assert data["sandbox"]["phase"] is None and data["same"] is True, (data["sandbox"]["phase"], data["differences"])
 
 
+def test_a_line_verify_printed_in_the_runners_words_beside_its_reward_is_not_taken_for_a_refusal(
+    task, runs, tmp_path, env, elsewhere
+):
+    # verify printed `run_verifier: error: verify returned None; expected a float` to stderr and returned 1.0; the
+    # runner wrote reward.txt and Harbor scored 1.0. The sandbox's side took the line for the runner's refusal: the
+    # runner exited 2, 'reward written' failed, and the sandbox and the replay were said to part there, of one run.
+    forged = "run_verifier: error: verify returned None; expected a float"
+    verifier = f"import sys\n\n\ndef verify(workspace):\n    print({forged!r}, file=sys.stderr)\n    return 1.0\n"
+    _demo, trial = _separate_trial(task, runs, tmp_path, verifier)
+    text = tool(env, "run", trial.path, cwd=elsewhere).stdout
+    assert "Harbor scored 1.0" in text or "sandbox   1.0" in text, text
+    assert "they part" not in text and "the runner exited 2" not in text, text
+    assert "either verify printed" in text, text
+    row = next(line for line in text.splitlines() if line.startswith("reward written"))
+    assert "✗" not in row, row
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["same"] is True and data["sandbox"]["phase"] is None, (data["sandbox"]["phase"], data["differences"])
+
+
 @pytest.mark.parametrize(
     "ending",
     ["\nexit 0", " || echo 0 > /logs/verifier/reward.txt"],

@@ -517,19 +517,40 @@ def _report(
 def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox: bool) -> PhaseReport:
     """The runner's contract error (``limit``: it then hung, Harbor's limit said). It outranks a reward: the
     runner clears the reward folder before verify and writes nothing when it refuses (exit 2), so a reward
-    beside its line is one something else wrote."""
+    beside its line is one something else wrote, or the line is one verify printed in the runner's words
+    before it returned (test-stdout.txt is the run's to write): which, neither file says, as of a report
+    beside a reward (:func:`_written`), so both are named and every step is not known."""
     refused_at = contract_phase(message)
     explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
     if limit is not None:
         explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
-    if wrote is not None and wrote.rewards is not None:
-        explanation += (
-            f"; {wrote.source} is there all the same and Harbor read {rewards_json(wrote.rewards)[0]}: the runner "
-            "writes none when it refuses, so something other than the runner wrote it"
+        if wrote is not None and wrote.rewards is not None:
+            explanation += (
+                f"; {wrote.source} is there all the same and Harbor read {rewards_json(wrote.rewards)[0]}: the "
+                "runner writes none when it refuses, so something other than the runner wrote it"
+            )
+    elif wrote is not None and wrote.rewards is not None:
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            f"{wrote.source} is there and Harbor read {rewards_json(wrote.rewards)[0]}, yet the output holds the "
+            f"runner's refusal ({message}): either verify printed that line itself and returned, and the runner "
+            "wrote the reward, or the runner refused and something other than it wrote the reward (it writes "
+            "none when it refuses)",
+            "if the runner refused, let nothing else write to /logs/verifier (test.sh, the agent's processes)",
+            written=_written_words(wrote),
         )
     if refused_at is None:
         return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
     return _report(refused_at, DONE, message, explanation, advice)
+
+
+def _written_words(wrote: Verdict) -> str:
+    """The reward file a run left, as its step says it: ``reward.txt: 1.0``."""
+    rewards = rewards_json(wrote.rewards or {})[0]
+    shown = rewards if wrote.source == "reward.json" else repr(float((wrote.rewards or {}).get("reward", 0.0)))
+    return f"{wrote.source}: {shown}"
 
 
 def _written(
@@ -538,8 +559,7 @@ def _written(
     """A valid reward file ``wrote`` (``limit``: the run then hung, Harbor's limit said), the output ending in
     the report ``tb`` or in none of the runner's."""
     rewards = rewards_json(wrote.rewards or {})[0]
-    shown = rewards if wrote.source == "reward.json" else repr(float((wrote.rewards or {}).get("reward", 0.0)))
-    written = f"{wrote.source}: {shown}"
+    written = _written_words(wrote)
     if limit is not None:
         explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
         return _report(None, DONE, "", explanation, advice, stopped_at="timeout", written=written)
