@@ -671,21 +671,34 @@ def test_a_group_a_thread_raised_after_verify_is_passed_over_sub_exceptions_and_
     assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 18, walk.sandbox.failure
 
 
-WRITES_A_THREADS_INTRODUCTION_THEN_RAISES = """\
+WRITES_AN_INTRODUCTION_THEN_RAISES = """\
 import sys
 
 
 def verify(workspace):
-    print("Exception in thread pool worker:", file=sys.stderr)
+    print({introduction!r}, file=sys.stderr)
     raise ValueError("the answer is wrong")
 """
 
 
-def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(task, runs, tmp_path):
-    """verify wrote `Exception in thread pool worker:`, then raised: the runner's report after it was passed
-    over as a thread's, so no report was read (every step unknown, no failing line). A thread's report is
-    passed over only as Python prints it, its first frame threading's _bootstrap_inner."""
-    demo = task(verifier=WRITES_A_THREADS_INTRODUCTION_THEN_RAISES)
+@pytest.mark.parametrize(
+    "introduction",
+    [
+        "Exception in thread pool worker:",
+        "Exception ignored in: <function Scratch.__del__ at 0x7f5e8f022ee0>",
+        "Exception ignored in atexit callback: <function cleanup at 0x7f>",
+        "Exception ignored in: <function verify at 0x7f>",
+    ],
+    ids=["thread", "del", "atexit", "verify"],
+)
+def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(task, runs, tmp_path, introduction):
+    """verify wrote `Exception in thread pool worker:` (or `Exception ignored in: <function Scratch.__del__ ...>`:
+    an agent's program's stderr it echoed), then raised: the runner's report after it was passed over as a
+    thread's (or one Python ignored), so no report was read (every step unknown, no failing line; a trial's root
+    cause `test.sh may not be the runner's shim`). A report is passed over only as Python prints it: a thread's
+    first frame threading's _bootstrap_inner, an ignored one's the function its introduction names (never verify,
+    where the runner's report starts)."""
+    demo = task(verifier=WRITES_AN_INTRODUCTION_THEN_RAISES.format(introduction=introduction))
     run = sandbox_run(demo, tmp_path)
     walk = walk_trial(
         trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))

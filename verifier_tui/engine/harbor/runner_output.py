@@ -61,6 +61,12 @@ _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
 # "Exception ignored in atexit callback: <...>", 3.13 "... callback <...>:", 3.8 "Error in atexit._run_exitfuncs:"),
 # or a thread's ("Exception in thread Thread-1 (worker):", its report's first frame threading's _bootstrap_inner).
 _IGNORED = ("Exception ignored in: <", "Exception ignored in atexit callback")
+# What such a line names: the function Python's report then starts in ("<function Scratch.__del__ at 0x7f...>":
+# __del__; "<generator object gen at 0x...>": gen). A line verify printed in these words (an agent's program's
+# stderr it echoed) names no frame of the runner's report after it, which starts in verify.
+_IGNORED_NAME = re.compile(
+    r"<(?:function|bound method|(?:async_)?generator object|coroutine object) (?P<name>\S+?) (?:at 0x|of )"
+)
 _ATEXIT_38 = "Error in atexit._run_exitfuncs:"
 _THREAD = "Exception in thread "
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
@@ -468,16 +474,21 @@ def _traceback_end(lines: list[str]) -> int | None:
 
 def _ends_no_run(before: str, first_frame: list[str]) -> bool:
     """``before``, the line before a report (``first_frame``: the line after its header, if any, a group's
-    margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`)."""
+    margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`):
+    its report's first frame is where Python's own line says it is."""
+    frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
     if before.startswith(_THREAD):
-        frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
         return (
             before.endswith(":")
             and frame is not None
             and frame["file"].endswith("/threading.py")
             and frame["function"] == "_bootstrap_inner"
         )
-    return before.startswith(_IGNORED) or before == _ATEXIT_38
+    if before.startswith(_IGNORED):
+        named = _IGNORED_NAME.search(before)
+        function = named["name"].rsplit(".", 1)[-1] if named is not None else None
+        return frame is not None and frame["function"] == function != "verify"
+    return before == _ATEXIT_38
 
 
 def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
