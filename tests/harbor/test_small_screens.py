@@ -3,15 +3,20 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
+import re
+
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
-from tests.harbor.test_compare_tui import TIMEOUT, compared
-from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.test_compare_tui import TIMEOUT, compared, mark
+from tests.harbor.test_job_tui import footer_shows, job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
-from tests.tui.app_under_test import screen_text
+from tests.tui.app_under_test import footer_promises, screen_text
+from verifier_tui.tui.keys import offered
+from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 SMALL = (80, 24)
@@ -339,3 +344,41 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         await until(
             pilot, lambda: (summary.region.width, summary.region.height) == (160, wide), "its lines back", screen_text
         )
+
+
+NARROW = (60, 24)
+
+
+async def footer_shows_every_key_down_to(app, pilot, back: str) -> None:
+    """The footer shows each key it is given, down to ``back``; a key of the screen's left out of
+    it for the width is named on the line above the tables."""
+    await footer_shows(app, pilot, back)
+    promised = footer_promises(app.screen)
+    said = " ".join(promised) + " " + " ".join(header_lines(app))
+    for shown, title, _does, _action in offered(app.screen, enabled_only=True):
+        assert shown == "tab" or re.search(rf"(?<!\S){re.escape(shown)} ", said), (shown, title, said)
+
+
+async def test_below_80_columns_each_job_screen_s_footer_still_shows_esc_the_way_back(real, tmp_path):
+    """At 60 columns two of Harbor's jobs compared cut their footer after "q", "esc jobs" unseen, and a
+    running job's overview cut it after "r read again": below 80 columns the keys the line above the
+    tables names (the filters, the sort) are left to that line, as the task's screen leaves k and g."""
+    jobs = tmp_path / "jobs"
+    running = copy_job_files(real, jobs / "running")
+    (running / "result.json").unlink()
+    copy_trial(real, running, "hello-file__pass001")
+    for source, trial in (("nop-fail", "hello-file__C4SunEc"), ("oracle-pass", "hello-file__g3LxX6i")):
+        copy_trial(real, copy_job_files(real, jobs / source, source=source), trial, source=source)
+    app = job_app(jobs)
+    async with app.run_test(size=NARROW) as pilot:
+        await compared(app, pilot, "nop-fail", "oracle-pass")
+        assert isinstance(app.screen, CompareScreen)
+        await footer_shows_every_key_down_to(app, pilot, "esc jobs")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
+        await mark(app, pilot, "running")  # the cursor on it; space again unmarks
+        await pilot.press("space", "space", "enter")
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen)
+        assert "r read again" in footer_promises(app.screen)
+        await footer_shows_every_key_down_to(app, pilot, "esc jobs")

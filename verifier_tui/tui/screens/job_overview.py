@@ -37,7 +37,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT, key
+from verifier_tui.tui.keys import HELP, QUIT, footer_when_wide, key
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -172,7 +172,7 @@ class TasksScreen(FolderScreen):
         """tab goes round the trials, the tasks and the summary when it is
         cut, offering the next one (the trials when no table is focused)."""
         if action != "focus_table":
-            return True
+            return super().check_action(action, parameters)
         focused = self.focused
         if focused is self.query_one("#job-trials"):
             following = "job-tasks"
@@ -209,13 +209,23 @@ class TasksScreen(FolderScreen):
 #: f x t share one footer entry, "f x t filter": the line above the tables names each
 #: ("f failures  x exception  t task"), as the task screen's header names s v f p t.
 FILTERS = Binding.Group("filter")
+#: Below this width the job screens leave to the line above their tables the keys it names
+#: (the filters, the sort): their footer then keeps `q quit` and `esc`, the way back, in view
+#: down to about 50 columns (two jobs compared cut it after `q` at 70).
+FOOTER_WIDE = 80
+
+
+def in_footer_when_wide(*words: str, **kwargs: Any) -> list[Binding]:
+    """:func:`~verifier_tui.tui.keys.key`'s binding, in the footer from :data:`FOOTER_WIDE` columns,
+    in the keys line above the tables always."""
+    return footer_when_wide(key(*words, show=False, **kwargs), FOOTER_WIDE)
 
 
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
     READ_GROUP = "job-read"
     BINDINGS = [
-        key(
+        *in_footer_when_wide(
             "f",
             "failures",
             "failures",
@@ -223,7 +233,7 @@ class JobOverviewScreen(TasksScreen):
             "Show only the trials that did not pass (again: all)",
             group=FILTERS,
         ),
-        key(
+        *in_footer_when_wide(
             "x",
             "next_exception",
             "exception",
@@ -231,7 +241,7 @@ class JobOverviewScreen(TasksScreen):
             "Each press shows the trials of the next exception type Harbor recorded, then all again",
             group=FILTERS,
         ),
-        key(
+        *in_footer_when_wide(
             "t",
             "task",
             "task",
@@ -239,7 +249,9 @@ class JobOverviewScreen(TasksScreen):
             "Only the trials of the task under the cursor in the tasks table (again: every task)",
             group=FILTERS,
         ),
-        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
+        *in_footer_when_wide(
+            "s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"
+        ),
         # Offered once a job Harbor has not ended is read: what it shows is
         # its folders as they were then, and Harbor may be writing them still.
         key(
