@@ -17,7 +17,7 @@ from textual.widgets import DataTable
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of, until
 from tests.helpers.harbor import PASSED, harbor_exception, make_job
-from tests.tui.app_under_test import footer_promises, screen_text
+from tests.tui.app_under_test import footer_promises, palette_maximizes, screen_text
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens import job_overview
 from verifier_tui.tui.screens.compare import CompareScreen
@@ -504,6 +504,19 @@ async def test_q_while_a_folder_of_jobs_is_read_stops_reading_it(real, tmp_path,
     finally:
         held.release()  # a test that failed above leaves no thread waiting
     assert len(held.started) == 1, held.started  # the one being read when q came, no more
+
+
+async def test_the_palettes_maximize_gives_a_jobs_tasks_table_the_whole_screen(real):
+    """The tasks table is capped at 30% of the height so the trials keep rows: Maximize kept the cap,
+    four lines in the middle of a screen of hatching."""
+    app = job_app(real / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await read_all(app)
+        tasks = app.screen.query_one("#job-tasks")
+        await palette_maximizes(app, pilot, tasks)
+        assert tasks.region.size == (SIZE[0], SIZE[1] - 1), tasks.region  # all but the footer
 
 
 async def test_the_palette_has_one_keys_command_ours(real):

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console
+from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.widget import Widget
 from textual.widgets import Log, OptionList
@@ -146,6 +147,18 @@ def footer_promises(screen) -> list[str]:
         elif binding.group.description not in promised:
             promised.append(binding.group.description)
     return promised
+
+
+async def palette_maximizes(app, pilot, widget) -> None:
+    """``widget`` focused, then the palette's "Maximize" chosen, as a user does it."""
+    widget.focus()
+    await pilot.press("ctrl+p")
+    await wait_for(lambda: isinstance(app.screen, CommandPalette), "the palette open")
+    await pilot.press(*"maximize")
+    await pilot.pause(0.3)  # the palette searches as a worker, its hits a moment later
+    await pilot.press("enter")
+    await wait_for(lambda: app.screen.maximized is widget, f"{widget.id} maximized")
+    await pilot.pause()
 
 
 def widget_text(app: VerifierApp, selector: str) -> str:

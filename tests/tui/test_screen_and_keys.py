@@ -13,7 +13,7 @@ from textual.widgets import OptionList
 
 from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
 from tests.helpers.tasks import Gate, make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
+from tests.tui.app_under_test import SIZE, make_app, palette_maximizes, screen_text, wait_for, widget_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_of, pdb_command, verify_line
 from verifier_tui.tui.screens.main import MainScreen
@@ -301,6 +301,20 @@ async def _palette_hits(app, pilot, words: str) -> list[str]:
     await pilot.press("escape")
     await wait_for(lambda: app.screen is app.main, "the palette closed")
     return shown
+
+
+async def test_the_palettes_maximize_gives_the_cases_and_the_history_the_whole_screen(example):
+    """Maximize kept a sidebar's width (24%, 36 columns at most) and the cases list's few rows: the
+    cases came out a box of 28x7 in a screen of hatching, smaller than before."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for name in ("#cases", "#history"):
+            widget = app.main.query_one(name)
+            await palette_maximizes(app, pilot, widget)
+            assert widget.region.size == (SIZE[0], SIZE[1] - 1), (name, widget.region)  # all but the footer
+            await pilot.press("escape")
+            await wait_for(lambda: app.main.maximized is None, "back to the whole screen")
 
 
 async def test_the_palettes_quit_names_its_key_and_the_tool_as_every_other_command(example):
