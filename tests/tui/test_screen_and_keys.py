@@ -41,17 +41,22 @@ async def test_narrow_terminal_says_so_and_recovers(example):
 async def test_too_small_under_the_response_editor_names_esc_not_q(example):
     """The terminal made small with the response editor open: the notice under
     it said "q quits", but q typed into the editor, where the response ran
-    with it. While a dialog is over the screen, the notice names esc."""
+    with it. While a dialog is over the screen, the notice names esc. And the
+    editor's text area, 45% of the height less its title and hint, had no line
+    left: what was typed ran the verifier unseen."""
     app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "down", "enter")  # "type plain text in an editor"
         await pilot.pause()
         await pilot.resize_terminal(60, 20)
+        await pilot.press(*"all good")
         await pilot.pause()
         text = screen_text(app)
         assert "This one is 60x20" in text and "esc closes the dialog first" in text, text
         assert "q quits" not in text, text
+        assert app.screen.query_one("#response-text").content_region.height >= 1
+        assert "all good" in text, text
         await pilot.press("escape")
         await pilot.pause()
         text = screen_text(app)
