@@ -53,6 +53,7 @@ from verifier_tui.words.run import (
     text_tail,
     verdict_line,
     watch_line_start,
+    within_words,
 )
 from verifier_tui.words.text import one_line
 
@@ -308,8 +309,7 @@ def expected_text(result: RunResult) -> str:
     if expected is None:
         return "-"
     if expected.rewards is not None:
-        within = f" ± {expected.tolerance:g}" if expected.tolerance is not None else ""
-        return rewards_json(expected.rewards)[0] + within
+        return rewards_json(expected.rewards)[0] + within_words(expected)
     return f"exit {expected.exit_code}"
 
 

@@ -16,7 +16,7 @@ from verifier_tui.engine.task.cases import default_task_data
 from verifier_tui.engine.task.steps import tests_words
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import case_mark
-from verifier_tui.words.run import rewards_text
+from verifier_tui.words.run import rewards_text, within_words
 from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def expectation_words(case: Case) -> str:
         return "no expected.json"
     words = []
     if expected.rewards is not None:
-        words.append("rewards " + rewards_text(expected.rewards))
+        words.append("rewards " + rewards_text(expected.rewards) + within_words(expected))
     if expected.exit_code is not None:
         words.append(f"exit {expected.exit_code}")
     return "expects " + " and ".join(words)

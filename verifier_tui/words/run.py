@@ -19,7 +19,15 @@ from verifier_tui.engine.harbor.runner_output import tail_start
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
-from verifier_tui.engine.model import MODE_NAMES, CapturedText, Outcome, RunResult, dropped_marker, duration_text
+from verifier_tui.engine.model import (
+    MODE_NAMES,
+    CapturedText,
+    Expectation,
+    Outcome,
+    RunResult,
+    dropped_marker,
+    duration_text,
+)
 from verifier_tui.engine.task.config import REFUSED_TO_RUN, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, path_from
@@ -128,6 +136,11 @@ def rewards_text(rewards: dict[str, Any] | None) -> str:
     if rewards is None:
         return "none"
     return ", ".join(f"{one_line(k)}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote
+
+
+def within_words(expected: Expectation) -> str:
+    """`` ± TOLERANCE``, said after an expectation's rewards when it gives one; "" when they must be equal."""
+    return f" ± {expected.tolerance:g}" if expected.tolerance is not None else ""
 
 
 def headline_reward(result: RunResult) -> str:
