@@ -624,3 +624,24 @@ def test_new_into_a_folder_the_user_cannot_read_says_so(ordinary_user):
     )
     folder.chmod(0o755)
     assert os.listdir(folder) == []
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda p: p.mkdir(), "tests/verifier.py is a folder"),
+        (lambda p: os.mkfifo(p), "tests/verifier.py is a FIFO (a named pipe)"),
+        (lambda p: p.symlink_to("gone.py"), "tests/verifier.py is a link to gone.py, which does not exist"),
+    ],
+)
+def test_vendor_where_tests_verifier_py_is_no_file_says_what_it_is(make, says, tmp_path, env):
+    """It said "tests/verifier.py does not exist yet" of a folder (or a FIFO,
+    a link to nothing) standing there, which the author then looks at and finds."""
+    task = shutil.copytree(EXAMPLES / "hello-file", tmp_path / "t")
+    (task / "tests" / "verifier.py").unlink()
+    make(task / "tests" / "verifier.py")
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 0, done.stderr
+    no_traceback(done)
+    assert "does not exist yet" not in done.stdout
+    assert f"{says}: the shim runs it as the verifier" in done.stdout

@@ -257,8 +257,12 @@ def vendor(task: Path, say: Callable[[str], None]) -> None:
         else:
             _place(target, source)
             say(f"{rel}: written ({what})")
-    if not (task / "tests" / "verifier.py").is_file():
+    verifier = task / "tests" / "verifier.py"
+    if not untrusted.present(verifier):
         say("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
+    elif not verifier.is_file():  # a folder standing there does not "not exist": the author would find it
+        said = _what_is(verifier, "tests/verifier.py")
+        say(f"{said}: the shim runs it as the verifier (put a file with a def verify(workspace) in its place)")
 
 
 def _holds(target: Path, wanted: bytes) -> bool:
@@ -305,13 +309,14 @@ def _harbor_words(path: Path) -> tuple[str, str] | None:
     return harbor_place(path, folder, kind), kind
 
 
-def _what_is(path: Path) -> str:
-    """``PATH is ...``, for what is there and is no folder: a link to nothing
-    or a FIFO is not "a file", and a link to nothing does not "exist"."""
+def _what_is(path: Path, name: str | None = None) -> str:
+    """``PATH is ...`` (``name`` for ``PATH``, when given), for what is there
+    and is not what was wanted: a link to nothing or a FIFO is not "a file",
+    and a link to nothing does not "exist"."""
     if not path.exists():
-        return untrusted.not_there_words(path)
+        return untrusted.not_there_words(path, name)
     mode = path.stat().st_mode
-    return f"{path} is {'a file' if stat.S_ISREG(mode) else untrusted.kind(mode)}"
+    return f"{name or path} is {'a file' if stat.S_ISREG(mode) else untrusted.kind(mode)}"
 
 
 def _place(target: Path, source: Path, keep: Path | None = None) -> None:
