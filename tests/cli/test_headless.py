@@ -1281,6 +1281,22 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["run", "explain"])
+def test_a_case_not_found_among_thousands_names_some_and_counts_the_rest(env, example, command):
+    """``run TASK --case typo`` on a task of 3,000 cases listed every one on
+    its line (tens of kilobytes), where ``test --case typo`` names 20 and counts the rest."""
+    task = example("hello-file")
+    for i in range(3000):
+        (task / "cases" / f"c{i:04d}").mkdir()
+    done = run_tool(env, command, task, "--case", "typo")
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    [line] = done.stderr.splitlines()
+    assert line.startswith("verifier-tui: --case typo: no such case (cases: c0000, c0001, ")
+    assert line.endswith(" and 2984 more)"), line
+    assert "c2999" not in line
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

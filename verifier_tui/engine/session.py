@@ -47,7 +47,13 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
-from verifier_tui.engine.task.kinds import runner_notices, step_tests_folder, step_tests_unused
+from verifier_tui.engine.task.kinds import (
+    NAMES_LISTED,
+    runner_notices,
+    some_names,
+    step_tests_folder,
+    step_tests_unused,
+)
 from verifier_tui.engine.task.loading import as_loaded_without_verifier
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
@@ -244,7 +250,7 @@ class Session:
                 if as_path.is_dir():
                     case = load_case_dir(as_path.absolute(), self.task)
                 else:
-                    names = ", ".join(c.name for c in self.task.cases) or "none"
+                    names = some_names([c.name for c in self.task.cases], NAMES_LISTED) or "none"
                     raise SelectionError(Advice(CASE_OPTION, f" {case_name}: no such case (cases: {names})"))
         elif options.workspace is None and self.task.cases:
             case = self.task.cases[0]

@@ -31,7 +31,7 @@ from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Ses
 from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message, read_task_config
-from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
+from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, NAMES_LISTED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -495,11 +495,6 @@ def collect(
     named = {os.path.realpath(group.folder) for group in groups}
     left = {os.path.realpath(p): p for p in without_cases if os.path.realpath(p) not in named}
     return Collection(groups, sorted(left.values()), without_step)
-
-
-#: The most names a one-line list of cases or tasks shows (then how many in all): a folder of hundreds of
-#: tasks would make a line of thousands of characters.
-NAMES_LISTED = 20
 
 
 def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence[Path]) -> str:

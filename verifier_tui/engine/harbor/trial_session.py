@@ -244,8 +244,9 @@ class TrialSession:
                 if found is None:
                     from verifier_tui.engine.advice import CASE_OPTION, Advice
                     from verifier_tui.engine.session import SelectionError
+                    from verifier_tui.engine.task.kinds import NAMES_LISTED, some_names
 
-                    names = ", ".join(c.name for c in session.task.cases) or "none"
+                    names = some_names([c.name for c in session.task.cases], NAMES_LISTED) or "none"
                     said = f" {plan.case}: no such case in {session.task.name} (cases: {names})"
                     raise SelectionError(Advice(CASE_OPTION, said))
                 spec = session.spec_for_case(found)

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 MAX_ENTRIES_SCANNED = 5000
 #: How many task names a message lists before it gives a count.
 NAMES_SHOWN = 5
+#: The most names a one-line list of cases or tasks shows (then how many in all): a folder of hundreds of
+#: tasks, or a task of thousands of cases, would make a line of thousands of characters.
+NAMES_LISTED = 20
 #: How many folders above a path may hold the environment.yaml that owns it.
 _ENVIRONMENT_LEVELS = 3
 _MANIFEST_NAMES = ("environment.yaml", "environment.yml")
