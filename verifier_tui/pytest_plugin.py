@@ -37,6 +37,7 @@ import contextlib
 import functools
 import os
 import signal
+import stat
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -1007,12 +1008,19 @@ class VerifierCase(pytest.Item):
             return
         from verifier_tui.commands.report import task_notes
 
-        toml = group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
+        # Where each is said: the task's file, as a skip is (NoCase). pytest's summary has linecache read
+        # the file a warning names, whole, whatever its line: a task.toml that is a link (to a FIFO, to
+        # /dev/zero) held pytest for ever, so such a one is not named, the task's folder is.
+        toml = group.folder / "task.toml"
+        try:
+            where = toml if stat.S_ISREG(os.lstat(toml).st_mode) else group.folder
+        except OSError:
+            where = group.folder
         for note in task_notes(group):
             # (pytest's Node.warn needs a line, which a case has not.) Line 0, as NoCase.reportinfo has it:
-            # pytest's summary prints the warning's line from linecache, which has none for 0; at line 1 it
-            # printed task.toml's first line raw under every note, a planted terminal escape with it.
-            warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 0)
+            # linecache has no line 0; at line 1 pytest printed task.toml's first line raw under every
+            # note, a planted terminal escape with it.
+            warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(where)), 0)
 
     def _run(self) -> None:
         """The case's run, raising when it is not run or does not pass."""

@@ -5,6 +5,7 @@ inner pytest is a real process, as a user starts it, with the package's
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -1130,6 +1131,25 @@ def test_a_task_note_shows_no_line_of_task_toml(pytester, first):
     assert not any(char in text for char in "\x1b\u009b\u009c\u009d\u202e"), text
     # (a task.toml not read is the refusal that runs none of the cases, not a note that they run with the defaults)
     assert "the run uses the defaults" not in text, text
+
+
+def test_a_task_toml_linked_to_a_fifo_never_holds_the_warnings_summary(pytester, tmp_path):
+    """``task.toml`` a link out of the task to a FIFO (or to ``/dev/zero``): the tool never reads it and
+    says so in a note, but the note was warned at that file, and pytest's warnings summary reads the file
+    it names (``linecache``, for the line under the note): pytest waited on the FIFO for ever after every
+    case had passed (``/dev/zero``: it read until the machine ran out of memory). The note names the task's
+    folder instead, which is never read."""
+    task_dir = one_case_task(pytester, "linked")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    (task_dir / "task.toml").unlink()
+    (task_dir / "task.toml").symlink_to(pipe)
+    # The timeout ends a run that hangs (it raises): one case takes a second or two.
+    done = pytester.runpytest_subprocess(
+        PYTHON_OPTION, "-p", "no:cacheprovider", "--verifier-cases", "tasks", timeout=120
+    )
+    done.assert_outcomes(passed=1)
+    done.stdout.fnmatch_lines(["*warnings summary*", "*tasks/linked:0: TaskNote: task.toml leads out of the task*"])
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])
