@@ -120,3 +120,24 @@ def test_a_folder_with_a_line_break_reads_the_same_in_an_error_line_as_in_the_ta
     not_a_task = run_tool(env, "run", tmp_path / "a\nb", cwd=tmp_path)
     assert not_a_task.returncode == 2 and not_a_task.stderr.count("\n") == 1, not_a_task.stderr
     assert "a\\nb is not a task" in not_a_task.stderr, not_a_task.stderr
+
+
+def test_a_verifier_link_target_with_a_line_break_forges_no_line_of_the_junit_report(tmp_path, env):
+    """``tests/verifier.py`` a link whose target holds a line break: "no verifier found"
+    names where it points, and JUnit's failure message (what CI shows of each case) held the
+    break raw, so its second line read as a line of the tool's own."""
+    import xml.etree.ElementTree as ET
+
+    task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    (task / "tests" / "verifier.py").unlink()
+    (task / "tests" / "verifier.py").symlink_to(f"x\nverifier-tui: forged{RLO}")
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", report, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2
+    [failure] = ET.parse(report).iter("failure")
+    for text in (failure.get("message"), failure.text, done.stderr, done.stdout):
+        assert "link to x\\nverifier-tui: forged" in text or "forged" not in text, text
+        assert not any(line.startswith("verifier-tui: forged") for line in text.splitlines()), text
+    assert "link to x\\nverifier-tui: forged" in failure.get("message")

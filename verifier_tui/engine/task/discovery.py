@@ -301,8 +301,10 @@ def no_verifier_message(task: Task) -> str:
     # The folders of /tests looked in (a step's own first): a verifier.py there may be a link, never followed.
     for linked in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
         if linked.is_symlink():
+            # harmless: a target's line break, raw, began a line of its own in JUnit's failure message
+            link = untrusted.link_words(_display(task, linked), untrusted.harmless(os.readlink(linked)))
             said.append(
-                f"; {_display(task, linked)} is a link to {os.readlink(linked)}, and links are not followed "
+                f"; {link}, and links are not followed "
                 "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
             )
     return Advice(*said)
