@@ -72,6 +72,21 @@ def test_a_fifo_among_the_tests_files_does_not_hang_discovery(task, env, tmp_pat
     assert "reward.txt: 1.0" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "make, what", [(os.mkfifo, "a FIFO (a named pipe)"), (os.mkdir, "a folder")], ids=["fifo", "folder"]
+)
+def test_a_verifier_py_that_is_no_file_is_named_in_no_verifier_found(make, what, task, env, tmp_path):
+    """``tests/verifier.py`` a FIFO or a folder: "no verifier found: looked in tests for a .py file"
+    and no more, while the author sees tests/verifier.py there (a link to one was explained)."""
+    (task / "tests" / "verifier.py").unlink()
+    make(task / "tests" / "verifier.py")
+    for args in (["run", task], ["test", task], ["explain", task]):
+        done = command(env, *args, cwd=tmp_path)
+        assert done.returncode == 2
+        assert "no verifier found for demo: looked in " in done.stderr, done.stderr
+        assert f"; tests/verifier.py is {what}, not a file: make it a file of the task's own" in done.stderr
+
+
 def test_a_fifo_tasks_jsonl_is_said(task, env, tmp_path):
     fifo(task / "tasks.jsonl")
     done = command(env, "explain", task, cwd=tmp_path)

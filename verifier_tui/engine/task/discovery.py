@@ -298,15 +298,19 @@ def no_verifier_message(task: Task) -> str:
     if own and task.looked_in[0] == task.tests_dir:
         # an Advice: the TUI says its S, which chooses the step on screen
         said += [f"; a multi-step task whose steps {', '.join(own)} have their own tests: ", STEP_TESTS]
-    # The folders of /tests looked in (a step's own first): a verifier.py there may be a link, never followed.
-    for linked in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
-        if linked.is_symlink():
+    # The folders of /tests looked in (a step's own first): a verifier.py there may be a link, never followed,
+    # or no file at all (a folder, a FIFO), which the author sees there all the same.
+    for place in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
+        if place.is_symlink():
             # harmless: a target's line break, raw, began a line of its own in JUnit's failure message
-            link = untrusted.link_words(_display(task, linked), untrusted.harmless(os.readlink(linked)))
+            link = untrusted.link_words(_display(task, place), untrusted.harmless(os.readlink(place)))
             said.append(
                 f"; {link}, and links are not followed "
                 "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
             )
+        elif untrusted.present(place) and not place.is_file():
+            what = untrusted.kind(os.lstat(place).st_mode)
+            said.append(f"; {_display(task, place)} is {what}, not a file: make it a file of the task's own")
     return Advice(*said)
 
 
