@@ -141,3 +141,24 @@ def test_a_verifier_link_target_with_a_line_break_forges_no_line_of_the_junit_re
         assert "link to x\\nverifier-tui: forged" in text or "forged" not in text, text
         assert not any(line.startswith("verifier-tui: forged") for line in text.splitlines()), text
     assert "link to x\\nverifier-tui: forged" in failure.get("message")
+
+
+def test_where_a_link_out_of_the_task_leads_forges_no_line(tmp_path, env):
+    """A case's ``expected.json`` a link out of the task, to a file whose name holds a line break:
+    ``leads out of the task, to <where>`` named it raw, so ``test``'s text and its JUnit failure
+    message each had a line ``verifier-tui: forged`` of their own."""
+    import xml.etree.ElementTree as ET
+
+    elsewhere = tmp_path / f"x\nverifier-tui: forged{RLO}"
+    write(elsewhere, '{"rewards": {"reward": 1.0}}')
+    task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
+    (task / "cases" / "a" / "expected.json").symlink_to(elsewhere)
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", report, cwd=tmp_path)
+    no_traceback(done)
+    [failure] = ET.parse(report).iter("failure")
+    for text in (failure.get("message"), failure.text, done.stdout + done.stderr):
+        assert "leads out of the task, to " in text, text
+        assert not any(line.startswith("verifier-tui: forged") for line in text.splitlines()), text
+        assert RLO not in text
+    assert "x\\nverifier-tui: forged" in failure.get("message")

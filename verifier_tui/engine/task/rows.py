@@ -74,7 +74,9 @@ def outside(path: Path, root: Path) -> str | None:
     if real.is_relative_to(root.resolve()):
         return None
     shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    return f"{shown} leads out of the task, to {os.readlink(path) if path.is_symlink() else real}"
+    where = os.readlink(path) if path.is_symlink() else str(real)
+    # harmless: a line break in where it leads, raw, began a line of its own in test's text and its JUnit
+    return f"{untrusted.harmless(shown)} leads out of the task, to {untrusted.harmless(where)}"
 
 
 def leads_out(path: Path, root: Path, option: str) -> str | None:
