@@ -122,43 +122,56 @@ def test_a_folder_with_a_line_break_reads_the_same_in_an_error_line_as_in_the_ta
     assert "a\\nb is not a task" in not_a_task.stderr, not_a_task.stderr
 
 
-def test_a_verifier_link_target_with_a_line_break_forges_no_line_of_the_junit_report(tmp_path, env):
-    """``tests/verifier.py`` a link whose target holds a line break: "no verifier found"
-    names where it points, and JUnit's failure message (what CI shows of each case) held the
-    break raw, so its second line read as a line of the tool's own."""
+#: What a link target below starts a line with, were it printed raw.
+FORGED_LINE = "verifier-tui: forged"
+
+
+def junit_without_a_forged_line(env, task, tmp_path, words):
+    """``test TASK --junit``: ``words`` in its text and in the failure's message and body, none of
+    which has a line starting :data:`FORGED_LINE` or a raw bidi control. Returns the failure's message."""
     import xml.etree.ElementTree as ET
 
-    task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
-    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
-    (task / "tests" / "verifier.py").unlink()
-    (task / "tests" / "verifier.py").symlink_to(f"x\nverifier-tui: forged{RLO}")
     report = tmp_path / "report.xml"
     done = run_tool(env, "test", task, "--python", PY, "--junit", report, cwd=tmp_path)
     no_traceback(done)
-    assert done.returncode == 2
+    assert done.returncode != 0
     [failure] = ET.parse(report).iter("failure")
-    for text in (failure.get("message"), failure.text, done.stderr, done.stdout):
-        assert "link to x\\nverifier-tui: forged" in text or "forged" not in text, text
-        assert not any(line.startswith("verifier-tui: forged") for line in text.splitlines()), text
-    assert "link to x\\nverifier-tui: forged" in failure.get("message")
+    for text in (failure.get("message"), failure.text, done.stdout + done.stderr):
+        assert words in text, text
+        assert not any(line.startswith(FORGED_LINE) for line in text.splitlines()), text
+        assert RLO not in text
+    return failure.get("message")
+
+
+def test_a_verifier_link_target_with_a_line_break_forges_no_line_of_the_junit_report(tmp_path, env):
+    """``tests/verifier.py`` a link whose target holds a line break: "no verifier found" names where
+    it points, and JUnit's failure message (what CI shows of each case) held the break raw, so its
+    second line read as a line of the tool's own."""
+    task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    (task / "tests" / "verifier.py").unlink()
+    (task / "tests" / "verifier.py").symlink_to(f"x\n{FORGED_LINE}{RLO}")
+    junit_without_a_forged_line(env, task, tmp_path, f"tests/verifier.py is a link to x\\n{FORGED_LINE}")
 
 
 def test_where_a_link_out_of_the_task_leads_forges_no_line(tmp_path, env):
     """A case's ``expected.json`` a link out of the task, to a file whose name holds a line break:
     ``leads out of the task, to <where>`` named it raw, so ``test``'s text and its JUnit failure
     message each had a line ``verifier-tui: forged`` of their own."""
-    import xml.etree.ElementTree as ET
-
-    elsewhere = tmp_path / f"x\nverifier-tui: forged{RLO}"
+    elsewhere = tmp_path / f"x\n{FORGED_LINE}{RLO}"
     write(elsewhere, '{"rewards": {"reward": 1.0}}')
     task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
     (task / "cases" / "a" / "expected.json").symlink_to(elsewhere)
-    report = tmp_path / "report.xml"
-    done = run_tool(env, "test", task, "--python", PY, "--junit", report, cwd=tmp_path)
-    no_traceback(done)
-    [failure] = ET.parse(report).iter("failure")
-    for text in (failure.get("message"), failure.text, done.stdout + done.stderr):
-        assert "leads out of the task, to " in text, text
-        assert not any(line.startswith("verifier-tui: forged") for line in text.splitlines()), text
-        assert RLO not in text
-    assert "x\\nverifier-tui: forged" in failure.get("message")
+    message = junit_without_a_forged_line(env, task, tmp_path, "expected.json leads out of the task, to ")
+    assert f"x\\n{FORGED_LINE}" in message
+
+
+def test_a_link_harbor_refuses_forges_no_line_of_the_refusal(tmp_path, env):
+    """A file of ``tests/`` a link out of the task, to a path holding a line break: Harbor refuses the
+    task (``Input paths must stay within the task``), and the line saying so named where it leads raw, so
+    ``test --junit``'s failure message of each case had a line ``verifier-tui: forged`` of its own."""
+    task = make_task(tmp_path / "t", cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    (task / "tests" / "helper.txt").symlink_to(tmp_path / f"x\n{FORGED_LINE}{RLO}")
+    message = junit_without_a_forged_line(env, task, tmp_path, "Input paths must stay within the task")
+    assert f"x\\n{FORGED_LINE}" in message

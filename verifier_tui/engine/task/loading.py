@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task import file_filter as ignore_files
 from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
@@ -210,6 +211,8 @@ class _Walk:
                 target = os.readlink(candidate)
             except OSError:  # no link (a folder below one), or one gone since
                 target = real
+            # harmless: a line break in where it leads, raw, began a line of its own in test's JUnit report
+            shown, target = untrusted.harmless(shown), untrusted.harmless(target)
             return f"{shown} leads out of the task, to {target} (Input paths must stay within the task)"
         if cycle:
             return f"{shown} is a link back to a folder it lies in (Input directory links must not form cycles)"
@@ -319,8 +322,6 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] 
     if instruction.is_dir() and not (task_root / TASKS_FILE).exists():
         return "instruction.md beside task.toml is a folder, not a file", "IsADirectoryError"
     if not (task_root / TASKS_FILE).exists():
-        from verifier_tui.engine import untrusted
-
         # read_text() in the locale's encoding, UTF-8 where Harbor runs; one too big to read here is
         # not judged (never a refusal the tool cannot show)
         found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT)
