@@ -204,6 +204,30 @@ def test_an_expected_json_that_leads_out_of_the_task_is_not_read(env, tmp_path):
     assert f"expected.json leads out of the task, to {outside}: not read; the case has no expectation" in said
 
 
+def test_a_cases_folder_that_leads_out_of_the_task_is_not_listed(env, tmp_path):
+    """``cases`` a link to a folder out of the task (``/``, a home folder): each folder there was
+    listed as a case of the task (``bin``, ``etc``, ...), every one "not run", in test's table and its
+    JUnit report, naming what the user keeps there. The task's cases are its own: none is listed, said
+    in one line."""
+    elsewhere = tmp_path / "elsewhere"
+    for name in ("private-a", "private-b"):
+        (elsewhere / name).mkdir(parents=True)
+    task = make_task(tmp_path / "tasks" / "t", "def verify(workspace):\n    return 1.0\n")
+    (task / "cases").symlink_to(elsewhere)
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", report, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2
+    said = done.stdout + done.stderr + report.read_text()
+    assert "private-" not in said, said
+    assert "no case to test: cases leads out of the task, to " in done.stderr
+    assert done.stderr.rstrip().endswith("elsewhere: not followed"), done.stderr
+    # found below a folder, the task is tested all the same, and says so, never "none of its 2 cases has ..."
+    below = run_tool(env, "test", tmp_path / "tasks", "--python", PY, cwd=tmp_path)
+    assert below.returncode == 2 and "private-" not in below.stdout + below.stderr
+    assert "cases leads out of the task, to " in below.stdout + below.stderr
+
+
 def test_a_verifier_that_is_a_link_is_named_as_one_when_none_is_found(env, tmp_path):
     outside = tmp_path / "outside_verifier.py"
     outside.write_text("def verify(workspace):\n    return 1.0\n")

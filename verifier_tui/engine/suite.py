@@ -32,6 +32,7 @@ from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message, read_task_config
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, NAMES_LISTED, looks_like_task, some_names
+from verifier_tui.engine.task.rows import outside
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -619,7 +620,10 @@ def found_again(folder: Path, options: Options) -> TaskCases | WithoutStep | Non
 def _has_expected(cases: Path) -> bool:
     """Whether a task found below a folder is tested: it has a case with an
     expected.json, or a ``cases/`` that cannot be listed, whose group then says
-    why as ``test TASK`` does and fails the run (it was "not tested: it has no case")."""
+    why as ``test TASK`` does and fails the run (it was "not tested: it has no case"); so does a
+    ``cases/`` that leads out of the task (:func:`find_cases`), whose folders are no case of it."""
+    if outside(cases, cases.parent) is not None:
+        return cases.is_dir()
     try:
         return any(untrusted.present(entry / "expected.json") for entry in cases.iterdir() if is_case_folder(entry))
     except OSError:

@@ -81,6 +81,11 @@ def find_cases(
     folder = task_root / "cases"
     if not folder.is_dir():
         return []
+    away = outside(folder, task_root)
+    if away is not None:  # each folder out there was listed as a case: the names of whatever the user keeps
+        if unread is not None:
+            unread.append(f"{away}: not followed")
+        return []
     fallbacks = [task_root / "task_data.json"]
     if tests_dir is not None:
         fallbacks.append(tests_dir / "task_data.json")
