@@ -277,6 +277,9 @@ def test_a_case_named_with_the_id_separator_is_said_unusable(env, tmp_path):
     done = run_tool(env, "test", folder / "hello-file", "--python", PY)
     assert done.returncode == 1
     assert "!  a::b: not run: a case name holding '::' cannot be told apart in ids" in done.stdout, done.stdout
+    # Its expected.json is fine: the summary counted it "with an unusable expected.json", which sent the
+    # author to a file with nothing wrong in it. It is a case not run, as one whose folder cannot be read.
+    assert done.stdout.splitlines()[-1] == "4 passed, 0 failed, 1 case not run", done.stdout
 
 
 def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):

@@ -484,8 +484,8 @@ def test_lines(
     every = [result for _group, results in ran for result in results]
     passed = sum(1 for result in every if result.expected_matched)
     summary = f"{passed} passed, {len(every) - passed} failed"
-    # A case whose folder cannot be read is not run, as --json, JUnit and the plugin say: its expected.json
-    # was never read, so it is not counted as an unusable one.
+    # A case whose folder cannot be read, or whose name cannot be an id, is not run, as --json, JUnit and
+    # the plugin say: its expected.json was never read, so it is not counted as an unusable one.
     unread = sum(len(group.unread) for group, _results in ran)
     invalid = sum(len(group.invalid) for group, _results in ran) - unread
     if invalid:

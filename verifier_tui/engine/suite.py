@@ -165,7 +165,8 @@ class TaskCases:
     invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (case, why): cases no expected.json judges
-    unread: list[str] = field(default_factory=list)  # those of ``invalid`` whose folder cannot be read at all
+    unread: list[str] = field(default_factory=list)  # those of ``invalid`` whose expected.json is never read
+    # (a folder that cannot be read at all, a name that cannot be an id): not run, its expected.json not blamed
     only: tuple[str, ...] | None = None  # the cases case folders named (None: every case)
     #: The verifier, as a path in the task (``tests/other.py``), when the collection tests more than one of the
     #: task's verifiers (:func:`_verifiers_apart`); None otherwise, and the task's ids are as they always were.
@@ -195,6 +196,7 @@ class TaskCases:
                 continue
             if SEPARATOR in case.name:  # its id, <task>::<case>, could be another task's case
                 self.invalid.append((case.name, f"a case name holding {SEPARATOR!r} cannot be told apart in ids"))
+                self.unread.append(case.name)
             elif case.expected is not None:
                 self.cases.append(case)
             elif case.expected_problem is not None:
