@@ -152,6 +152,22 @@ def test_an_expected_json_reward_past_any_float_is_an_expectation_the_case_misse
     assert "✗  odd" in done.stdout and "✓  fine" in done.stdout and "1 passed, 1 failed" in done.stdout, done.stdout
 
 
+def test_a_run_that_could_not_start_matches_no_expected_exit_code(env, tmp_path):
+    """A task.toml env value past what one exec may carry (128 KiB): the sandbox could not start the
+    runner, its own exit 1 was kept as the run's, and a case expecting ``{"exit_code": 1}`` (the verifier
+    raises) passed, ``test`` green, though ``run`` said "the verifier was not run"."""
+    toml = '[verifier]\nenv = { BIG = "' + "a" * 200_000 + '" }\n'
+    verifier = "def verify(workspace):\n    raise ValueError('never here')\n"
+    task = make_task(tmp_path / "t", verifier, toml=toml, cases={"raises": {}})
+    (task / "cases" / "raises" / "expected.json").write_text('{"exit_code": 1}')
+    done = run_tool(env, "test", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode != 0 and "0 passed, 1 failed" in done.stdout, done.stdout + done.stderr
+    assert "could not start" in done.stdout
+    alone = run_tool(env, "run", task, "--case", "raises", "--python", PY)
+    assert 'expected {"exit_code": 1}: DID NOT MATCH' in alone.stdout, alone.stdout
+
+
 def test_an_env_name_no_environment_can_hold_is_said_and_the_run_goes_on(env, tmp_path):
     # 'A=B' made the run 'could not start: /usr/bin/sh: illegal environment variable name'.
     task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")

@@ -398,6 +398,10 @@ class RunResult:
             # Harbor would not load the task (its TaskConfig raises): it would run no verifier and read no
             # reward, so no expectation of a case holds, whatever the reward folder gives here.
             return False
+        if self.outcome is Outcome.COULD_NOT_START:
+            # The verifier never ran: an exit code here is the sandbox's own (bwrap's 1 when it cannot
+            # exec), no verdict of the verifier's, so no expectation of a case holds.
+            return False
         if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
             return False
         if self.expected.exit_code == 0 and self.verdict.rewards is None:
