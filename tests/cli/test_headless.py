@@ -911,15 +911,14 @@ def test_watch_gives_one_line_for_a_save_that_truncates_then_writes(env, example
     assert not [said for said in more if said.startswith("#")], more
 
 
-@pytest.mark.parametrize("isolation", ["auto", "copy"])
-def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example, isolation):
+def test_watch_runs_a_save_at_once_while_a_run_is_stuck(env, example):
     """A verifier stuck in a loop, then the fix saved: watch waited for the stuck run's timeout
     (the task's 30 s here; Harbor tasks often give 600 s) before it ran the fix, saying nothing
-    meanwhile; in the copy sandbox it still did. A save ends the run in flight, says so, and
-    runs the files as saved, as test --watch ends its round and the TUI its run."""
+    meanwhile. A save ends the run in flight, says so, and runs the files as saved, as test
+    --watch ends its round and the TUI its run."""
     task_dir = example("hello-file")
     verifier = task_dir / "tests" / "verifier.py"
-    proc, reader = start_watch(dict(env, VERIFIER_TUI_SANDBOX=isolation), task_dir, "--case", "correct", "--python", PY)
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
     try:
         assert "reward 1" in reader.next_run()
         verifier.write_text(STUCK_ONCE_STARTED)

@@ -9,7 +9,6 @@ and fails on a tool that breaks the promise it checks.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -1173,9 +1172,8 @@ def test_a_copy_run_that_writes_its_own_tests_is_not_run_for_ever_under_watch(en
     """In the copy sandbox (asked for), a verifier appending to a file of its
     tests/ was seen as a save: it ran itself again, 245 times in 15 s. Its
     write cannot be told from a save made during the run, so one more run
-    follows, made for that file alone (the first cut short by it, if it came
-    while that one ran), which writes it again: no run follows that, and it is
-    said once. A save of the user's own, after, still runs."""
+    follows, made for that file alone, which writes it again: no run follows
+    that, and it is said once. A save of the user's own, after, still runs."""
     task_dir = tmp_path / "t"
     data = task_dir / "tests" / "data.txt"
     source = f"def verify(workspace):\n    open({str(data)!r}, 'a').write('x')\n    return 1.0\n"
@@ -1183,12 +1181,11 @@ def test_a_copy_run_that_writes_its_own_tests_is_not_run_for_ever_under_watch(en
     data.write_text("")
     proc, reader = start_watch(dict(env, VERIFIER_TUI_SANDBOX="copy"), "--json", task_dir, "--python", PY)
     try:
-        runs = [json.loads(reader.next())]
-        with contextlib.suppress(queue.Empty):
-            while True:
-                runs.append(json.loads(reader.next(within_s=2.0)))  # well past the watcher's debounce
-        assert [run["rewards"] for run in runs] == [{"reward": 1.0}] * len(runs) and len(runs) <= 2, runs
-        assert runs[-1]["trigger"] == "tests/data.txt" and data.read_text() == "xx", runs
+        assert json.loads(reader.next())["rewards"] == {"reward": 1.0}
+        assert json.loads(reader.next())["trigger"] == "tests/data.txt"
+        with pytest.raises(queue.Empty):
+            reader.next(within_s=2.0)  # well past the watcher's debounce: no run of its own write
+        assert data.read_text() == "xx"
         (task_dir / "tests" / "verifier.py").write_text(source.replace("1.0", "0.5"))
         assert json.loads(reader.next())["rewards"] == {"reward": 0.5}
     finally:

@@ -133,8 +133,8 @@ class _Watchers:
 
         live = LiveRuns(session, ask, force_polling=self.poll, on_task_error=terminal.error, on_note=terminal.error)
         live.every_case = True
-        # a change that may be a round's own writes is held to its end, when they are known
-        live.runs = self.rounds
+        # a change during a round is held to its end, when the round's own writes are known
+        live.busy = lambda: self.rounds.busy
         self.lives.append(live)
         self.watching.append(asyncio.ensure_future(live.watch()))
 

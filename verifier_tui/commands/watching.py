@@ -90,8 +90,8 @@ async def watch_session(
 
     # Superseding, as the TUI's runs and test --watch's rounds: a run stuck in a loop kept the fix saved
     # meanwhile waiting for its timeout (often 600 s in Harbor's tasks), with not a word, and a run of a
-    # tree half checked out printed a verdict of files no longer there. (In the copy sandbox a change that
-    # may be the run's own writes waits for its end: LiveRuns._may_be_its_own.)
+    # tree half checked out printed a verdict of files no longer there. (In the copy sandbox a change
+    # during a run still waits for its end: LiveRuns holds it, to tell the run's own writes.)
     live = LiveRuns(
         session,
         run_or_cut_short,

@@ -888,10 +888,6 @@ class Session:
         for path in paths:
             self._own_writes[Path(path)] = _look(path)
 
-    def written_by_runs(self, paths: frozenset[Path]) -> frozenset[Path]:
-        """Those of ``paths`` a run of this session changed (:meth:`note_own_writes`), whatever they hold now."""
-        return paths & self._own_writes.keys()
-
     def own_writes(self, paths: frozenset[Path]) -> frozenset[Path]:
         """Those of ``paths`` that are as a run of this session left them (``LiveRuns._less_its_own``)."""
         return frozenset(p for p in paths if p in self._own_writes and _look(str(p)) == self._own_writes[p])

@@ -126,8 +126,8 @@ class LiveRuns:
         self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
         self._said: frozenset[Path] = frozenset()
         self._seen: set[Path] = set()  # folders ever there while watched: see _said_as_seen
-        self.runs = self.scheduler
-        """Where a run of this session is in flight. ``test --watch`` runs its rounds
+        self.busy: Callable[[], bool] = lambda: self.scheduler.busy
+        """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
         :meth:`run_ended` after each round."""
 
@@ -195,28 +195,14 @@ class LiveRuns:
         every_case = self.every_case and not session.read_by_no_run(change.paths)
         if not (every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
-        if self.runs.busy and session.isolation.kind != NAMESPACE:
-            if self._may_be_its_own(change):
-                # Which of these the run in flight changed is known once it is over: held till then
-                # (see _less_its_own), not superseding it.
-                self._after_run = Change.combine(self._after_run, change)
-                # A run whose run_ended is past is busy till its task is done: judged then, not never.
-                asyncio.get_running_loop().call_soon(self._if_idle)
-                return
-            self._go(change)
-            # It cuts the run short: the run that takes its place changing them again, they are its own.
-            self._rerun_for |= change.paths
+        if self.busy() and session.isolation.kind != NAMESPACE:
+            # In the copy sandbox, which of these the run in flight changed is
+            # known once it is over: held till then (see _less_its_own), not superseding it.
+            self._after_run = Change.combine(self._after_run, change)
+            # A run whose run_ended is past is busy till its task is done: judged then, not never.
+            asyncio.get_running_loop().call_soon(self._if_idle)
             return
         self._go(change)
-
-    def _may_be_its_own(self, change: Change) -> bool:
-        """In the copy sandbox a run can write the user's files, and nothing tells its writes from a save
-        made meanwhile. A change of only files an earlier run changed, or that the run in flight was made
-        for when they cut the run before it short, may be its own writes: a verifier that appends to a file
-        of its tests/ would cut itself short for ever. Any other change (the fix saved while a run is stuck)
-        cuts the run short, as in the view."""
-        running = self.runs.running.paths if self.runs.running is not None else frozenset()
-        return change.paths <= self.session.written_by_runs(change.paths) | (running & self._rerun_for)
 
     def _go(self, change: Change) -> None:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
@@ -353,7 +339,7 @@ class LiveRuns:
             self._go(after)
 
     def _if_idle(self) -> None:
-        if not self.runs.busy:
+        if not self.busy():
             self.run_ended()
 
     # -- watching -----------------------------------------------------------------

@@ -45,8 +45,7 @@ class RunScheduler:
         self._on_result = on_result
         self._task: asyncio.Task[Any] | None = None
         self._task_superseded = False
-        self.running: Change | None = None
-        """What the run in flight was asked for."""
+        self._running: Change | None = None  # what the run in flight was asked for
         self._has_pending = False
         self._pending: Change | None = None
         self._closed = False
@@ -80,7 +79,7 @@ class RunScheduler:
             # named after both ("workspace/hello.txt +1 more"), not after the last save alone. A key's
             # request (None) keeps its own words ("r key").
             if self._pending is not None:
-                self._pending = Change.combine(self.running, self._pending)
+                self._pending = Change.combine(self._running, self._pending)
 
     async def drain(self) -> None:
         """Wait until no run is in flight and none is pending."""
@@ -105,7 +104,7 @@ class RunScheduler:
     def _start(self, change: Change | None) -> None:
         self._idle.clear()
         self._task_superseded = False
-        self.running = change
+        self._running = change
 
         async def invoke() -> Any:
             return await self._run(change)
