@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run
+from tests.helpers.tasks import python_or_skip
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
@@ -688,16 +689,18 @@ def verify(workspace):
         "Exception ignored in: <function Scratch.__del__ at 0x7f5e8f022ee0>",
         "Exception ignored in atexit callback: <function cleanup at 0x7f>",
         "Exception ignored in: <function verify at 0x7f>",
+        "Exception ignored in: <finalize object at 0x7f5e8f022ee0; dead>",
+        "Error in atexit._run_exitfuncs:",
     ],
-    ids=["thread", "del", "atexit", "verify"],
+    ids=["thread", "del", "atexit", "verify", "finalize", "3.8-atexit"],
 )
 def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(task, runs, tmp_path, introduction):
     """verify wrote `Exception in thread pool worker:` (or `Exception ignored in: <function Scratch.__del__ ...>`:
     an agent's program's stderr it echoed), then raised: the runner's report after it was passed over as a
     thread's (or one Python ignored), so no report was read (every step unknown, no failing line; a trial's root
     cause `test.sh may not be the runner's shim`). A report is passed over only as Python prints it: a thread's
-    first frame threading's _bootstrap_inner, an ignored one's the function its introduction names (never verify,
-    where the runner's report starts)."""
+    first frame threading's _bootstrap_inner, an ignored one's never verify (or the verifier's top level), where
+    the runner's report starts."""
     demo = task(verifier=WRITES_AN_INTRODUCTION_THEN_RAISES.format(introduction=introduction))
     run = sandbox_run(demo, tmp_path)
     walk = walk_trial(
@@ -709,6 +712,30 @@ def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(tas
     for forged in ("Exception ignored by me", "Error in atexit._run_exitfuncs: none"):
         parsed = parse_runner_output(f"{forged}\n{_RAISED}")
         assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", (forged, parsed)
+    # the runner's report of a chain whose first exception a helper of verify's caught: only its last starts in verify
+    parsed = parse_runner_output(f"{introduction}\n{_CHAINED_IN_A_HELPER}")
+    assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", parsed
+    assert [frame.function for frame in parsed.traceback.frames] == ["verify", "load"], parsed.traceback
+
+
+# What the runner (Python 3.13) prints for verify calling load(), which caught a KeyError and raised ValueError.
+_CHAINED_IN_A_HELPER = """\
+Traceback (most recent call last):
+  File "/tests/verifier.py", line 3, in load
+    {}["k"]
+    ~~^^^^^
+KeyError: 'k'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tests/verifier.py", line 7, in verify
+    load()
+    ~~~~^^
+  File "/tests/verifier.py", line 5, in load
+    raise ValueError("bad") from e
+ValueError: bad
+"""
 
 
 # A module-level object whose __del__ raises as the interpreter exits, after verify ended: Python prints
@@ -747,3 +774,122 @@ def test_a_del_raising_at_exit_after_a_run_that_did_not_raise_is_not_its_report(
         assert side.runner.kind == "contract_error" and side.runner.contract_message.startswith("verify returned")
     details = [phase.detail for phase in side.phases.phases]
     assert not [d for d in details if "RuntimeError" in d] and "RuntimeError" not in side.phases.explanation, details
+
+
+# What verify does to have Python print a report of an exception it ignored: its introduction does not always name
+# the function the report starts in (weakref.finalize's names the finalize object and starts in weakref.py's
+# __call__; a decorated __del__'s starts in the decorator's wrapper).
+_IGNORED_BY_PYTHON = """\
+import atexit
+import functools
+import threading
+import weakref
+
+
+def logged(function):
+    @functools.wraps(function)
+    def wrapper(*args):
+        return function(*args)
+
+    return wrapper
+
+
+class Scratch:
+    def __del__(self):
+        raise RuntimeError("cleanup failed")
+
+
+class Decorated:
+    @logged
+    def __del__(self):
+        raise RuntimeError("cleanup failed")
+
+
+class Plain:
+    pass
+
+
+def cleanup():
+    raise RuntimeError("cleanup failed")
+
+
+def closing():
+    try:
+        yield 1
+    finally:
+        raise RuntimeError("cleanup failed")
+
+
+def ignored(kind):
+    global KEPT  # till the interpreter exits, after the runner's line
+    if kind == "del-at-exit":
+        KEPT = Scratch()
+    elif kind == "decorated-del-at-exit":
+        KEPT = Decorated()
+    elif kind == "del":
+        Scratch()
+    elif kind == "decorated-del":
+        Decorated()
+    elif kind == "finalize":
+        weakref.finalize(Plain(), cleanup)
+    elif kind == "atexit":
+        atexit.register(cleanup)
+    elif kind == "generator":
+        opened = closing()
+        next(opened)
+        del opened
+    elif kind == "thread":
+        worker = threading.Thread(target=Scratch)
+        worker.start()
+        worker.join()
+
+
+def verify(workspace):
+    ignored({kind!r})
+    return {returns}
+"""
+_IGNORED_KINDS = [
+    "del",
+    "decorated-del",
+    "del-at-exit",
+    "decorated-del-at-exit",
+    "finalize",
+    "atexit",
+    "generator",
+    "thread",
+]
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.13", None], ids=["3.8", "3.13", "this-python"])
+@pytest.mark.parametrize("kind", _IGNORED_KINDS)
+def test_an_exception_python_ignored_in_a_run_that_refused_is_not_its_report(task, runs, tmp_path, kind, version):
+    """verify returned 'pass' (the runner's refusal) after Python printed a report of an exception it ignored
+    whose introduction names no function of the report's first frame (`<finalize object ...; dead>`, a decorated
+    __del__'s `wrapper`): that report was read as the run's, so a trial's sandbox side said `verify raised
+    RuntimeError: cleanup failed`, not the refusal."""
+    python = python_or_skip(version) if version is not None else None
+    demo = task(verifier=_IGNORED_BY_PYTHON.format(kind=kind, returns="'pass'"))
+    run = sandbox_run(demo, tmp_path, python=python)
+    assert "RuntimeError: cleanup failed" in run.files["test-stdout.txt"], run.files
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    side = walk.sandbox
+    assert side.runner.kind == "contract_error" and side.runner.traceback is None, side.runner
+    assert side.failure is None, side.failure
+    assert "RuntimeError" not in side.phases.explanation, side.phases.explanation
+
+
+@pytest.mark.parametrize("kind", _IGNORED_KINDS)
+def test_an_exception_python_ignored_in_a_passing_run_leaves_its_steps_known(task, runs, tmp_path, kind):
+    """verify returned 1.0 after Python printed a report of an exception it ignored (a weakref.finalize
+    callback's, a decorated __del__'s): the report was read as the runner's beside the reward, so every step of
+    a passing trial's sandbox side was `unknown`, 'either verify logged an exception and returned...'."""
+    demo = task(verifier=_IGNORED_BY_PYTHON.format(kind=kind, returns="1.0"))
+    run = sandbox_run(demo, tmp_path)
+    assert "RuntimeError: cleanup failed" in run.files["test-stdout.txt"], run.files
+    walk = walk_trial(trial_of(runs, demo, rewards={"reward": 1.0}, verifier_files=run.files))
+    side = walk.sandbox
+    assert side.runner.traceback is None and side.failure is None, (side.runner, side.failure)
+    assert set(statuses(walk).values()) == {"done"}, statuses(walk)
+    assert "either" not in side.phases.explanation, side.phases.explanation

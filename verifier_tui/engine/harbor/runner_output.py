@@ -61,12 +61,13 @@ _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
 # "Exception ignored in atexit callback: <...>", 3.13 "... callback <...>:", 3.8 "Error in atexit._run_exitfuncs:"),
 # or a thread's ("Exception in thread Thread-1 (worker):", its report's first frame threading's _bootstrap_inner).
 _IGNORED = ("Exception ignored in: <", "Exception ignored in atexit callback")
-# What such a line names: the function Python's report then starts in ("<function Scratch.__del__ at 0x7f...>":
-# __del__; "<generator object gen at 0x...>": gen). A line verify printed in these words (an agent's program's
-# stderr it echoed) names no frame of the runner's report after it, which starts in verify.
-_IGNORED_NAME = re.compile(
-    r"<(?:function|bound method|(?:async_)?generator object|coroutine object) (?P<name>\S+?) (?:at 0x|of )"
-)
+# Where the runner's own report starts (it leaves its own frames and importlib's out, run_verifier.py's
+# own_frames): in verify, or in the verifier's top level when importing it failed. Python's report of an
+# exception it ignored never starts there, yet its line need not name where it does start (weakref.finalize's
+# "<finalize object at 0x...; dead>" starts in weakref.py's __call__, a decorated __del__'s in the decorator's
+# wrapper), so a report so introduced is passed over unless it starts where the runner's does: then the line is
+# one verify printed itself (an agent's program's stderr it echoed) before it raised.
+_RUNNERS_FIRST_FRAMES = ("verify", "<module>")
 _ATEXIT_38 = "Error in atexit._run_exitfuncs:"
 _THREAD = "Exception in thread "
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
@@ -464,7 +465,9 @@ def _traceback_end(lines: list[str]) -> int | None:
             probe -= 1
         if probe >= 0 and lines[probe] in _HEADERS:
             first = _chain_start(lines, probe)
-            if first > 0 and _ends_no_run(lines[first - 1], lines[first + 1 : first + 2]):
+            # The chain's first report and its last both asked: the runner's last starts in verify even when its
+            # first starts in a helper that caught one exception and raised another.
+            if first > 0 and all(_ends_no_run(lines[first - 1], lines[at + 1 : at + 2]) for at in {first, probe}):
                 continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
@@ -475,7 +478,8 @@ def _traceback_end(lines: list[str]) -> int | None:
 def _ends_no_run(before: str, first_frame: list[str]) -> bool:
     """``before``, the line before a report (``first_frame``: the line after its header, if any, a group's
     margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`):
-    its report's first frame is where Python's own line says it is."""
+    a thread's report starts in threading's ``_bootstrap_inner``, an ignored one not where the runner's does
+    (:data:`_RUNNERS_FIRST_FRAMES`)."""
     frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
     if before.startswith(_THREAD):
         return (
@@ -484,11 +488,9 @@ def _ends_no_run(before: str, first_frame: list[str]) -> bool:
             and frame["file"].endswith("/threading.py")
             and frame["function"] == "_bootstrap_inner"
         )
-    if before.startswith(_IGNORED):
-        named = _IGNORED_NAME.search(before)
-        function = named["name"].rsplit(".", 1)[-1] if named is not None else None
-        return frame is not None and frame["function"] == function != "verify"
-    return before == _ATEXIT_38
+    if before.startswith(_IGNORED) or before == _ATEXIT_38:
+        return frame is None or frame["function"] not in _RUNNERS_FIRST_FRAMES
+    return False
 
 
 def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
