@@ -4,6 +4,8 @@ lined up step by step, with the first wrong step explained."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.harbor import SEPARATE, replay_trial, sandbox_trial
 from verifier_tui.engine.harbor.phases import LABELS
 from verifier_tui.words.trial import step_detail
@@ -204,3 +206,46 @@ def test_a_replay_that_could_not_start_keeps_its_advice_for_each_face(task, runs
     assert replayed.local.outcome.slug == "could_not_start"
     assert replayed.phases.advice.actions == (PYTHON_OPTION,)
     assert said(replayed.phases.advice) == "check the interpreter (--verifier-python EXE) and the task's tests/ folder"
+
+
+PRINTS_A_REFUSAL_THEN_HANGS = """\
+import sys
+import time
+
+
+def verify(workspace):
+    print("run_verifier: error: verify returned None; expected a float", file=sys.stderr, flush=True)
+    time.sleep(30)
+    return 1.0
+"""
+
+
+# The runner's own refusal, then the interpreter waits for verify's thread until the timeout.
+REFUSED_THEN_HANGS = """\
+import threading
+import time
+
+
+def verify(workspace):
+    threading.Thread(target=time.sleep, args=(30,)).start()  # not a daemon: exit waits for it
+    return None
+"""
+
+
+@pytest.mark.parametrize("verifier", [PRINTS_A_REFUSAL_THEN_HANGS, REFUSED_THEN_HANGS], ids=["printed", "refused"])
+def test_a_refusal_line_verify_printed_before_it_hung_is_not_taken_for_the_runners(task, runs, tmp_path, verifier):
+    """verify printed `run_verifier: error: verify returned None; expected a float` and then slept past the
+    timeout: the sandbox's side said `the runner refused to call verify (...)`, 'verify called and awaited' done
+    and 'reward written' failed, while verify was still asleep. Either may be: both are named, no step failed."""
+    demo = task(verifier=verifier, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
+    opened, replayed = replay_trial(trial)
+    assert replayed.local.verdict.error == "VerifierTimeoutError"
+    side = opened.walk.sandbox.phases
+    assert "failed" not in dict(statuses(side)).values(), statuses(side)
+    assert dict(statuses(side))["verify_called"] != "done", statuses(side)
+    assert "verify returned None" in side.explanation and "either verify printed" in side.explanation, side.explanation
+    assert "VerifierTimeoutError without reading the reward folder" in side.explanation, side.explanation
+    assert replayed.agreement.same is True, replayed.agreement.differences

@@ -515,21 +515,25 @@ def _report(
 
 
 def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox: bool) -> PhaseReport:
-    """The runner's contract error (``limit``: it then hung, Harbor's limit said). It outranks a reward: the
-    runner clears the reward folder before verify and writes nothing when it refuses (exit 2), so a reward
+    """The runner's contract error (``limit``: the process then went on past Harbor's limit). It outranks a
+    reward: the runner clears the reward folder before verify and writes nothing when it refuses (exit 2), so a reward
     beside its line is one something else wrote, or the line is one verify printed in the runner's words
     before it returned (test-stdout.txt is the run's to write): which, neither file says, as of a report
     beside a reward (:func:`_written`), so both are named and every step is not known."""
-    refused_at = contract_phase(message)
-    explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
-    if limit is not None:
-        explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
+    if limit is not None:  # the line may be verify's, printed before it went on past the limit: both are named
+        explanation, advice = hung_words(f"the output holds the runner's refusal ({message})", limit, sandbox=sandbox)
+        explanation += (
+            "; either verify printed that line itself and was still running, or the runner refused and something "
+            "the verifier started kept the interpreter from exiting"
+        )
         if wrote is not None and wrote.rewards is not None:
             explanation += (
                 f"; {wrote.source} is there all the same and Harbor read {rewards_json(wrote.rewards)[0]}: the "
-                "runner writes none when it refuses, so something other than the runner wrote it"
+                "runner writes none when it refuses, so if it refused, something other than the runner wrote it"
             )
-    elif wrote is not None and wrote.rewards is not None:
+        advice += "; if verify printed the line, make it faster or raise [verifier] timeout_sec in task.toml"
+        return _report(None, UNKNOWN, "", explanation, advice, stopped_at="timeout")
+    if wrote is not None and wrote.rewards is not None:
         return _report(
             None,
             UNKNOWN,
@@ -541,6 +545,8 @@ def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox:
             "if the runner refused, let nothing else write to /logs/verifier (test.sh, the agent's processes)",
             written=_written_words(wrote),
         )
+    refused_at = contract_phase(message)
+    explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
     if refused_at is None:
         return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
     return _report(refused_at, DONE, message, explanation, advice)
