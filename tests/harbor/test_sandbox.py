@@ -716,6 +716,26 @@ def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(tas
     parsed = parse_runner_output(f"{introduction}\n{_CHAINED_IN_A_HELPER}")
     assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", parsed
     assert [frame.function for frame in parsed.traceback.frames] == ["verify", "load"], parsed.traceback
+    # a report like a weakref.finalize callback's at exit (Python prints none before it), the runner's chained to it
+    forged = _FINALIZE_AT_EXIT + "\nThe above exception was the direct cause of the following exception:\n\n"
+    parsed = parse_runner_output(f"{introduction}\n{forged}{_RAISED}")
+    assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", parsed
+    assert parse_runner_output(_FINALIZE_AT_EXIT).traceback is None
+
+
+# What Python 3.13 prints for a weakref.finalize callback that raised as the interpreter exited.
+_FINALIZE_AT_EXIT = """\
+Traceback (most recent call last):
+  File "/usr/lib/python3.13/weakref.py", line 666, in _exitfunc
+    f()
+    ~^^
+  File "/usr/lib/python3.13/weakref.py", line 590, in __call__
+    return info.func(*info.args, **(info.kwargs or {}))
+           ~~~~~~~~~^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tests/verifier.py", line 13, in cleanup
+    raise RuntimeError("cleanup failed")
+RuntimeError: cleanup failed
+"""
 
 
 # What the runner (Python 3.13) prints for verify calling load(), which caught a KeyError and raised ValueError.
@@ -826,6 +846,9 @@ def ignored(kind):
         KEPT = Scratch()
     elif kind == "decorated-del-at-exit":
         KEPT = Decorated()
+    elif kind == "finalize-at-exit":
+        KEPT = Plain()
+        weakref.finalize(KEPT, cleanup)
     elif kind == "del":
         Scratch()
     elif kind == "decorated-del":
@@ -854,6 +877,7 @@ _IGNORED_KINDS = [
     "del-at-exit",
     "decorated-del-at-exit",
     "finalize",
+    "finalize-at-exit",
     "atexit",
     "generator",
     "thread",

@@ -68,6 +68,9 @@ _IGNORED = ("Exception ignored in: <", "Exception ignored in atexit callback")
 # wrapper), so a report so introduced is passed over unless it starts where the runner's does: then the line is
 # one verify printed itself (an agent's program's stderr it echoed) before it raised.
 _RUNNERS_FIRST_FRAMES = ("verify", "<module>")
+# A weakref.finalize callback that raised as the interpreter exited: weakref.py's finalize._exitfunc hands the
+# exception to sys.excepthook itself, so its report comes with no line before it, its first frame _exitfunc.
+_FINALIZE_AT_EXIT = ("weakref.py", "_exitfunc")
 _ATEXIT_38 = "Error in atexit._run_exitfuncs:"
 _THREAD = "Exception in thread "
 # A group's first line as Python prints it for the exception that ended the run: 2 columns in.
@@ -427,7 +430,7 @@ def _outside_passed_over(text: str) -> str:
     """``text``'s lines (its colours and a group's margin off) without the reports Python introduced as
     ending no run (:func:`_ends_no_run`), their chains and groups too: each is skipped from its introduction
     to its last line in column 0 (a group's, kept as printed, to its end)."""
-    lines = _plain_lines(text)
+    lines = ["", *_plain_lines(text)]  # a report may start the text, no line before it
     kept: list[str] = []
     skipping, ended = False, False  # in a passed-over report; its last line read, a chain may follow
     for index, line in enumerate(lines):
@@ -467,7 +470,8 @@ def _traceback_end(lines: list[str]) -> int | None:
             first = _chain_start(lines, probe)
             # The chain's first report and its last both asked: the runner's last starts in verify even when its
             # first starts in a helper that caught one exception and raised another.
-            if first > 0 and all(_ends_no_run(lines[first - 1], lines[at + 1 : at + 2]) for at in {first, probe}):
+            before = lines[first - 1] if first > 0 else ""
+            if all(_ends_no_run(before, lines[at + 1 : at + 2]) for at in {first, probe}):
                 continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
@@ -479,8 +483,10 @@ def _ends_no_run(before: str, first_frame: list[str]) -> bool:
     """``before``, the line before a report (``first_frame``: the line after its header, if any, a group's
     margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`):
     a thread's report starts in threading's ``_bootstrap_inner``, an ignored one not where the runner's does
-    (:data:`_RUNNERS_FIRST_FRAMES`)."""
+    (:data:`_RUNNERS_FIRST_FRAMES`); or the report is one Python prints with none (:data:`_FINALIZE_AT_EXIT`)."""
     frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
+    if frame is not None and (frame["file"].rsplit("/", 1)[-1], frame["function"]) == _FINALIZE_AT_EXIT:
+        return True
     if before.startswith(_THREAD):
         return (
             before.endswith(":")
