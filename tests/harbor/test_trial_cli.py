@@ -1831,6 +1831,29 @@ def test_a_trial_whose_task_harbor_would_refuse_exits_2_in_test_job_as_in_run_tr
         assert done.returncode == 2, (path, done.stdout, done.stderr)
 
 
+def test_a_trial_without_app_whose_task_harbor_would_refuse_is_refused_in_test_job(real, env, tmp_path):
+    """A trial that captured no /app, its task one Harbor would now refuse: test JOB exited 1 and its row
+    said only "no replay / no workspace to replay on" (with --stand-in empty: exit 2, "refused"); run TRIAL's
+    agreement "not known without a replay". Harbor would run none of the task, whatever /app held: both say the
+    refusal, and test JOB exits 2, with a stand-in or without."""
+    trial = genuine_trial(real, "oracle-pass")
+    toml = real / "tasks" / "hello-file" / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    done = run_tool(env, "test", trial.parent, cwd=tmp_path)
+    no_traceback(done)
+    row = next(line for line in done.stdout.splitlines() if trial.name in line)
+    assert row.endswith("refused"), done.stdout
+    assert f"{REFUSED}: version = 1 is not a string" in done.stdout, done.stdout
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    ran = run_tool(env, "run", trial, cwd=tmp_path)  # its agreement line said "not known without a replay"
+    assert f"agreement refused: {REFUSED}: version = 1 is not a string" in ran.stdout, ran.stdout
+    report = tmp_path / "r.xml"
+    run_tool(env, "test", trial.parent, "--junit", report, cwd=tmp_path)
+    failure = ET.parse(report).getroot().find(".//testcase/failure")
+    # the refusal alone: never "replayed, but not compared", of a trial no replay ran for
+    assert failure is not None and failure.get("message", "").startswith(f"{REFUSED}: "), report.read_text()
+
+
 @pytest.mark.parametrize(
     "broken, why", [(None, "version = 1 is not a string"), ("version = [\n", "task.toml could not be read")]
 )

@@ -412,16 +412,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     facts, and the two outputs. ``word`` words every engine sentence that
     may name an option (why there was no replay, the agreement and its
     differences, the notes, what to try): the pytest plugin passes its own."""
-    from verifier_tui.words.run import stuck_line
-    from verifier_tui.words.trial import (
-        agreement_lines,
-        agreement_words,
-        cause_lines,
-        replay_words,
-        task_words,
-        trial_header,
-        workspace_words,
-    )
+    from verifier_tui.words.trial import agreement_lines, agreement_words, cause_lines, task_words, trial_header
 
     walk = opened.walk
     side = walk.sandbox
@@ -433,19 +424,10 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
         terminal.say(line)
     for line in sandbox_lines(walk):
         terminal.say(line)
-    if replayed.local is None:
-        terminal.say(f"replay    none: {word(replayed.skipped or '')}")
+    _say_replay(opened, replayed, word)
+    if replayed.local is None and replayed.agreement.refused is None:
         terminal.say("agreement not known without a replay")
-    else:
-        terminal.say(f"replay    {replay_words(replayed)}")
-        terminal.say(f"          workspace: {workspace_words(opened)}")
-        if replayed.local.copy_sandbox:  # it ran what an agent wrote, able to write the user's files
-            terminal.say(f"          {replayed.local.copy_sandbox}")
-        stuck = stuck_line(replayed.local.stack, str)  # terminal.say shortens its paths
-        if stuck is not None:
-            terminal.say(f"          {stuck}")
-        elif replayed.failure is not None:
-            terminal.say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
+    else:  # a task Harbor would refuse: that is the result, replayed or not
         how, sentence = agreement_words(replayed.agreement, replayed.skipped)
         terminal.say(f"agreement {how}: {word(sentence)}")
     for line in agreement_lines(replayed.agreement):  # a reason may be a note's advice (a filled template)
@@ -469,6 +451,25 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
             if captured.text.strip():
                 terminal.say(f"── replay: {name} {'─' * 40}")
                 terminal.out(captured.text.rstrip("\n"))
+
+
+def _say_replay(opened: TrialSession, replayed: Replayed, word: Callable[[str], str]) -> None:
+    """``run TRIAL``'s replay line, and under it its workspace, sandbox and where it stopped; or why there was none."""
+    from verifier_tui.words.run import stuck_line
+    from verifier_tui.words.trial import replay_words, workspace_words
+
+    if replayed.local is None:
+        terminal.say(f"replay    none: {word(replayed.skipped or '')}")
+        return
+    terminal.say(f"replay    {replay_words(replayed)}")
+    terminal.say(f"          workspace: {workspace_words(opened)}")
+    if replayed.local.copy_sandbox:  # it ran what an agent wrote, able to write the user's files
+        terminal.say(f"          {replayed.local.copy_sandbox}")
+    stuck = stuck_line(replayed.local.stack, str)  # terminal.say shortens its paths
+    if stuck is not None:
+        terminal.say(f"          {stuck}")
+    elif replayed.failure is not None:
+        terminal.say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
 
 
 def sandbox_lines(walk: TrialWalkthrough) -> list[str]:

@@ -88,9 +88,10 @@ def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[s
 def not_passed(word: str, sentence: str) -> str:
     """Why a trial's replay did not pass, from :func:`agreement_words`, as
     ``test JOB --junit`` and the pytest plugin both say it (a CI moving from
-    one to the other sees the same words): how the two differ, or that it was
-    not replayed, or not compared, and why."""
-    if word == "differ":
+    one to the other sees the same words): how the two differ, or why Harbor would
+    refuse the task (replayed or not: no replay changes that), or that it was not
+    replayed, or not compared, and why."""
+    if word in ("differ", "refused"):
         return sentence
     return f"{'not replayed' if word in ('no replay', 'not replayed') else 'replayed, but not compared'}: {sentence}"
 

@@ -121,6 +121,7 @@ def compare(
     other_reasons: tuple[str, ...] = (),
     parting: str | None = None,
     alone: RunnerAlone | None = None,
+    task_refused: str | None = None,
 ) -> Agreement:
     """``workspace``: where the replay's workspace came from: ``exact`` (the
     artifact, separate mode), ``snapshot`` (the artifact, shared mode),
@@ -130,13 +131,16 @@ def compare(
     ``parting``: the first step where the two runs went differently, said
     right after the verdicts. ``alone``: the task's test.sh gave the verdict
     and verifier-tui's runner, run alone, ended otherwise: its story is told
-    after the sentence, which names test.sh as the judge."""
+    after the sentence, which names test.sh as the judge. ``task_refused``: why Harbor would
+    refuse the task as it is now (TaskConfig.refused), for when there is no replay to say it."""
+    refused = local.task_refused if local is not None else task_refused
+    if refused is not None:
+        # Harbor would not load the task as it is now, so it would run no verifier and record no verdict
+        # (as run TASK says "none"): the replay's own reward or exception is nothing to set beside the sandbox's,
+        # and with no replay (no /app) that refusal is still the result, whatever a workspace would hold.
+        return Agreement(None, (refused_words(refused),), refused=refused)
     if local is None:
         return Agreement(None)
-    if local.task_refused is not None:
-        # Harbor would not load the task as it is now, so it would run no verifier and record no verdict
-        # (as run TASK says "none"): the replay's own reward or exception is nothing to set beside the sandbox's.
-        return Agreement(None, (refused_words(local.task_refused),), refused=local.task_refused)
     mine = local_verdict(local)
     if mine is None:
         return Agreement(None, (f"the replay could not start: {local.start_error}",))

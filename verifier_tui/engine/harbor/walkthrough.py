@@ -125,6 +125,7 @@ def agreement_of(
         other_reasons=tuple(plan.reasons) if plan else (),
         parting=judged.words if (judged := judged_parting(parting, alone)) else None,
         alone=alone,
+        task_refused=walk.task.refused if walk.task is not None else None,
     )
 
 
