@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import run_tool
-from tests.helpers.processes import in_a_cgroup, machine_without_namespaces, needs_namespaces
+from tests.helpers.processes import bwrap_probes_that_fail, in_a_cgroup, machine_without_namespaces, needs_namespaces
 from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
@@ -925,6 +925,25 @@ def test_test_without_a_sandbox_writes_its_junit_report_as_that_refusal(tmp_path
     assert (done.returncode, done.stdout) == (2, "") and len(done.stderr.splitlines()) == 1, done.stderr
     error = ET.parse(report).getroot().find("testcase/error")
     assert error is not None and f"verifier-tui: {error.get('message')}\n" == done.stderr
+
+
+def test_test_of_two_tasks_asks_for_the_sandbox_once_and_reports_both(tmp_path, env, private_cache):
+    """test A B --junit with VERIFIER_TUI_SANDBOX=namespace: each task's session probed the sandbox
+    again, and a later probe that could not be tried (no process slot to spare a moment after the
+    first, a machine too busy for bwrap to answer) ended the command in one line, exit 2: A's results
+    lost, no report written, the last run's (all green) left for CI. The sandbox is chosen once for
+    the command: both tasks run in it."""
+    needs_namespaces()
+    sandboxed = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    tasks = [make_task(tmp_path / name, cases={"only": {}}) for name in ("t1", "t2")]
+    for task_dir in tasks:
+        write(task_dir / "cases" / "only" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "r.xml"
+    report.write_text('<testsuite name="last run" tests="1" failures="0" errors="0" />')
+    done = run_tool(sandboxed, "test", *tasks, "--python", PY, "--junit", report, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = ET.parse(report).getroot().findall(".//testcase")
+    assert len(cases) == 2 and not any(case.find("failure") is not None for case in cases), report.read_text()
 
 
 def test_a_probe_short_of_file_descriptors_is_said_so_and_never_remembered(tmp_path, env, private_cache):

