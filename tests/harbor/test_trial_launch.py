@@ -7,6 +7,7 @@ import pytest
 
 from tests.helpers.commands import no_traceback, run_in_terminal, run_tool
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
+from tests.helpers.processes import bwrap_probes_that_fail
 
 pytest.importorskip("pty")
 
@@ -96,3 +97,15 @@ def test_a_trial_option_on_a_folder_that_is_no_trial_says_its_name_harmlessly(tm
     seen, status = run_in_terminal(env, [str(folder), "--trial", "x"], until=b"is neither")
     assert b"t\\x1b[31mx" in seen and b"\x1b[31mx" not in seen
     assert status == 2
+
+
+def test_a_trial_with_no_sandbox_to_replay_in_is_one_line_before_the_screen(task, runs, tmp_path, env):
+    """``VERIFIER_TUI_SANDBOX=namespace`` on a machine where the sandbox cannot be had: the TUI on a
+    trial opened its screen and toasted "replay failed ... IsolationError: ...", where the TUI on a task,
+    ``run TRIAL`` and ``watch TRIAL`` refuse in one line, exit 2."""
+    job = _job(task, runs, tmp_path)
+    unsandboxed = bwrap_probes_that_fail(env, tmp_path / "bin")
+    said = b"cannot try the sandbox's view: too many processes"
+    seen, status = run_in_terminal(unsandboxed, [str(job / "passing__aaaaaaa")], until=said)
+    assert said in seen and status == 2, seen
+    assert b"IsolationError" not in seen and b"passing__aaaaaaa" not in seen  # no screen of the trial

@@ -969,3 +969,23 @@ async def test_a_huge_exception_type_takes_one_line_s_worth_of_the_root_cause_an
         facts = " ".join(text_of(app, "#sandbox-side .side-body").split())
         assert f"the agent failed first: {cut}: the message" in facts, facts
         assert "X" * 100 not in screen_text(app)
+
+
+async def test_a_replay_with_no_sandbox_to_run_in_says_why_in_the_users_words(task, runs, tmp_path, monkeypatch):
+    """The sandbox lost after the trial's screen opened (``VERIFIER_TUI_SANDBOX=namespace``, a probe the
+    machine now refuses): the toast read "... IsolationError: VERIFIER_TUI_SANDBOX=namespace, but this
+    machine cannot: ...", a class name of the tool's where every other face says the line alone."""
+    from verifier_tui.engine import session
+    from verifier_tui.engine.sandbox.isolation import IsolationError
+
+    why = "VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: no bubblewrap for this machine"
+
+    def refused():
+        raise IsolationError(why)
+
+    monkeypatch.setattr(session, "choose_isolation", refused)
+    _demo, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.notices, "the replay's failure said")
+    assert app.notices == [f"the replay could not be completed: {why}"], app.notices

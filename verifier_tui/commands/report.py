@@ -868,13 +868,12 @@ def sandbox_problem(session: Session | None = None) -> str | None:
     tried), in one line; None when runs can be. Asked of ``session``, or of this machine
     before any session is opened (a job's replays each open theirs). Not the trials' or
     cases' own fault: the command says it once and exits 2 before anything runs."""
-    from verifier_tui.engine.sandbox.isolation import IsolationError, choose
+    from verifier_tui.engine.sandbox.isolation import IsolationError, unavailable
 
+    if session is None:
+        return unavailable()
     try:
-        if session is None:
-            choose()
-        else:
-            session.isolation  # noqa: B018 (chosen once, and kept for the session's runs)
+        session.isolation  # noqa: B018 (chosen once, and kept for the session's runs)
     except IsolationError as exc:
         return str(exc)
     return None

@@ -58,11 +58,26 @@ class RunNotPossible(Message):
     reason: str
 
 
+class TaskUnreadable(Exception):
+    """The task could not be read again after a change (no run follows): its words, said alone."""
+
+
 @dataclass
 class RunFailed(Message):
     """The engine itself raised while running or replaying: shown, never a traceback."""
 
     error: BaseException
+
+    @property
+    def said(self) -> str:
+        """The error as a screen says it: what the user can act on (no sandbox to be had, a task that
+        cannot be read again) in its own words, as every other face says it; else, a fault of the
+        tool's own, named by its class too."""
+        from verifier_tui.engine.sandbox.isolation import IsolationError
+
+        if isinstance(self.error, (IsolationError, TaskUnreadable)):
+            return str(self.error)
+        return f"{type(self.error).__name__}: {self.error}"
 
 
 class ChoicesChanged(Message):

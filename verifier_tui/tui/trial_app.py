@@ -180,11 +180,12 @@ def launch_trial(args: argparse.Namespace) -> int:
     target = args.target
     if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
         # A job of one trial opens that trial on top of its overview, and so replays it at once:
-        # a --python that cannot is refused as on the trial itself (one line, exit 2).
+        # a --python that cannot run it, or no sandbox to run it in, is refused as on the trial
+        # itself (one line, exit 2).
         only = first_trials(target.root or target.path) if target.kind == "job" else []
         if len(only) == 1:
             try:
-                problem = _python_problem(open_trial(only[0]), None, options, args.task)
+                problem = _replay_problem(open_trial(only[0]), None, options, args.task)
             except (HarborFolderError, OSError):
                 problem = None  # the screen says why it cannot open the trial
             if problem is not None:
@@ -204,7 +205,7 @@ def launch_trial(args: argparse.Namespace) -> int:
             found.step(step)  # raises with the step names
     except HarborFolderError as exc:
         return fail(str(exc))
-    problem = _python_problem(found, step, options, args.task) if isinstance(found, Trial) else None
+    problem = _replay_problem(found, step, options, args.task) if isinstance(found, Trial) else None
     if problem is not None:
         return fail(problem)
     app = TrialApp(found, step, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
@@ -212,14 +213,15 @@ def launch_trial(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def _python_problem(trial: Trial, step: str | None, options: Options, task_dir: Path | None) -> str | None:
-    """Why ``--python`` cannot run the replay the trial's screen starts with,
-    as run TRIAL says it (one line, exit 2, before the screen); None when it
-    can, or when no replay would run (no /app to replay on, a multi-step
-    trial's list of steps): as run TRIAL, the interpreter is asked only then."""
+def _replay_problem(trial: Trial, step: str | None, options: Options, task_dir: Path | None) -> str | None:
+    """Why the replay the trial's screen starts with cannot run (a ``--python`` that cannot run the
+    runner, no sandbox to be had), as run TRIAL says it (one line, exit 2, before the screen, not a
+    toast on it); None when it can, or when no replay would run (no /app to replay on, a multi-step
+    trial's list of steps): as run TRIAL, the interpreter and the sandbox are asked only then."""
+    from verifier_tui.engine.sandbox.isolation import unavailable
     from verifier_tui.words.run import python_words
 
-    problem = python_words(options.interpreter())
+    problem = python_words(options.interpreter()) or unavailable()
     if problem is None or (trial.multi_step and step is None):
         return None
     opened = TrialSession(

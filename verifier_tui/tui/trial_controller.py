@@ -10,7 +10,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.tui.controller import Controller
-from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed
+from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, TaskUnreadable
 from verifier_tui.words.trial import change_words
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class ReplayController(Controller):
             opened.session,
             live_reload=live_reload,
             poll=poll,
-            on_task_error=lambda reason: self._post(RunFailed(RuntimeError(reason))),
+            on_task_error=lambda reason: self._post(RunFailed(TaskUnreadable(reason))),
         )
         self.opened = opened
 

@@ -239,6 +239,16 @@ def choose() -> Isolation:
     return Isolation(COPY, f"no namespaces here: {problem}", fallback=True)
 
 
+def unavailable() -> str | None:
+    """Why no run can be kept apart here as ``VERIFIER_TUI_SANDBOX`` asks, in one line (the words of
+    :func:`choose`'s refusal); None when runs can be. For a face to say before it starts any."""
+    try:
+        choose()
+    except IsolationError as exc:
+        return str(exc)
+    return None
+
+
 def view_problem(fresh: bool = False) -> tuple[str, str | None]:
     """The bwrap that builds the view and None, or ("", why none can).
     Asked once per machine and user, then remembered (a "no" for

@@ -469,8 +469,7 @@ class MainScreen(SizedScreen):
             self.query_one(RewardPanel).show_message(message.reason, "$warning")
 
     def on_run_failed(self, message: RunFailed) -> None:
-        error = message.error
-        text = f"the run could not be completed: {type(error).__name__}: {error}"
+        text = f"the run could not be completed: {message.said}"
         self.running_case = None
         self.query_one(StatusLine).set_finished(None)
         self.query_one(StatusLine).set_note(text, "$error")

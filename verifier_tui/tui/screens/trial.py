@@ -329,8 +329,7 @@ class TrialScreen(SizedScreen):
         self.refresh_bindings()  # c and o apply once there is a replay
 
     def on_run_failed(self, message: RunFailed) -> None:
-        error = message.error
-        text = f"the replay could not be completed: {type(error).__name__}: {error}"
+        text = f"the replay could not be completed: {message.said}"
         self.query_one(ReplayStatus).state = content((text, "$error"))
         self.notify(text, title="replay failed", severity="error", markup=False)
 
