@@ -829,6 +829,22 @@ def test_watch_trial_without_a_sandbox_to_replay_in_says_it_once_and_ends(real, 
     assert said[0] == said[1] and said[0].startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but ")
 
 
+def test_watch_trial_json_without_a_sandbox_exits_as_its_documentation_says(real, env, private_cache):
+    """docs/json-output.md gave ``watch TRIAL --json`` only exit 0 (after Ctrl+C), yet where no sandbox
+    can be had it exits 2 with nothing on stdout: a script reading the page took that for a clean end."""
+    from tests.helpers.commands import JSON_DOC
+
+    needs_namespaces()  # to make a machine without them, this one must have them
+    trial = genuine_trial(real, "nop-fail")
+    watch = [*MODULE, "watch", str(trial), "--stand-in", "empty", "--json", "--python", PY]
+    done = machine_without_namespaces(watch, dict(env, VERIFIER_TUI_SANDBOX="namespace"), 30)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    rows = JSON_DOC.read_text(encoding="utf-8").splitlines()
+    row = next(line for line in rows if line.startswith("| `verifier-tui watch TRIAL --json`"))
+    exits = row.strip(" |").split(" | ")[-1]
+    assert "`2`" in exits and "nothing on stdout" in exits and "no sandbox" in exits, exits
+
+
 def test_a_paragraph_that_applies_to_many_trials_is_said_once_with_them(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO)
     job = runs / "jobs" / "j"
