@@ -11,6 +11,7 @@ import sys
 
 from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.tasks import make_task, write
+from verifier_tui.engine.task.discovery import read_task_config
 
 PY = sys.executable
 RLO = "\u202e"
@@ -175,3 +176,17 @@ def test_a_link_harbor_refuses_forges_no_line_of_the_refusal(tmp_path, env):
     (task / "tests" / "helper.txt").symlink_to(tmp_path / f"x\n{FORGED_LINE}{RLO}")
     message = junit_without_a_forged_line(env, task, tmp_path, "Input paths must stay within the task")
     assert f"x\\n{FORGED_LINE}" in message
+    # the refusal of a cycle names the link itself: its own name held the break
+    (task / "tests" / "helper.txt").unlink()
+    (task / "tests" / f"lnk\n{FORGED_LINE}{RLO}").symlink_to(".")
+    message = junit_without_a_forged_line(env, task, tmp_path, "Input directory links must not form cycles")
+    assert f"tests/lnk\\n{FORGED_LINE}" in message
+    # a link to a folder part of which .harborignore left out: not checked, said as a note
+    (task / "tests" / f"lnk\n{FORGED_LINE}{RLO}").unlink()
+    (task / "tests" / "d").mkdir()
+    (task / "tests" / "d" / "out").symlink_to("/")
+    write(task / "tests" / ".harborignore", "d/out\n")
+    (task / "tests" / f"lnk\n{FORGED_LINE}{RLO}").symlink_to("d")
+    [note] = read_task_config(task).problems
+    assert f"tests/lnk\\n{FORGED_LINE}" in note and "part of which was left out" in note, note
+    assert "\n" not in note and RLO not in note, note

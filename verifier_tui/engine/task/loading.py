@@ -192,7 +192,7 @@ class _Walk:
         if self._spare(route, candidate, whole=False):
             return True
         if real in self._checked:
-            shown = candidate.relative_to(self.root).as_posix()
+            shown = untrusted.harmless(candidate.relative_to(self.root).as_posix())
             raise _Unchecked(f"{_NOT_CHECKED}: {shown} reaches a folder part of which was left out")
         return False
 
@@ -205,14 +205,14 @@ class _Walk:
         back to a folder it lies in. A loop of links (``real`` None) is no refusal:
         ``Path.resolve`` raises on it on Python 3.12 (Harbor's oldest) and not on 3.13, so whether
         Harbor loads the task depends on the Python it runs on; the run's staging says both."""
-        shown = candidate.relative_to(self.root).as_posix()
+        # harmless: a line break in a name, raw, began a line of its own in test's JUnit report
+        shown = untrusted.harmless(candidate.relative_to(self.root).as_posix())
         if real is not None and not Path(real).is_relative_to(self.root):
             try:
                 target = os.readlink(candidate)
             except OSError:  # no link (a folder below one), or one gone since
                 target = real
-            # harmless: a line break in where it leads, raw, began a line of its own in test's JUnit report
-            shown, target = untrusted.harmless(shown), untrusted.harmless(target)
+            target = untrusted.harmless(target)
             return f"{shown} leads out of the task, to {target} (Input paths must stay within the task)"
         if cycle:
             return f"{shown} is a link back to a folder it lies in (Input directory links must not form cycles)"
