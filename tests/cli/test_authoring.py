@@ -631,7 +631,6 @@ def test_new_into_a_folder_the_user_cannot_read_says_so(ordinary_user):
     [
         (lambda p: p.mkdir(), "tests/verifier.py is a folder"),
         (lambda p: os.mkfifo(p), "tests/verifier.py is a FIFO (a named pipe)"),
-        (lambda p: p.symlink_to("gone.py"), "tests/verifier.py is a link to gone.py, which does not exist"),
     ],
 )
 def test_vendor_where_tests_verifier_py_is_no_file_says_what_it_is(make, says, tmp_path, env):
@@ -645,3 +644,22 @@ def test_vendor_where_tests_verifier_py_is_no_file_says_what_it_is(make, says, t
     no_traceback(done)
     assert "does not exist yet" not in done.stdout
     assert f"{says}: the shim runs it as the verifier" in done.stdout
+
+
+@pytest.mark.parametrize("target", ["../solution", "../solution/solve.sh", "gone.py", "x\nverifier-tui: forged"])
+def test_vendor_where_tests_verifier_py_is_a_link_says_what_run_says(target, tmp_path, env):
+    """A link to a folder was "tests/verifier.py is a folder" (vendor looked through it), a link to a
+    file got no line at all, while ``run`` says it is a link it does not follow: both now say the same."""
+    task = shutil.copytree(EXAMPLES / "hello-file", tmp_path / "t")
+    (task / "tests" / "verifier.py").unlink()
+    (task / "tests" / "verifier.py").symlink_to(target)
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 0, done.stderr
+    no_traceback(done)
+    shown = target.replace("\n", "\\n")
+    says = f"tests/verifier.py is a link to {shown}, and links are not followed"
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("tests/verifier.py")]
+    assert line.startswith(says), done.stdout
+    ran = run_tool(env, "run", task, "--case", "correct")
+    assert ran.returncode != 0 and says in ran.stderr, ran.stderr
+    assert line.split(says)[1] in ran.stderr, (line, ran.stderr)

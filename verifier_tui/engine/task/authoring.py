@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
-from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
+from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message, unfollowed_verifier_link
 from verifier_tui.engine.task.target import find_harbor_folder, harbor_place
 from verifier_tui.runner_source import runner_path, shim_path
 
@@ -258,7 +258,9 @@ def vendor(task: Path, say: Callable[[str], None]) -> None:
             _place(target, source)
             say(f"{rel}: written ({what})")
     verifier = task / "tests" / "verifier.py"
-    if not untrusted.present(verifier):
+    if verifier.is_symlink():  # looked through, a link to a folder was "a folder"; run follows none
+        say(unfollowed_verifier_link("tests/verifier.py", verifier))
+    elif not untrusted.present(verifier):
         say("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
     elif not verifier.is_file():  # a folder standing there does not "not exist": the author would find it
         said = _what_is(verifier, "tests/verifier.py")

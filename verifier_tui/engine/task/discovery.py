@@ -32,6 +32,7 @@ from verifier_tui.engine.task.kinds import (
     step_tests,
     task_nemo_gym,
     task_runner,
+    unfollowed_verifier_link,
     uses_episode_api,
 )
 from verifier_tui.engine.task.loading import as_harbor_loads
@@ -302,12 +303,7 @@ def no_verifier_message(task: Task) -> str:
     # or no file at all (a folder, a FIFO), which the author sees there all the same.
     for place in [folder / "verifier.py" for folder in dict.fromkeys([task.looked_in[0], task.tests_dir])]:
         if place.is_symlink():
-            # harmless: a target's line break, raw, began a line of its own in JUnit's failure message
-            link = untrusted.link_words(_display(task, place), untrusted.harmless(os.readlink(place)))
-            said.append(
-                f"; {link}, and links are not followed "
-                "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
-            )
+            said.append(f"; {unfollowed_verifier_link(_display(task, place), place)}")
         elif untrusted.present(place) and not place.is_file():
             what = untrusted.kind(os.lstat(place).st_mode)
             said.append(f"; {_display(task, place)} is {what}, not a file: make it a file of the task's own")

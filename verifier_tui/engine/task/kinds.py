@@ -424,3 +424,13 @@ def step_tests_unused(task_dir: Path, step: str | None) -> str | None:
         "tests/ (links out of the task are not followed: a sandbox has nothing there); make it a folder of the "
         "task's own"
     )
+
+
+def unfollowed_verifier_link(shown: str, link: Path) -> str:
+    """What ``run`` and ``vendor`` say of a verifier.py that is a link (``shown`` its name), followed by
+    neither: where it points, harmless (a line break in it, raw, began a line of its own in JUnit)."""
+    words = untrusted.link_words(shown, untrusted.harmless(os.readlink(link)))
+    return (
+        f"{words}, and links are not followed "
+        "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
+    )
