@@ -19,7 +19,7 @@ import pytest
 
 from tests.helpers.commands import TOOL, no_traceback, run_tool
 from tests.helpers.harbor import harbor_exception, make_trial
-from tests.helpers.tasks import LINK_PLANTER, PY, make_task
+from tests.helpers.tasks import LINK_PLANTER, PY, make_task, write
 
 SECRET = "sekrit-123"
 
@@ -226,6 +226,24 @@ def test_a_cases_folder_that_leads_out_of_the_task_is_not_listed(env, tmp_path):
     below = run_tool(env, "test", tmp_path / "tasks", "--python", PY, cwd=tmp_path)
     assert below.returncode == 2 and "private-" not in below.stdout + below.stderr
     assert "cases leads out of the task, to " in below.stdout + below.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "test", "explain"])
+def test_a_case_named_through_a_cases_folder_out_of_the_task_says_why_it_is_refused(command, env, tmp_path):
+    """``run tasks/t/cases/private-a``, ``cases`` a link out of the task: it said only
+    ``--case private-a: no such case (cases: none)``, though the user typed no --case and the folder is
+    there. It says now that cases/ leads out of the task and is not followed."""
+    write(tmp_path / "elsewhere" / "private-a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    (tmp_path / "elsewhere" / "private-a" / "workspace").mkdir()
+    task = make_task(tmp_path / "tasks" / "t", "def verify(workspace):\n    return 1.0\n")
+    (task / "cases").symlink_to("../../elsewhere")
+    done = run_tool(env, command, task / "cases" / "private-a", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "cases leads out of the task, to ../../elsewhere: not followed" in done.stderr, done.stderr
+    assert "--case" not in done.stderr and "cases: none" not in done.stderr, done.stderr
+    typed = run_tool(env, command, task, "--case", "private-a", "--python", PY, cwd=tmp_path)
+    assert typed.returncode == 2 and "cases leads out of the task" in typed.stderr, typed.stderr
 
 
 def test_a_verifier_that_is_a_link_is_named_as_one_when_none_is_found(env, tmp_path):

@@ -250,8 +250,12 @@ class Session:
                 if as_path.is_dir():
                     case = load_case_dir(as_path.absolute(), self.task)
                 else:
+                    # cases/ there but not listed (out of the task, unreadable): why, not "cases: none"
+                    unread = self.task.cases_unread
                     names = some_names([c.name for c in self.task.cases], NAMES_LISTED) or "none"
-                    raise SelectionError(Advice(CASE_OPTION, f" {case_name}: no such case (cases: {names})"))
+                    said = f" {case_name}: no such case ({unread or f'cases: {names}'})"
+                    # a case folder named as the path: no --case was typed
+                    raise SelectionError(Advice(CASE_OPTION, said) if options.case else f"case{said}")
         elif options.workspace is None and self.task.cases:
             case = self.task.cases[0]
         self.select_case(case)

@@ -762,6 +762,9 @@ def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[Witho
         # user looks for a case that is there.
         passed_over = some_names([untrusted.harmless(w.folder.name) for w in without_step], NAMES_LISTED)
         lacking = f"; not tested, without step {without_step[0].step}: {passed_over}" if without_step else ""
+        # a task whose cases/ is not listed (out of the task, unreadable) may hold the case named: why
+        tasks = [s.task for s in (getattr(g, "session", None) for g in groups) if s is not None]
+        lacking += "".join([f"; {t.name}: {t.cases_unread}" for t in tasks if t.cases_unread][:1])
         raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known}{lacking})")
     # A task none of whose cases was asked for is not part of this run.
     groups[:] = [g for g in groups if g.cases or g.invalid]
