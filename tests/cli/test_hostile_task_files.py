@@ -168,6 +168,29 @@ def test_a_run_that_could_not_start_matches_no_expected_exit_code(env, tmp_path)
     assert 'expected {"exit_code": 1}: DID NOT MATCH' in alone.stdout, alone.stdout
 
 
+def test_a_run_that_could_not_start_says_why_it_missed_its_expected_json(env, tmp_path):
+    """After the fix above, ``run`` said ``expected {"exit_code": 1}: DID NOT MATCH`` with no reason, and
+    ``test``'s table and JUnit message read ``expected exit 1, got exit 1 · could not start``: the exit
+    code the case expected, as the one it got (the sandbox's own 1). Each face says why the verifier was not run."""
+    import xml.etree.ElementTree as ET
+
+    toml = '[verifier]\nenv = { BIG = "' + "a" * 200_000 + '" }\n'
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    raise ValueError\n", toml=toml, cases={"raises": {}})
+    (task / "cases" / "raises" / "expected.json").write_text('{"exit_code": 1}')
+    why = "the verifier was not run: could not set up the run's sandbox: "
+    alone = run_tool(env, "run", task, "--case", "raises", "--python", PY)
+    assert f'expected {{"exit_code": 1}}: DID NOT MATCH: {why}' in alone.stdout, alone.stdout
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", report)
+    no_traceback(done)
+    started = "could not start: could not set up the run's sandbox: "
+    assert started in done.stdout and "exit 1 · could not start" not in done.stdout, done.stdout
+    [failure] = ET.parse(report).iter("failure")
+    assert failure.get("message").startswith(f"expected exit 1, got {started}"), failure.get("message")
+    [case] = json.loads(run_tool(env, "test", task, "--python", PY, "--json").stdout)["cases"]
+    assert case["expected_matched"] is False and case["expected_missed"].startswith(why), case["expected_missed"]
+
+
 def test_an_env_name_no_environment_can_hold_is_said_and_the_run_goes_on(env, tmp_path):
     # 'A=B' made the run 'could not start: /usr/bin/sh: illegal environment variable name'.
     task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")

@@ -190,6 +190,21 @@ def test_an_unusable_expected_json_is_a_failing_item(pytester, tasks):
     done.stdout.fnmatch_lines(["*hello-file::wrong-case: not run: expected.json is not valid JSON*"])
 
 
+def test_a_run_that_could_not_start_fails_saying_the_verifier_was_not_run(pytester):
+    """A task.toml env value too big for one exec: the sandbox could not start the runner. Its item read
+    ``expected exit 1, got exit 1 · could not start`` (the sandbox's own exit 1) with no reason."""
+    toml = '[verifier]\nenv = { BIG = "' + "a" * 200_000 + '" }\n'
+    task = one_case_task(pytester, "big", toml=toml)
+    (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 1}')
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
+    done.assert_outcomes(failed=1)
+    [failure] = ET.parse(report).iter("failure")
+    message = failure.get("message")
+    assert message.startswith("expected exit 1, got could not start: could not set up the run's sandbox"), message
+    done.stdout.fnmatch_lines(["*DID NOT MATCH: the verifier was not run: could not set up the run's sandbox*"])
+
+
 def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
     """No option's side effect, no import of Textual or of the engine, no
     item. The run loads this plugin alone (other installed plugins, such as

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
-from verifier_tui.engine.model import UNKNOWN, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, REFUSED_TO_RUN, USES_DEFAULTS, refused_words
 from verifier_tui.engine.verdict import rewards_json
@@ -38,6 +38,7 @@ from verifier_tui.words.run import (
     harbor_error,
     headline_reward,
     limits_words,
+    missed_for,
     missing_nemo_gym_hint,
     mode_text,
     more_text,
@@ -107,6 +108,7 @@ def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     data["step"] = session.step  # the step of a multi-step task run as Harbor verifies it (--step), as the header
     data["notices"] = notices(session, result)
     data["sandbox_words"] = session.isolation.words
+    data["expected_missed"] = missed_for(result)
     # only runs started ahead preload; the key is always there, as every other is
     data["preload"] = list(session.options.preload) if session.warm is not None else []
     return data
@@ -321,7 +323,10 @@ def actual_text(result: RunResult) -> str:
         return REFUSED_RESULT
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
-    plain = result.exit_code is not None and result.contract_cause is None  # a contract error: its cause too
+    # a contract error: its cause too; a run that could not start: why (its exit code is the sandbox's own)
+    plain = (
+        result.exit_code is not None and result.contract_cause is None and result.outcome is not Outcome.COULD_NOT_START
+    )
     how = f"exit {result.exit_code} · {result.outcome.value}" if plain else result.outcome_words
     harbor = harbor_error(result)
     return f"{how} · {harbor}" if harbor else how

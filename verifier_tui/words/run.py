@@ -257,8 +257,9 @@ def not_a_file(reward_file: RewardFile) -> str:
     return "a file that cannot be read" if reward_file.kind == "file" else f"a {reward_file.kind}, not a file"
 
 
+VERIFIER_NOT_RUN = "the verifier was not run"
 #: The verdict of a run refused before its verifier was called (the line above it says why).
-VERIFIER_NOT_CALLED = "none: the verifier was not run"
+VERIFIER_NOT_CALLED = f"none: {VERIFIER_NOT_RUN}"
 
 
 def verdict_line(result: RunResult) -> str:
@@ -283,10 +284,17 @@ def verdict_line(result: RunResult) -> str:
 
 def missed_for(result: RunResult) -> str | None:
     """Why a case cannot match its expected.json whatever its run gave
-    (``RunResult.expected_matched``): Harbor would refuse its task. None
-    otherwise (the rewards and the exit code then say why)."""
-    # Short: each face that says it shows the run's notes beside it, the first of which says why.
-    return REFUSED_TO_RUN if result.expected is not None and result.task_refused is not None else None
+    (``RunResult.expected_matched``): Harbor would refuse its task, or the
+    verifier was not run (the sandbox could not start it: an exit code is the
+    sandbox's own). None otherwise (the rewards and the exit code then say why)."""
+    if result.expected is None:
+        return None
+    if result.task_refused is not None:
+        # Short: each face that says it shows the run's notes beside it, the first of which says why.
+        return REFUSED_TO_RUN
+    if result.outcome is Outcome.COULD_NOT_START:
+        return Advice(f"{VERIFIER_NOT_RUN}: ", result.start_error or "")  # its action, when it names one
+    return None
 
 
 def expected_line(result: RunResult) -> str | None:

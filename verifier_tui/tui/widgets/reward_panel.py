@@ -62,7 +62,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     if more:
         parts.append((f"{more}\n\n", ""))
     symbol, word, style = status_of(result)
-    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", MUTED), *_expectation(result)]
+    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", MUTED), *_expectation(result, fmt)]
     parts += [(f"note: {one_line(fmt.words(notice))}\n", "$warning") for notice in result.notices]
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
         return content(
@@ -80,7 +80,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     return content(*parts, *_verdict(result, fmt), *_reward_files(result, fmt))
 
 
-def _expectation(result: RunResult) -> list[tuple[str, str]]:
+def _expectation(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     """Whether the run matches its case's expected.json (nothing without one)."""
     if result.expected is None:
         return []
@@ -88,7 +88,9 @@ def _expectation(result: RunResult) -> list[tuple[str, str]]:
         return [("matches the case's expected.json\n", MUTED)]
     want = expectation_json(result.expected)
     why = missed_for(result) or near_miss_line(result)  # (a refused task's case has no near miss)
-    return [(f"does not match the case's expected.json: {want}\n", "$error")] + ([(f"  {why}\n", MUTED)] if why else [])
+    # fmt.words: why the run could not start may name an action, said as this screen's key
+    said = [(f"  {fmt.words(why)}\n", MUTED)] if why else []
+    return [(f"does not match the case's expected.json: {want}\n", "$error"), *said]
 
 
 def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
