@@ -190,3 +190,19 @@ def test_a_link_harbor_refuses_forges_no_line_of_the_refusal(tmp_path, env):
     [note] = read_task_config(task).problems
     assert f"tests/lnk\\n{FORGED_LINE}" in note and "part of which was left out" in note, note
     assert "\n" not in note and RLO not in note, note
+
+
+def test_a_task_folder_name_with_a_line_break_forges_no_line_of_the_junit_report(tmp_path, env):
+    """A task folder named ``t<newline>verifier-tui: forged`` whose tests/verifier.py is a folder:
+    "no verifier found for t..." (and where it looked) held the break raw in each case's JUnit failure,
+    and so did the testsuite's name: a line ``verifier-tui: forged`` of its own in CI's page."""
+    import xml.etree.ElementTree as ET
+
+    task = make_task(tmp_path / f"t\n{FORGED_LINE}{RLO}", cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    (task / "tests" / "verifier.py").unlink()
+    (task / "tests" / "verifier.py").mkdir()
+    message = junit_without_a_forged_line(env, task, tmp_path, "tests/verifier.py is a folder, not a file")
+    assert f"no verifier found for t\\n{FORGED_LINE}" in message, message
+    suite = ET.parse(tmp_path / "report.xml").getroot().get("name")
+    assert suite == f"verifier-tui t\\n{FORGED_LINE}<U+202E>", suite

@@ -566,7 +566,7 @@ def _not_run(problem: str) -> tuple[str, str]:
     """A JUnit failure's (message, text) for a test that could not be run."""
     from verifier_tui.engine.suite import not_run
 
-    said = not_run(problem)
+    said = one_line(not_run(problem))  # the body too, as the plugin's is
     return said, said
 
 
@@ -784,9 +784,15 @@ def write_junit(
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
+
+    # The suite's name and each message are titles CI shows on one line, as the plugin's (its _failure):
+    # a task folder's name with a line break, raw, began a line of its own there.
+    def title(text: str) -> str:
+        return x(one_line(text))
+
     suite = ET.Element(
         "testsuite",
-        name=x(name),
+        name=title(name),
         tests=str(len(cases)),
         failures=str(sum(1 for c in cases if c.failure is not None)),
         errors=str(sum(1 for c in cases if c.error is not None)),
@@ -806,11 +812,11 @@ def write_junit(
         name = junit_name(each.name)
         case = ET.SubElement(suite, "testcase", classname=junit_name(each.classname), name=name, time=each.time)
         if each.failure is not None:
-            ET.SubElement(case, "failure", message=x(each.failure[0])).text = x(each.failure[1])
+            ET.SubElement(case, "failure", message=title(each.failure[0])).text = x(each.failure[1])
         if each.error is not None:
-            ET.SubElement(case, "error", message=x(each.error))
+            ET.SubElement(case, "error", message=title(each.error))
         if each.skipped is not None:
-            ET.SubElement(case, "skipped", message=x(each.skipped))
+            ET.SubElement(case, "skipped", message=title(each.skipped))
         if each.stdout:
             ET.SubElement(case, "system-out").text = x(each.stdout)
         if each.stderr:
