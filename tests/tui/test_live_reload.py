@@ -636,3 +636,29 @@ async def test_a_link_out_made_behind_a_folder_link_of_the_tests_is_said_at_once
         await pilot.pause()
         assert result.trigger == "environment/shared/out"
         assert "tests/shared/out leads out of the task" in widget_text(app, "#reward-body")
+
+
+async def test_a_link_in_the_task_made_in_solution_runs_nothing_yet_a_link_out_behind_it_is_said(example, tmp_path):
+    """solution/env a link to ../environment made while watched: Harbor loads the task as before and no
+    run reads solution/, yet it ran, and marked every case out of date; environment/ is now one Harbor
+    checks, so a link out made there later is said at once."""
+    root = example("hello-file")
+    (tmp_path / "outside").mkdir()
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        live = app.controller.live
+        await asyncio.wait_for(live.watch_ready.wait(), 10)
+        (root / "solution" / "env").symlink_to("../environment")
+        watched = root / "environment"
+        await wait_for(
+            lambda: any(t.path == watched for t in live.targets or ()) and live.watch_ready.is_set(),
+            "environment/ watched",
+        )
+        (root / "tests" / "notes.txt").write_text("saved\n")
+        assert (await app.wait_for_runs(2)).trigger == "tests/notes.txt"
+        (watched / "out").symlink_to(tmp_path / "outside")
+        result = await app.wait_for_runs(3)
+        await pilot.pause()
+        assert result.trigger == "environment/out"
+        assert "solution/env/out leads out of the task" in widget_text(app, "#reward-body")

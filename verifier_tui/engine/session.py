@@ -1061,19 +1061,21 @@ class Session:
         instruction.md made, removed or made a folder, or a link in solution/, a step's folder or a
         folder of the task their links or tests/'s lead to (``TaskConfig.linked``). Harbor asks that
         they exist (``Task._validate_tests``), are no folder, and that the task's own is UTF-8 text
-        (``read_text()``): a save of the instruction's text changes nothing otherwise."""
+        (``read_text()``): a save of the instruction's text changes nothing otherwise. The folders linked
+        are followed as they are now, a change of them being none of the task's (Harbor's answer is the
+        same): ``LiveRuns`` then watches anew."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         if touched and self._steps_layout() != self._steps_read:
             return True
         # an instruction saved, or a link in solution/, a step's folder or one linked made or removed (read
-        # by no run): only a change of Harbor's refusal, or of the folders linked, counts
+        # by no run): only a change of Harbor's refusal counts
         changed = touched or any(p.is_relative_to(d) for p in paths for d in [*self._inputs(), *self._linked()])
         if not changed:
             return False
-        now, before = read_task_config(self.task.root), self.task.config
-        # a folder a new link leads to is watched from now on; one no link leads to any more, no longer
-        return now.refused != before.refused or now.linked != before.linked
+        now = read_task_config(self.task.root)
+        self.task.config = replace(self.task.config, linked=now.linked)
+        return now.refused != self.task.config.refused
 
     def read_by_no_run(self, paths: Any) -> bool:
         """Whether every one of ``paths`` is an instruction.md or lies in solution/, a step's folder

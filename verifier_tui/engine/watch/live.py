@@ -159,9 +159,14 @@ class LiveRuns:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if self.targets is not None and any(target.path in change.paths for target in self.targets):
             self.restart_watch_if_needed()  # a folder watched replaced, by a link perhaps
+        linked = session.task.config.linked  # followed as they are now by what follows
         if self._on_outdated is not None and session.changes_every_case(change.paths):
             self._on_outdated()
         task_changed = session.changes_the_task(change.paths)
+        if session.task.config.linked != linked:
+            # a folder a new link leads to is one Harbor checks from now on, one no link leads to any more is
+            # not: watched anew, though no run reads it and Harbor's answer is the same (no run for it)
+            self.restart_watch_if_needed()
         case_before = _what_runs(session.case)
         feeds = session.feeds_a_run(change.paths)  # what the choices read before the task is read again
         refused = session.task.config.refused
