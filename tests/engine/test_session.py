@@ -1366,3 +1366,14 @@ def test_a_task_linking_to_many_folders_has_a_hundred_of_them_watched(tmp_path):
         (task / "tests" / f"l{i:03}").symlink_to(f"../environment/a{i:03}")
     linked = {path for path in _watched(task) if path.is_relative_to(task / "environment")}
     assert linked == {task / "environment" / f"a{i:03}" for i in range(100)}
+
+
+def test_a_save_in_a_tests_folder_of_a_linked_folder_is_read_by_no_run(tmp_path):
+    """tests/env a link to ../environment: environment/tests/notes.txt is no step's tests, so a save
+    there (read by no run, Harbor's answer the same) is no round of test --watch; it was one."""
+    task = make_task(tmp_path / "t")
+    (task / "environment" / "tests").mkdir(parents=True)
+    (task / "tests" / "env").symlink_to("../environment")
+    with session_for(task) as session:
+        assert session.read_by_no_run([task / "environment" / "tests" / "notes.txt"])
+        assert not session.read_by_no_run([task / "tests" / "notes.txt"])

@@ -1083,9 +1083,15 @@ class Session:
         step reads them): watched only for whether Harbor loads the task (:meth:`_changes_steps`),
         read by no run."""
         instructions = set(self._instructions())
-        inputs = [*self._inputs(), *self._linked()]
+        inputs = self._inputs()
+        # a step's tests are laid over tests/; a folder named tests in a linked one is nobody's
+        steps_tests = [d / "tests" for d in inputs]
         watched = all(
-            p in instructions or any(p.is_relative_to(d) and not p.is_relative_to(d / "tests") for d in inputs)
+            p in instructions
+            or (
+                any(p.is_relative_to(d) for d in [*inputs, *self._linked()])
+                and not any(p.is_relative_to(t) for t in steps_tests)
+            )
             for p in paths
         )
         return watched and not self.feeds_a_run(paths)
