@@ -24,7 +24,6 @@ from verifier_tui.engine.harbor.compare import (
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell, in_footer_when_wide
-from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
@@ -200,10 +199,7 @@ class CompareScreen(TasksScreen):
             # the flips shown, counted: an empty flips table under t reads as a comparison not read yet too
             n = sum(len(t.flips) for t in self._rows(comparison) if t.task == self.task_filter)
             what += f": {n} trial{'s' * (n != 1)} flipped" if n else ": no trial flipped"
-        lines.append(
-            self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
-        )
-        self.query_one("#job-header", Flowing).flow(*lines)
+        self._show_summary(lines, f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
 
     # -- keys ------------------------------------------------------------
 

@@ -112,9 +112,12 @@ class TasksScreen(FolderScreen):
 
     def compose(self) -> ComposeResult:
         # The summary is capped (app.tcss) so a small terminal keeps rows of
-        # the tables; what it cuts, tab then reaches and the arrows scroll.
+        # the tables; what it cuts, tab then reaches and the arrows scroll. Its
+        # keys line is docked at its foot, never cut: below FOOTER_WIDE the
+        # filters and the sort are named there alone.
         with VerticalScroll(id="job-summary"):
             yield Flowing(id="job-header")
+            yield Flowing(id="job-keys")
         tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
@@ -158,15 +161,16 @@ class TasksScreen(FolderScreen):
     def on_resize(self) -> None:
         self.refresh_bindings()
 
-    @staticmethod
-    def _keys_line(words: str, keys: str) -> list[Any]:
-        """``words · keys`` (keys two spaces apart), for the header (:class:`Flowing`) to wrap
-        only between two keys: a key stays beside its word at any width."""
+    def _show_summary(self, lines: list[Any], words: str, keys: str) -> None:
+        """The summary's ``lines``, then ``words · keys`` (keys two spaces apart) on the keys
+        line, wrapped only between two keys: a key stays beside its word at any width."""
+        self.query_one("#job-header", Flowing).flow(content(*lines).rstrip())
         hints = [
             (content((" · " if index == 0 else "  ", "$text-muted")), content((hint, "$text-muted")))
             for index, hint in enumerate(keys.split("  "))
         ]
-        return [content((one_line(words), "$text-muted")), *hints]
+        # An empty part after it: Flowing joins its pieces of one style, as when it closed the summary.
+        self.query_one("#job-keys", Flowing).flow([content((one_line(words), "$text-muted")), *hints], "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab goes round the trials, the tasks and the summary when it is
@@ -209,10 +213,11 @@ class TasksScreen(FolderScreen):
 #: f x t share one footer entry, "f x t filter": the line above the tables names each
 #: ("f failures  x exception  t task"), as the task screen's header names s v f p t.
 FILTERS = Binding.Group("filter")
-#: Below this width the job screens leave to the line above their tables the keys it names
-#: (the filters, the sort): their footer then keeps `q quit` and `esc`, the way back, in view
-#: down to about 50 columns (two jobs compared cut it after `q` at 70).
-FOOTER_WIDE = 80
+#: Below this width the job screens leave to their keys line the keys it names (the filters,
+#: the sort): their footer then keeps `q quit` and `esc`, the way back, in view down to about
+#: 52 columns. Measured: the widest footers, a running job's overview and two jobs compared,
+#: each with `tab summary` and `esc jobs`, are whole from 74 columns (`esc jobs` cut at 73).
+FOOTER_WIDE = 74
 
 
 def in_footer_when_wide(*words: str, **kwargs: Any) -> list[Binding]:
@@ -448,12 +453,11 @@ class JobOverviewScreen(TasksScreen):
         # folder): left out, said as test JOB says it, as it is found.
         for note in folder_notes(overview.notes, where=ALL_NOTES):
             lines += [(self.fmt.text(note), "$warning"), "\n"]
-        keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
-        lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
-            lines.append((f"\n{why}", "$error"))
-        self.query_one("#job-header", Flowing).flow(*lines)
+            lines.append((why, "$error"))
+        keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
+        self._show_summary(lines, self._filter_words(), keys)
 
     def _filter_words(self) -> str:
         shown = []
