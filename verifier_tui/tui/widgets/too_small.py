@@ -19,6 +19,7 @@ class TooSmall(Static):
         keys = f"esc {back[:1].lower()}{back[1:]} · q quits" if back else "q quits"
         if dialog:
             keys = "esc closes the dialog first"
+        self.set_class(dialog, "-under-dialog")
         self.update(
             content(
                 (f"terminal too small (need {MIN_WIDTH}x{MIN_HEIGHT})\n\n", "bold $warning"),
