@@ -28,6 +28,13 @@ def test_test_says_a_near_miss_is_float_rounding_and_passes_with_a_tolerance(env
     assert '{"reward": 0.3} ± 1e-09' in done.stdout and "1 passed, 0 failed" in done.stdout
 
 
+def test_test_says_a_tolerance_as_written(env, tmp_path):
+    # 1e-320 was said "± 9.99989e-321", six digits of the float it reads as.
+    task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}, "tolerance": 1e-320}')
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert '{"reward": 0.3} ± 1e-320' in done.stdout, done.stdout
+
+
 def test_run_notes_the_near_miss(env, tmp_path):
     task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}}')
     lines = run_tool(env, "run", task_dir, "--case", "a", "--python", PY).stdout.splitlines()

@@ -35,11 +35,15 @@ async def test_case_marks_use_the_tolerance_and_a_near_miss_is_named(tmp_path):
 async def test_the_case_chooser_names_a_cases_tolerance(tmp_path):
     # The chooser said "expects rewards reward=0.3" of a case that accepts 0.1 + 0.2, as of one that
     # refuses it: its ✓ beside a reward of 0.30000000000000004 read as a wrong mark. `test` says "± 1e-09".
-    app = make_app(rounded_task(tmp_path), case="exact", watch=False)
+    # A tolerance of 1e-320 was said "± 9.99989e-321", six digits of the float it reads as: as written now.
+    root = rounded_task(tmp_path)
+    write(root / "cases" / "tiny" / "expected.json", '{"rewards": {"reward": 0.3}, "tolerance": 1e-320}')
+    app = make_app(root, case="exact", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("s")
         await pilot.pause()
         lines = screen_text(app).splitlines()
         assert any("within  · expects rewards reward=0.3 ± 1e-09" in line for line in lines), lines
+        assert any("tiny  · expects rewards reward=0.3 ± 1e-320" in line for line in lines), lines
         assert any("exact  · expects rewards reward=0.3 " in line + " " for line in lines), lines

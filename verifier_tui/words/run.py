@@ -140,7 +140,7 @@ def rewards_text(rewards: dict[str, Any] | None) -> str:
 
 def within_words(expected: Expectation) -> str:
     """`` ± TOLERANCE``, said after an expectation's rewards when it gives one; "" when they must be equal."""
-    return f" ± {expected.tolerance:g}" if expected.tolerance is not None else ""
+    return f" ± {format_number(expected.tolerance)}" if expected.tolerance is not None else ""
 
 
 def headline_reward(result: RunResult) -> str:
