@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.notifications import Notify
 from textual.widget import Widget
 from textual.widgets import Log, OptionList
@@ -155,7 +155,12 @@ async def palette_maximizes(app, pilot, widget) -> None:
     await pilot.press("ctrl+p")
     await wait_for(lambda: isinstance(app.screen, CommandPalette), "the palette open")
     await pilot.press(*"maximize")
-    await pilot.pause(0.3)  # the palette searches as a worker, its hits a moment later
+    hits = app.screen.query_one(CommandList)  # filled by a worker, a moment after the typing
+
+    def first_hit() -> str:
+        return "" if hits.highlighted is None else str(hits.get_option_at_index(hits.highlighted).prompt)
+
+    await wait_for(lambda: first_hit().startswith("Maximize"), "the palette's Maximize highlighted")
     await pilot.press("enter")
     await wait_for(lambda: app.screen.maximized is widget, f"{widget.id} maximized")
     await pilot.pause()

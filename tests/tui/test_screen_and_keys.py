@@ -310,7 +310,7 @@ async def _palette_hits(app, pilot, words: str) -> list[str]:
 
 async def test_the_palettes_maximize_gives_the_cases_and_the_history_the_whole_screen(example):
     """Maximize kept a sidebar's width (24%, 36 columns at most) and the cases list's few rows: the
-    cases came out a box of 28x7 in a screen of hatching, smaller than before."""
+    cases came out a box of 26x6 at 100x30, in a screen of hatching, smaller than before."""
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
