@@ -188,9 +188,9 @@ async def test_f_with_no_task_that_differs_says_none_does(runs, task):
         await compared(app, pilot, "left", "right")
         await pilot.press("f")
         assert rows(app, "#job-tasks") == []
-        assert "showing tasks that differ: none · sorted" in text_of(app, "#job-keys")
+        assert "showing tasks that differ: none · sorted" in text_of(app, "#job-header")
         await pilot.press("f")
-        assert "differ: none" not in text_of(app, "#job-keys") and len(rows(app, "#job-tasks")) == 1
+        assert "differ: none" not in text_of(app, "#job-header") and len(rows(app, "#job-tasks")) == 1
 
 
 async def test_t_on_a_task_with_no_flip_says_none_flipped(jobs):
@@ -205,12 +205,14 @@ async def test_t_on_a_task_with_no_flip_says_none_flipped(jobs):
         await pilot.press("t")
         await pilot.pause()
         assert rows(app, "#job-trials") == []
-        assert "showing task gamma: no trial flipped · sorted" in text_of(app, "#job-keys"), text_of(app, "#job-keys")
+        assert "showing task gamma: no trial flipped · sorted" in text_of(app, "#job-header"), text_of(
+            app, "#job-header"
+        )
         tasks.move_cursor(row=[r[0] for r in rows(app, "#job-tasks")].index("alpha"))
         await pilot.press("t", "t")  # off, then on alpha
         await pilot.pause()
         assert len(rows(app, "#job-trials")) == 1
-        assert "showing task alpha: 1 trial flipped · sorted" in text_of(app, "#job-keys")
+        assert "showing task alpha: 1 trial flipped · sorted" in text_of(app, "#job-header")
 
 
 async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differences(runs, task):

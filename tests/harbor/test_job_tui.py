@@ -44,18 +44,6 @@ async def read_all(app, timeout: float = 60.0) -> None:
     await asyncio.wait_for(done(), timeout)
 
 
-async def footer_shows(app, pilot, back: str) -> None:
-    """The footer's last key is ``back`` (the way back) and every key it is given is on its line."""
-    promised = footer_promises(app.screen)
-    assert promised[-1] == back, promised
-    await until(
-        pilot,
-        lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
-        f"the footer shows {promised}",
-        lambda app: screen_text(app).splitlines()[-1],
-    )
-
-
 class HeldReads:
     """Stands in for a read a screen's worker thread makes once per folder:
     each read is counted as it starts and held until :meth:`release`, and the
@@ -141,9 +129,9 @@ async def test_f_on_a_job_with_no_failure_says_none_is(runs, task):
         await read_all(app)
         await pilot.press("f")
         assert trial_names(app) == []
-        assert "showing failures only: none · sorted" in text_of(app, "#job-keys")
+        assert "showing failures only: none · sorted" in text_of(app, "#job-header")
         await pilot.press("f")
-        assert len(trial_names(app)) == 2 and "only: none" not in text_of(app, "#job-keys")
+        assert len(trial_names(app)) == 2 and "only: none" not in text_of(app, "#job-header")
 
 
 async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
@@ -164,13 +152,13 @@ async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
         assert len(trial_names(app)) == 7
         await pilot.press("f")
         assert "hello-file__pass001" not in trial_names(app) and len(trial_names(app)) == 5
-        assert "showing failures only" in text_of(app, "#job-keys")
+        assert "showing failures only" in text_of(app, "#job-header")
         await pilot.press("f", "x")
         assert trial_names(app) == ["hello-file__slow004"]  # the first exception type: AgentTimeoutError
         await pilot.press("x")
         assert trial_names(app) == ["hello-file__nop0005"]
         await pilot.press("x", "s")
-        assert len(trial_names(app)) == 7 and "sorted by outcome" in text_of(app, "#job-keys")
+        assert len(trial_names(app)) == 7 and "sorted by outcome" in text_of(app, "#job-header")
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         help_text = str(app.screen.query_one("#help-text").content)
@@ -179,7 +167,7 @@ async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
         assert isinstance(app.screen, JobOverviewScreen)
         await pilot.press("t")
         assert all("hello-file" in name for name in trial_names(app))
-        assert "task hello-file" in text_of(app, "#job-keys")
+        assert "task hello-file" in text_of(app, "#job-header")
         await pilot.press("t", "s", "s", "s", "s")  # back to sorted by name
         await pilot.press("enter")  # the first trial: hello-file__exit006
         await pilot.pause()
@@ -322,7 +310,7 @@ async def test_tab_to_the_tasks_and_enter_narrows_the_trials_then_tab_and_one_en
         await pilot.press("tab", "enter")
         await pilot.pause()
         assert app.notices[-1] == "7 trials of task hello-file below: tab reaches them, t shows every task"
-        assert "showing task hello-file" in text_of(app, "#job-keys")
+        assert "showing task hello-file" in text_of(app, "#job-header")
         assert app.screen.active_bindings["tab"].binding.description == "trials"
         await pilot.press("tab", "enter")  # the first trial: hello-file__exit006
         await pilot.pause()
@@ -462,7 +450,7 @@ async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, 
             "still running, or stopped: the job has no result.json yet; 1 trial not finished · this is the job as read"
             in header
         )
-        assert "r read again" in text_of(app, "#job-keys")
+        assert "r read again" in header
         assert "read again" in screen_text(app).splitlines()[-1]  # the footer
         await pilot.press("question_mark")
         assert "Read the job again" in str(app.screen.query_one("#help-text").content)
@@ -474,8 +462,7 @@ async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, 
         await read_all(app)
         await pilot.pause()
         header = " ".join(text_of(app, "#job-header").split())
-        assert "ended 2 passed" in header and "still running" not in header
-        assert "r read again" not in text_of(app, "#job-keys")
+        assert "ended 2 passed" in header and "still running" not in header and "r read again" not in header
         assert trial_names(app) == ["hello-file__pass001", "hello-file__pass002"]
         assert "read again" not in screen_text(app).splitlines()[-1]
 
@@ -665,22 +652,33 @@ async def test_each_job_screen_s_footer_shows_esc_the_way_back_at_80_columns(rea
     # The job's overview and two jobs compared, opened from the jobs list, and a multi-step trial's steps opened
     # from its job: esc went back, but no footer said so (the trial's screen says `esc trials`).
     app = job_app(real / "jobs")
+
+    async def footer_shows(back: str) -> None:
+        promised = footer_promises(app.screen)
+        assert promised[-1] == back, promised
+        await until(
+            pilot,
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+            f"the footer shows {promised}",
+            lambda app: screen_text(app).splitlines()[-1],
+        )
+
     async with app.run_test(size=(80, 24)) as pilot:
         await read_all(app)
         await pilot.press("enter")  # multi-step, the latest started
         await read_all(app)
         assert isinstance(app.screen, JobOverviewScreen)
-        await footer_shows(app, pilot, "esc jobs")
+        await footer_shows("esc jobs")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, JobScreen), "the trial's steps")
-        await footer_shows(app, pilot, "esc trials")
+        await footer_shows("esc trials")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "back on the job")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
         await pilot.press("space", "down", "space", "c")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
-        await footer_shows(app, pilot, "esc jobs")
+        await footer_shows("esc jobs")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs from the comparison")
 
@@ -696,8 +694,14 @@ async def test_a_running_job_s_footer_shows_read_again_and_esc_at_80_columns(rea
         await read_all(app)
         await pilot.press("enter")
         await read_all(app)
-        assert "r read again" in footer_promises(app.screen)
-        await footer_shows(app, pilot, "esc jobs")
+        promised = footer_promises(app.screen)
+        assert "r read again" in promised and promised[-1] == "esc jobs", promised
+        await until(
+            pilot,
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+            f"the footer shows {promised}",
+            lambda app: screen_text(app).splitlines()[-1],
+        )
 
 
 async def test_a_huge_exception_type_leaves_the_overviews_filter_line_in_view(real, tmp_path):
@@ -748,5 +752,5 @@ async def test_a_task_named_with_thousands_of_characters_leaves_every_tasks_figu
         tasks.move_cursor(row=next(i for i, name in enumerate(names) if name != "alpha"))
         await pilot.press("t")
         await pilot.pause()
-        header = text_of(app, "#job-keys")
+        header = text_of(app, "#job-header")
         assert "showing task TTT" in header and "T" * 100 not in header, header

@@ -3,21 +3,15 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
-import re
-import shutil
-
 from textual.widgets import DataTable
 
-from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, mixed_job, with_usage
-from tests.harbor.test_compare_tui import TIMEOUT, compared, mark
-from tests.harbor.test_job_tui import footer_shows, job_app, read_all
+from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
+from tests.harbor.test_compare_tui import TIMEOUT, compared
+from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
-from tests.tui.app_under_test import footer_promises, screen_text
-from verifier_tui.tui.keys import offered
-from verifier_tui.tui.screens.compare import CompareScreen
-from verifier_tui.tui.screens.job_overview import FOOTER_WIDE, JobOverviewScreen
-from verifier_tui.tui.screens.jobs import JobsScreen
+from tests.tui.app_under_test import screen_text
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 SMALL = (80, 24)
@@ -278,10 +272,10 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
 
 
-def drawn_lines(app, selector: str = "#job-keys") -> list[str]:
-    """A widget's lines as drawn, wrapped to the terminal (the keys line of a job screen by default)."""
-    widget = app.screen.query_one(selector)
-    return [widget.render_line(y).text for y in range(widget.size.height)]
+def header_lines(app) -> list[str]:
+    """The summary's lines as drawn, wrapped to the terminal (the part the summary's cap cuts too)."""
+    header = app.screen.query_one("#job-header")
+    return [header.render_line(y).text for y in range(header.size.height)]
 
 
 def whole_on_one_line(hints: list[str], shown: list[str]) -> None:
@@ -295,10 +289,10 @@ async def test_at_80x24_the_keys_under_two_jobs_compared_wrap_between_keys(real)
     app = job_app(real / "jobs")
     async with app.run_test(size=SMALL) as pilot:
         await compared(app, pilot, "multi-step", "separate-mode")
-        whole_on_one_line(["f differences", "t task", "s sort", "esc jobs", "? keys"], drawn_lines(app))
+        whole_on_one_line(["f differences", "t task", "s sort", "esc jobs", "? keys"], header_lines(app))
         await pilot.press("f", "s")  # longer words before the keys
         await pilot.pause()
-        whole_on_one_line(["showing tasks that differ", "f differences", "esc jobs", "? keys"], drawn_lines(app))
+        whole_on_one_line(["showing tasks that differ", "f differences", "esc jobs", "? keys"], header_lines(app))
 
 
 async def test_at_80x24_the_keys_under_a_jobs_overview_wrap_between_keys(real, tmp_path):
@@ -309,7 +303,7 @@ async def test_at_80x24_the_keys_under_a_jobs_overview_wrap_between_keys(real, t
         for keys in ((), ("f",), ("s",), ("s",), ("t",)):  # each filter and sort changes the words before them
             await pilot.press(*keys)
             await pilot.pause()
-            whole_on_one_line(hints, drawn_lines(app))
+            whole_on_one_line(hints, header_lines(app))
 
 
 async def test_at_80x24_the_keys_over_two_marked_jobs_wrap_between_keys(runs, task):
@@ -323,7 +317,7 @@ async def test_at_80x24_the_keys_over_two_marked_jobs_wrap_between_keys(runs, ta
         await read_all(app)
         await pilot.press("space", "down", "space")
         await pilot.pause()
-        whole_on_one_line(["c compares them", "enter opens a job", "? keys"], drawn_lines(app, "#job-header"))
+        whole_on_one_line(["c compares them", "enter opens a job", "? keys"], header_lines(app))
 
 
 async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_lines_back(real, tmp_path):
@@ -345,56 +339,3 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         await until(
             pilot, lambda: (summary.region.width, summary.region.height) == (160, wide), "its lines back", screen_text
         )
-
-
-def keys_out_of_view(app) -> list[str]:
-    """Each key the screen offers that no line of the screen but the tables' names (the summary as
-    its cap cuts it, the keys line, the footer)."""
-    shown = screen_text(app).splitlines()
-    top = next(i for i, line in enumerate(shown) if line.startswith("╭"))  # the tasks table's border
-    said = " ".join([*shown[:top], shown[-1]])
-    offered_keys = [key for key, _title, _does, _action in offered(app.screen, enabled_only=True)]
-    return [key for key in offered_keys if not re.search(rf"(?<!\S){re.escape(key)} ", said)]
-
-
-async def every_key_in_view(app, pilot, filters: str, narrowest: int) -> None:
-    """From 79 columns down to ``narrowest``, 24 lines: the footer whole down to `esc jobs`, the
-    filters in it from :data:`FOOTER_WIDE` columns, and every key the screen offers on screen."""
-    for width in (79, FOOTER_WIDE, FOOTER_WIDE - 1, 60, narrowest):
-        await pilot.resize_terminal(width, 24)
-        await until(pilot, lambda width=width: app.screen.size.width == width, f"{width} columns")
-        await footer_shows(app, pilot, "esc jobs")
-        assert (filters in footer_promises(app.screen)) == (width >= FOOTER_WIDE), (width, footer_promises(app.screen))
-        await until(
-            pilot,
-            lambda: not keys_out_of_view(app),
-            f"every key in view at {width} columns",
-            lambda app: (keys_out_of_view(app), screen_text(app)),
-        )
-
-
-async def test_at_any_width_each_job_screen_shows_every_key_it_offers(real, tmp_path):
-    """Below 80 columns the footer left the filters and the sort to the keys line closing the
-    summary, which the summary's cap (35% of the height) cuts: at 79x24 a running job's overview
-    showed `tab tasks r read again q quit esc jobs` and no `f`, `x`, `t`, `s` or `?` anywhere; two
-    jobs compared at 50x24 the same. The keys line now stays at the summary's foot, and the footer
-    keeps the filters and the sort down to the width at which it is whole."""
-    jobs = tmp_path / "jobs"
-    shutil.copytree(real / "jobs", jobs)
-    mixed_job(real, jobs / "mixed")  # one trial not finished: `r read again`; a summary the cap cuts
-    app = job_app(jobs)
-    async with app.run_test(size=(100, 24)) as pilot:
-        await read_all(app)
-        await mark(app, pilot, "mixed")  # the cursor on it; space again unmarks
-        await pilot.press("space", "enter")
-        await read_all(app)
-        assert isinstance(app.screen, JobOverviewScreen)
-        await pilot.press("tab")  # to the tasks: the footer offers `tab summary`, its widest
-        # `f x t filter`; at 51 columns `tab summary r read again q quit esc jobs` is cut
-        await every_key_in_view(app, pilot, "filter", 52)
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
-        await compared(app, pilot, "multi-step", "separate-mode")
-        assert isinstance(app.screen, CompareScreen)
-        assert footer_promises(app.screen)[0] == "tab summary", footer_promises(app.screen)  # the tasks focused
-        await every_key_in_view(app, pilot, "f differences", 50)

@@ -23,7 +23,8 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell, in_footer_when_wide
+from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
+from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import folder_notes
@@ -38,15 +39,9 @@ class CompareScreen(TasksScreen):
     TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
     TRIAL_WORD = "flipped trial"
     BINDINGS = [
-        *in_footer_when_wide(
-            "f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"
-        ),
-        *in_footer_when_wide(
-            "t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"
-        ),
-        *in_footer_when_wide(
-            "s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"
-        ),
+        key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
+        key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
+        key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back to the jobs", "the list of jobs the two were marked in"),
@@ -199,7 +194,10 @@ class CompareScreen(TasksScreen):
             # the flips shown, counted: an empty flips table under t reads as a comparison not read yet too
             n = sum(len(t.flips) for t in self._rows(comparison) if t.task == self.task_filter)
             what += f": {n} trial{'s' * (n != 1)} flipped" if n else ": no trial flipped"
-        self._show_summary(lines, f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
+        lines.append(
+            self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
+        )
+        self.query_one("#job-header", Flowing).flow(*lines)
 
     # -- keys ------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT, footer_when_wide, key
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -112,12 +112,9 @@ class TasksScreen(FolderScreen):
 
     def compose(self) -> ComposeResult:
         # The summary is capped (app.tcss) so a small terminal keeps rows of
-        # the tables; what it cuts, tab then reaches and the arrows scroll. Its
-        # keys line is docked at its foot, never cut: below FOOTER_WIDE the
-        # filters and the sort are named there alone.
+        # the tables; what it cuts, tab then reaches and the arrows scroll.
         with VerticalScroll(id="job-summary"):
             yield Flowing(id="job-header")
-            yield Flowing(id="job-keys")
         tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
@@ -161,22 +158,21 @@ class TasksScreen(FolderScreen):
     def on_resize(self) -> None:
         self.refresh_bindings()
 
-    def _show_summary(self, lines: list[Any], words: str, keys: str) -> None:
-        """The summary's ``lines``, then ``words · keys`` (keys two spaces apart) on the keys
-        line, wrapped only between two keys: a key stays beside its word at any width."""
-        self.query_one("#job-header", Flowing).flow(content(*lines).rstrip())
+    @staticmethod
+    def _keys_line(words: str, keys: str) -> list[Any]:
+        """``words · keys`` (keys two spaces apart), for the header (:class:`Flowing`) to wrap
+        only between two keys: a key stays beside its word at any width."""
         hints = [
             (content((" · " if index == 0 else "  ", "$text-muted")), content((hint, "$text-muted")))
             for index, hint in enumerate(keys.split("  "))
         ]
-        # An empty part after it: Flowing joins its pieces of one style, as when it closed the summary.
-        self.query_one("#job-keys", Flowing).flow([content((one_line(words), "$text-muted")), *hints], "")
+        return [content((one_line(words), "$text-muted")), *hints]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab goes round the trials, the tasks and the summary when it is
         cut, offering the next one (the trials when no table is focused)."""
         if action != "focus_table":
-            return super().check_action(action, parameters)
+            return True
         focused = self.focused
         if focused is self.query_one("#job-trials"):
             following = "job-tasks"
@@ -213,24 +209,13 @@ class TasksScreen(FolderScreen):
 #: f x t share one footer entry, "f x t filter": the line above the tables names each
 #: ("f failures  x exception  t task"), as the task screen's header names s v f p t.
 FILTERS = Binding.Group("filter")
-#: Below this width the job screens leave to their keys line the keys it names (the filters,
-#: the sort): their footer then keeps `q quit` and `esc`, the way back, in view down to about
-#: 52 columns. Measured: the widest footers, a running job's overview and two jobs compared,
-#: each with `tab summary` and `esc jobs`, are whole from 74 columns (`esc jobs` cut at 73).
-FOOTER_WIDE = 74
-
-
-def in_footer_when_wide(*words: str, **kwargs: Any) -> list[Binding]:
-    """:func:`~verifier_tui.tui.keys.key`'s binding, in the footer from :data:`FOOTER_WIDE` columns,
-    in the keys line above the tables always."""
-    return footer_when_wide(key(*words, show=False, **kwargs), FOOTER_WIDE)
 
 
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
     READ_GROUP = "job-read"
     BINDINGS = [
-        *in_footer_when_wide(
+        key(
             "f",
             "failures",
             "failures",
@@ -238,7 +223,7 @@ class JobOverviewScreen(TasksScreen):
             "Show only the trials that did not pass (again: all)",
             group=FILTERS,
         ),
-        *in_footer_when_wide(
+        key(
             "x",
             "next_exception",
             "exception",
@@ -246,7 +231,7 @@ class JobOverviewScreen(TasksScreen):
             "Each press shows the trials of the next exception type Harbor recorded, then all again",
             group=FILTERS,
         ),
-        *in_footer_when_wide(
+        key(
             "t",
             "task",
             "task",
@@ -254,9 +239,7 @@ class JobOverviewScreen(TasksScreen):
             "Only the trials of the task under the cursor in the tasks table (again: every task)",
             group=FILTERS,
         ),
-        *in_footer_when_wide(
-            "s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"
-        ),
+        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
         # Offered once a job Harbor has not ended is read: what it shows is
         # its folders as they were then, and Harbor may be writing them still.
         key(
@@ -453,11 +436,12 @@ class JobOverviewScreen(TasksScreen):
         # folder): left out, said as test JOB says it, as it is found.
         for note in folder_notes(overview.notes, where=ALL_NOTES):
             lines += [(self.fmt.text(note), "$warning"), "\n"]
+        keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
+        lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
-            lines.append((why, "$error"))
-        keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
-        self._show_summary(lines, self._filter_words(), keys)
+            lines.append((f"\n{why}", "$error"))
+        self.query_one("#job-header", Flowing).flow(*lines)
 
     def _filter_words(self) -> str:
         shown = []
