@@ -63,6 +63,24 @@ async def test_too_small_under_the_response_editor_names_esc_not_q(example):
         assert "This one is 80x14" in text and "q quits" in text and "esc closes" not in text, text
 
 
+async def test_the_response_editor_opened_over_a_small_screen_leaves_the_size_in_view(example):
+    """The editor opened after the terminal was made small: the notice under it
+    kept its place of a screen with no dialog, so the editor hid the size it
+    names and the notice offered q, which the editor takes as text."""
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.resize_terminal(80, 14)
+        await pilot.pause()
+        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        await pilot.press(*"typed")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "This one is 80x14" in text and "esc closes the dialog first" in text, text
+        assert "q quits" not in text and "typed" in text, text
+
+
 async def test_smallest_supported_size_shows_every_panel(example):
     app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -132,6 +132,10 @@ class SizedScreen(KeyedScreen):
         """A dialog over it closed: its notice names this screen's keys again."""
         self._fit(*self.size)
 
+    def on_screen_suspend(self) -> None:
+        """A dialog came over it: its notice names the dialog's esc, in view below it."""
+        self._fit(*self.size)
+
     def _fit(self, width: int, height: int) -> None:
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-too-small")
