@@ -29,10 +29,6 @@ class WatchTarget:
     beside: bool = False
     """A folder no run reads, watched for whether Harbor loads the task (a step's folder): a
     folder target inside it keeps a watch of its own, so that it made or removed is said so."""
-    reached: bool = False
-    """A folder a watched folder reaches through a link: watched through that link alone, what lies in
-    it named here. A root of its own may be walked first, and past the OS's limit of watches (a big
-    node_modules) leave none for the runs' own inputs, silently."""
 
 
 @record(frozen=True)

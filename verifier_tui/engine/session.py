@@ -944,16 +944,14 @@ class Session:
         # and the task's folders the links of those or of tests/ lead to, which Harbor checks too (tests/shared
         # a link to environment/shared, where a link out is then one it refuses): each in the task, none a
         # link, and none sharing a folder with one watched already: the OS watch names a folder it reaches
-        # twice by the route it took last (tests/ a link to environment/tests: saves named by the latter ran nothing).
-        # Each is reached through the link of a folder watched above, but where solution/ or a step's folder is a
-        # link itself (not watched): the OS watch follows every link, as the check follows those Harbor walks.
+        # twice by the route it took last (tests/ a link to environment/tests: saves named by the latter ran nothing)
         watched = [Path(os.path.realpath(t.path)) for t in targets if t.folder is not False and t.path.is_dir()]
-        reached = not any(d.is_symlink() for d in self._inputs())
         for linked in self._linked():
             real = Path(os.path.realpath(linked))
             if not any(real.is_relative_to(w) or w.is_relative_to(real) for w in watched):
-                label = linked.relative_to(self.task.root).as_posix()
-                targets.append(WatchTarget(linked, label, folder=True, beside=True, reached=reached))
+                targets.append(
+                    WatchTarget(linked, linked.relative_to(self.task.root).as_posix(), folder=True, beside=True)
+                )
         return _dedupe(targets)
 
     @property

@@ -219,15 +219,11 @@ class Channel:
         post: Callable[[object], None],
         make_change: MakeChange,
         links_in: Path | None = None,
-        reached: list[Path] | None = None,
     ) -> None:
         self.recursive = recursive
         self.force_polling = force_polling
         self.roots = [Root(path=p, forms=forms(p), seen=_dir_identity(p) is not None) for p in roots]
-        # folders reached through a link inside a root, not watched on their own: what lies in them, named by
-        # the link's route, is named by where it lies (_change)
-        reached_roots = [Root(path=p, forms=forms(p), seen=True) for p in reached or ()]
-        self._innermost_first = sorted([*self.roots, *reached_roots], key=lambda root: -len(root.path.parts))
+        self._innermost_first = sorted(self.roots, key=lambda root: -len(root.path.parts))
         self._stop = stop
         self._post = post
         self._make_change = make_change

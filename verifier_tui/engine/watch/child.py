@@ -34,7 +34,7 @@ def main(options_json: str) -> None:
     first line once every channel is ready (or the error that stopped one
     getting there), what is queued together sent as one change."""
     options = json.loads(options_json)
-    targets = [WatchTarget(Path(p), *rest) for p, *rest in options.pop("targets")]
+    targets = [WatchTarget(Path(p), label, folder, beside) for p, label, folder, beside in options.pop("targets")]
     ignore = [Path(p) for p in options.pop("ignore")]
     links_in = options.pop("links_in", None)  # None: $TMPDIR
     items: queue.SimpleQueue[object] = queue.SimpleQueue()

@@ -29,7 +29,6 @@ class Target:
     folder: bool
     ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
     beside: bool = False  # WatchTarget.beside
-    reached: bool = False  # WatchTarget.reached
 
 
 class WatchThreads:
@@ -66,22 +65,18 @@ class WatchThreads:
                     if folder and ignored != form and is_under(ignored, form)
                 }
             )
-            self.targets.append(Target(path, target.label, folder, inside, target.beside, target.reached))
+            self.targets.append(Target(path, target.label, folder, inside, target.beside))
 
         # Recursive roots: folder targets not inside another folder target (but for one watched
         # beside the runs' inputs: what is inside it keeps its own root, made or removed said so),
         # and those that are links (what lies behind a link inside a root is not a change: see the
-        # channel's _behind_link); none reached through a link (WatchTarget.reached). In the targets'
-        # order, the runs' inputs first: the OS watch walks its roots in turn, and past its limit of
-        # watches the ones after get none.
-        folders = sorted({t.path for t in self.targets if t.folder and not t.reached}, key=lambda p: len(p.parts))
+        # channel's _behind_link).
+        folders = sorted({t.path for t in self.targets if t.folder}, key=lambda p: len(p.parts))
         beside = {t.path for t in self.targets if t.beside}
         tree_roots: list[Path] = []
         for path in folders:
             if path.is_symlink() or not any(is_under(path, r) and r not in beside for r in tree_roots):
                 tree_roots.append(path)
-        order = [t.path for t in self.targets]
-        tree_roots.sort(key=order.index)
         # Non-recursive roots: parents of single files not covered above.
         file_roots: list[Path] = []
         for t in self.targets:
@@ -105,7 +100,6 @@ class WatchThreads:
                 # channel reports that, and two reports of one ``mv`` were two runs.
                 make_change=partial(self._make_change, folders=recursive),
                 links_in=links_in,
-                reached=[t.path for t in self.targets if t.reached] if recursive else [],
             )
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots

@@ -189,7 +189,7 @@ class Watcher:
         """Start the watcher process and wait for it to be ready. False (after
         a warning) if it could not start, so threads take over."""
         options = {
-            "targets": [[str(t.path), t.label, t.folder, t.beside, t.reached] for t in self._threads.targets],
+            "targets": [[str(t.path), t.label, t.folder, t.beside] for t in self._threads.targets],
             "ignore": [str(p) for p in self._threads.ignore],
             "links_in": str(self._threads.links_in) if self._threads.links_in else None,
             "force_polling": self.force_polling,
