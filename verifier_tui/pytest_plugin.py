@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from verifier_tui.engine.advice import Action
+    from verifier_tui.engine.session import Options
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
@@ -432,6 +433,25 @@ def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> st
     return node_path(config, group.folder if folder is None else folder) + (f"::{one_line(apart)}" if apart else "")
 
 
+def _before_any_run(collection: Collection, options: Options, listing_only: bool) -> str | None:
+    """What stops every case and trial before any runs, in one usage line (None: nothing): the
+    machine's or the options', no case's, said once as the commands say it."""
+    session = next((g.session for g in collection.groups if g.session is not None and g.cases), None)
+    # A job's trials have no session until replayed: their interpreter is the option's (as test JOB checks it).
+    jobs = any(g.session is None and g.cases for g in collection.groups)
+    error = session.interpreter().error if session is not None else options.interpreter().error if jobs else None
+    if error is not None:  # one --verifier-python for every task
+        return f"--verifier-python {error}"
+    if collection.runnable and not listing_only:
+        from verifier_tui.engine.sandbox.isolation import IsolationError, choose
+
+        try:  # one sandbox for every case and trial, asked once: no later probe can fail some of them
+            collection.keep_isolation(choose())
+        except IsolationError as exc:
+            return str(exc)
+    return None
+
+
 class VerifierCases:
     """The collection of one pytest run, registered only when asked for."""
 
@@ -462,13 +482,10 @@ class VerifierCases:
                 "--verifier-workspace, --verifier-case and --verifier-stand-in stand in for "
                 "/app in Harbor trials, and --verifier-cases names no Harbor job or trial"
             )
-        session = next((g.session for g in self.collection.groups if g.session is not None and g.cases), None)
-        # A job's trials have no session until replayed: their interpreter is the option's (as test JOB checks it).
-        jobs = any(g.session is None and g.cases for g in self.collection.groups)
-        error = session.interpreter().error if session is not None else options.interpreter().error if jobs else None
-        if error is not None:  # one --verifier-python for every task: said once, nothing run
+        problem = _before_any_run(self.collection, options, config.option.collectonly)
+        if problem is not None:
             self.collection.close()
-            raise pytest.UsageError(f"--verifier-python {error}")
+            raise pytest.UsageError(problem)
         from verifier_tui.engine.suite import warm_up
 
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # each runs its cases one at a time

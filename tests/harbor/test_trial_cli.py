@@ -37,6 +37,7 @@ from tests.helpers.harbor import (
 from tests.helpers.processes import (
     MEET_VERIFIER,
     STUCK_ONCE_STARTED,
+    bwrap_probes_that_fail,
     machine_without_namespaces,
     meeting,
     needs_namespaces,
@@ -2473,3 +2474,19 @@ def test_a_trials_task_toml_past_what_this_tool_reads_is_said_once_and_nothing_o
     assert done.stdout.count(why) == 1, done.stdout
     assert next(line for line in done.stdout.splitlines() if line.startswith("replay ")).endswith(why), done.stdout
     assert "600" not in done.stdout and "Harbor would refuse" not in done.stdout, done.stdout
+
+
+def test_test_of_a_folder_of_jobs_asks_for_the_sandbox_once_and_replays_every_trial(real, env, tmp_path):
+    """test jobs/ --junit with VERIFIER_TUI_SANDBOX=namespace: the command probed the sandbox, then each
+    trial's replay probed again; a later probe that could not be tried (no process slot to spare a moment
+    after the first) made every row "not replayed: ... cannot", exit 1, a failure per trial in the report.
+    The sandbox is asked once for the command: every trial is replayed in it, as where probes never fail."""
+    needs_namespaces()
+    args = ["test", real / "jobs", "--stand-in", "empty", "--python", PY, "--junit", tmp_path / "r.xml"]
+    sandboxed = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    done = run_tool(sandboxed, *args, cwd=tmp_path)
+    no_traceback(done)
+    assert (tmp_path / "bin" / "probed").read_text().count("x") == 1, done.stdout
+    assert "not replayed" not in done.stdout and "VERIFIER_TUI_SANDBOX" not in done.stdout, done.stdout
+    plain = run_tool(env, *args, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout), (done.stdout, plain.stdout)

@@ -1864,50 +1864,56 @@ def test_a_misspelt_sandbox_is_one_usage_line(pytester, tasks, monkeypatch):
     done.stderr.fnmatch_lines(["*VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy"])
 
 
-#: A plugin of the inner pytest's: the sandbox's probe times out at once (a bwrap that never answers).
+def test_the_trials_of_two_tasks_ask_for_the_sandbox_once(pytester, env, tmp_path, monkeypatch):
+    """``--verifier-cases jobs/j`` with VERIFIER_TUI_SANDBOX=namespace: each task's replays probed the
+    sandbox anew, and a probe that could not be tried a moment after the first (no process slot to
+    spare) failed that task's trials "not replayed: ...", the machine's fault said as theirs. The
+    sandbox is asked once for the run: every trial is replayed in it."""
+    from tests.helpers.processes import bwrap_probes_that_fail, needs_namespaces
+
+    needs_namespaces()
+    job = pytester.path / "jobs" / "j"
+    for name in ("one", "two"):
+        demo = make_task(pytester.path / "tasks" / name, READS_HELLO, toml=SEPARATE)
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True, name=f"{name}__aaaaaaa")
+    sandboxed = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    for name in ("PATH", "VERIFIER_TUI_SANDBOX", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, sandboxed[name])
+    run(pytester, "--verifier-cases", "jobs/j").assert_outcomes(passed=2)
+    assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
+
+
+#: A plugin of the inner pytest's, loaded before the run is collected: the sandbox's probe times out at
+#: once (a bwrap that never answers).
 NEVER_ANSWERS = """
 from verifier_tui.engine.sandbox import isolation
 
-def pytest_configure(config):
-    isolation.forget()
-    isolation.bwrap_candidates = lambda: [STAND_IN]
-    isolation.PROBE_TIMEOUT_S = 0.3
+isolation.bwrap_candidates = lambda: [STAND_IN]
+isolation.PROBE_TIMEOUT_S = 0.3
 """
 
 
-def test_a_probe_that_times_out_fails_each_case_in_one_line(pytester, tasks, tmp_path, monkeypatch):
+@pytest.mark.parametrize("given", ["tasks/hello-file", "jobs/j"])
+def test_a_probe_that_times_out_is_one_usage_line(given, pytester, tasks, tmp_path, monkeypatch):
     """The sandbox's probe timed out (a machine too busy): the plugin's start of the next case ahead
-    raised it through pytest, INTERNALERROR and a traceback, no case reported, exit 3. Each case now
-    fails with the one line, and the probe is waited for once."""
+    raised it through pytest, INTERNALERROR and a traceback, exit 3; then each case (each trial, its
+    words twice: "not replayed: not replayed: ...") failed with the line, the machine's fault said as
+    the cases'. It is one usage line now, nothing run, as the commands say it, the probe waited for once."""
     from tests.helpers.tasks import write
 
     started = tmp_path / "started"
     stand_in = write(tmp_path / "bwrap", f"#!/bin/sh\necho x >> {started}\nexec sleep 60\n")
-    stand_in.chmod(0o755)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
-    done = run(pytester, "-p", "never_answers", "--verifier-cases", "tasks/hello-file")
-    text = done.stdout.str() + done.stderr.str()
-    assert "INTERNALERROR" not in text and "Traceback" not in text, text
-    done.assert_outcomes(failed=4)
-    done.stdout.fnmatch_lines(["*tasks/hello-file::correct: *did not answer within 0.3 s*"])
-    assert started.read_text().count("x") == 1
-
-
-def test_a_trial_with_no_sandbox_to_replay_in_says_not_replayed_once(pytester, tmp_path, monkeypatch):
-    """The same probe, on a job: each trial failed "not replayed: not replayed: cannot try the
-    sandbox's view: ...", the words said twice. Once now, as a trial that cannot be read says it."""
-    from tests.helpers.tasks import write
-
-    stand_in = write(tmp_path / "bwrap", "#!/bin/sh\nexec sleep 60\n")
     stand_in.chmod(0o755)
     demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
     sandbox_trial(pytester.path / "jobs" / "j", demo, tmp_path / "run", workspace={"hello.txt": "hi"}, capture=True)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
-    done = run(pytester, "-p", "never_answers", "--verifier-cases", "jobs/j")
-    done.assert_outcomes(failed=1)
-    text = done.stdout.str()
-    assert "not replayed: cannot try the sandbox's view: " in text and "not replayed: not replayed" not in text, text
+    done = run(pytester, "-p", "never_answers", "--verifier-cases", given)
+    text = done.stdout.str() + done.stderr.str()
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, text
+    said = [line for line in done.stderr.lines if line.strip()]
+    assert len(said) == 1 and said[0].startswith("ERROR: ") and "did not answer within 0.3 s" in said[0], text
+    assert "PASSED" not in text and "FAILED" not in text, text
+    assert started.read_text().count("x") == 1

@@ -76,10 +76,15 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
         return refuse(stand_in)
     args.stand_in_chosen = stand_in
     if command == "test":  # every trial is replayed (run, explain, watch: checked once opened, open_trial_session)
-        from verifier_tui.commands.report import sandbox_problem
+        from verifier_tui.engine.sandbox.isolation import IsolationError, choose
 
-        # No sandbox is the machine's, not a trial's: one line as test TASK and run TRIAL say it, never a row each
-        problem = python_problem(args) or sandbox_problem()
+        problem = python_problem(args)
+        try:
+            # No sandbox is the machine's, not a trial's: one line as test TASK and run TRIAL say it, never a
+            # row each. Chosen once, for every replay: a trial's asking again could be told no a moment later.
+            args.isolation = choose() if problem is None else None
+        except IsolationError as exc:
+            problem = str(exc)
         if problem is not None:
             return refuse(problem)
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
@@ -626,6 +631,7 @@ def test_command(args: argparse.Namespace) -> int:
     except CollectionError as exc:
         return refused_run(args.junit, str(exc), own)
     with collection:
+        collection.keep_isolation(args.isolation)
         group = collection.groups[0]
         if group.error is not None:
             return _no_trial(args, group, own)

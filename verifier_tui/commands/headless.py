@@ -115,18 +115,16 @@ def explain_command(args: argparse.Namespace) -> int:
 # test
 
 
-def _before_any_run(runnable: list[Any]) -> str | None:
+def _before_any_run(collection: Collection) -> str | None:
     """What stops every task's runs before any starts (the first task's interpreter, no sandbox to
     be had), in one line; None: the sandbox the first task's session chose is every task's, asked
     once for the command."""
-    sessions = [group.session for group in runnable if group.session is not None]  # a job's trials open theirs
-    if not sessions:
+    first = next((group.session for group in collection.runnable if group.session is not None), None)
+    if first is None:
         return None
-    first = sessions[0]
     problem = report.interpreter_problem(first) or report.sandbox_problem(first)
     if problem is None:
-        for other in sessions[1:]:
-            other.keep_isolation(first.isolation)
+        collection.keep_isolation(first.isolation)
     return problem
 
 
@@ -165,7 +163,7 @@ def test_command(args: argparse.Namespace) -> int:
         if problem:  # a report that cannot be written: none is
             terminal.error(problem)
             return 2
-        problem = _before_any_run(runnable)
+        problem = _before_any_run(collection)
         if problem:
             return report.refused_run(args.junit, problem, own)
         if args.watch:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.sandbox.isolation import Isolation
     from verifier_tui.engine.task.cases import Case
 
 #: Why a case with no expected.json is not judged (``test`` lists it, and why).
@@ -417,6 +418,9 @@ class JobReplays:
             pool=self._pool,
         )
 
+    def keep_isolation(self, chosen: Isolation) -> None:
+        self._pool.isolation = chosen
+
     @uninterrupted
     def close(self) -> None:
         self._pool.close()
@@ -448,6 +452,15 @@ class Collection:
     @property
     def runnable(self) -> list[Any]:
         return [g for g in self.groups if g.error is None and g.cases]
+
+    def keep_isolation(self, chosen: Isolation) -> None:
+        """Every task's and trial's runs kept apart as ``chosen``, the command's one choice (why:
+        :meth:`~verifier_tui.engine.session.Session.keep_isolation`)."""
+        for group in self.groups:
+            if group.session is not None:
+                group.session.keep_isolation(chosen)
+            elif isinstance(group, JobTrials):
+                group.replays.keep_isolation(chosen)
 
     @uninterrupted
     def close(self) -> None:

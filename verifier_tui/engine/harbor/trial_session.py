@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.invocation import RunSpec
     from verifier_tui.engine.readback import Explanation
+    from verifier_tui.engine.sandbox.isolation import Isolation
     from verifier_tui.engine.session import Options, Session
 
 
@@ -469,6 +470,7 @@ class SessionPool:
 
     def __init__(self) -> None:
         self._sessions: dict[tuple[object, ...], Session] = {}
+        self.isolation: Isolation | None = None  # the command's, given every session (Session.keep_isolation)
 
     def session(self, task_dir: Path, options: Any) -> Session:
         from verifier_tui.engine.session import Session
@@ -488,6 +490,8 @@ class SessionPool:
         if key not in self._sessions:
             opened = Session(task_dir, replace(options, workspace=None, case=None))
             opened.recycle_stages = True  # each trial runs once: a layout serves the next
+            if self.isolation is not None:
+                opened.keep_isolation(self.isolation)
             self._sessions[key] = opened
         return self._sessions[key]
 
