@@ -846,6 +846,24 @@ def test_watch_trial_json_without_a_sandbox_exits_as_its_documentation_says(real
     assert "`2`" in exits and "nothing on stdout" in exits and "no sandbox" in exits, exits
 
 
+def test_watch_trial_json_on_bad_input_exits_as_its_documentation_says(real, env, tmp_path):
+    """docs/json-output.md gave ``watch TRIAL --json`` exit 2 for no sandbox alone, yet a ``--python`` that
+    cannot run and a trial folder that is not there end it so too, in one line, nothing on stdout."""
+    trial = genuine_trial(real, "nop-fail")
+    faces = [
+        [trial, "--stand-in", "empty", "--python", "/nonexistent/python3"],
+        [tmp_path / "no-such-trial", "--python", PY],
+    ]
+    for args in faces:
+        done = run_tool(env, "watch", *args, "--json", cwd=tmp_path)
+        no_traceback(done)
+        assert (done.returncode, done.stdout, len(done.stderr.splitlines())) == (2, "", 1), (args, done.stderr)
+    rows = JSON_DOC.read_text(encoding="utf-8").splitlines()
+    row = next(line for line in rows if line.startswith("| `verifier-tui watch TRIAL --json`"))
+    exits = row.strip(" |").split(" | ")[-1]
+    assert "--python" in exits and "does not exist" in exits, exits
+
+
 def test_a_paragraph_that_applies_to_many_trials_is_said_once_with_them(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO)
     job = runs / "jobs" / "j"
