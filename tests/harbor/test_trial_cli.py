@@ -1889,6 +1889,28 @@ def test_a_trial_without_app_whose_task_harbor_would_refuse_is_refused_in_test_j
     assert failure is not None and failure.get("message", "").startswith(f"{REFUSED}: "), report.read_text()
 
 
+def test_test_job_json_says_the_refusal_of_a_trial_without_app_where_its_page_says(real, env, tmp_path):
+    """A trial that captured no /app, its task one Harbor would now refuse: test JOB --json exited 2 for
+    it, but its object had ``local`` null and ``local_skipped`` "no workspace to replay on", while the page
+    sent scripts to ``local``'s ``harbor_refuses_task``: no field said why. The trial object says it, with
+    a replay (a stand-in) or without, and the page points there."""
+    trial = genuine_trial(real, "oracle-pass")
+    toml = real / "tasks" / "hello-file" / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    refusals = []
+    for stand_in in ([], ["--stand-in", "empty", "--python", PY]):
+        done = run_tool(env, "test", trial.parent, "--json", *stand_in, cwd=tmp_path)
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        (row,) = strict_json(done.stdout)["trials"]
+        refusals.append(row["harbor_refuses_task"])
+        assert row["local"] is None or row["local"]["harbor_refuses_task"] == row["harbor_refuses_task"], row
+    assert refusals[0] == refusals[1] and "version = 1 is not a string" in refusals[0], refusals
+    page = JSON_DOC.read_text(encoding="utf-8")
+    assert "`local`'s `harbor_refuses_task`" not in page
+    exits = next(line for line in page.splitlines() if line.startswith("| `verifier-tui test JOB --json`"))
+    assert "the trial object's `harbor_refuses_task`" in exits, exits
+
+
 @pytest.mark.parametrize(
     "broken, why", [(None, "version = 1 is not a string"), ("version = [\n", "task.toml could not be read")]
 )

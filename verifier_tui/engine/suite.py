@@ -297,6 +297,7 @@ class NotReplayed:
             "parted_at": None,
             "runner_alone": None,
             "same": None,
+            "harbor_refuses_task": None,
             "differences": [self.why],
             "story": [],
             "copy_sandbox": None,

@@ -306,6 +306,8 @@ def trial_json(
         "parted_at": judged.to_json() if (judged := judged_parting(parting, alone)) else None,
         "runner_alone": alone.to_json() if alone is not None else None,
         "same": agreement.same,
+        # the refusal is the trial's result with a replay or without (no /app): said where a script looks for it
+        "harbor_refuses_task": agreement.refused,
         "differences": list(agreement.differences),
         "story": list(agreement.story),
         # A replay runs what an agent wrote: in the copy sandbox it could write the user's files, said in words
