@@ -699,16 +699,11 @@ def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(tas
     an agent's program's stderr it echoed), then raised: the runner's report after it was passed over as a
     thread's (or one Python ignored), so no report was read (every step unknown, no failing line; a trial's root
     cause `test.sh may not be the runner's shim`). A report is passed over only as Python prints it: a thread's
-    first frame threading's _bootstrap_inner, an ignored one's never verify (or the verifier's top level), where
-    the runner's report starts."""
-    demo = task(verifier=WRITES_AN_INTRODUCTION_THEN_RAISES.format(introduction=introduction))
-    run = sandbox_run(demo, tmp_path)
-    walk = walk_trial(
-        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    first frame threading's _bootstrap_inner, an ignored one's matching its line, never starting in verify (or
+    the verifier's top level), where the runner's report starts."""
+    _reads_the_runners_value_error(
+        task(verifier=WRITES_AN_INTRODUCTION_THEN_RAISES.format(introduction=introduction)), runs, tmp_path, 6
     )
-    report = walk.sandbox.runner.traceback
-    assert report is not None and report.bare_type == "ValueError", walk.sandbox.runner
-    assert walk.sandbox.failure is not None and walk.sandbox.failure.line == 6, walk.sandbox.failure
     for forged in ("Exception ignored by me", "Error in atexit._run_exitfuncs: none"):
         parsed = parse_runner_output(f"{forged}\n{_RAISED}")
         assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", (forged, parsed)
@@ -721,6 +716,76 @@ def test_a_line_like_pythons_introduction_does_not_pass_over_the_runs_report(tas
     parsed = parse_runner_output(f"{introduction}\n{forged}{_RAISED}")
     assert parsed.traceback is not None and parsed.traceback.bare_type == "ValueError", parsed
     assert parse_runner_output(_FINALIZE_AT_EXIT).traceback is None
+
+
+# A verify the runner calls that is no plain function: its report's first frame is not `verify`.
+_CALLABLE_WRITES_AN_INTRODUCTION_THEN_RAISES = """\
+import functools
+import sys
+
+
+def logged(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+def check(expected, workspace):
+    print({introduction!r}, file=sys.stderr)
+    raise ValueError("the answer is wrong")
+
+
+class Checker:
+    def __call__(self, workspace):
+        return check(1, workspace)
+
+
+@logged
+def verify(workspace):
+    return check(1, workspace)
+
+
+verify = {{"decorated": verify, "instance": Checker(), "partial": functools.partial(check, 1)}}[{shape!r}]
+"""
+
+
+@pytest.mark.parametrize("shape", ["decorated", "instance", "partial"])
+@pytest.mark.parametrize(
+    "introduction",
+    [
+        "Exception ignored in: <function Scratch.__del__ at 0x7f5e8f022ee0>",
+        "Exception ignored in atexit callback: <function cleanup at 0x7f>",
+        "Exception ignored in: <finalize object at 0x7f5e8f022ee0; dead>",
+        "Exception ignored in: <generator object closing at 0x7f5e8f022ee0>",
+        "Error in atexit._run_exitfuncs:",
+    ],
+    ids=["del", "atexit", "finalize", "generator", "3.8-atexit"],
+)
+def test_a_line_like_pythons_introduction_does_not_pass_over_a_callable_verifys_report(
+    task, runs, tmp_path, introduction, shape
+):
+    if introduction == "Error in atexit._run_exitfuncs:" and shape != "decorated":
+        pytest.skip("3.8's line names no function: an atexit callback's report and a verify's are the same text")
+    """A decorated verify (an instance's __call__, a functools.partial) echoed `Exception ignored in: <function
+    Scratch.__del__ ...>` and raised: its report starts in the decorator's wrapper (in __call__, in the partial's
+    function), not in verify, so it was passed over as one Python ignored and a trial's sandbox side said
+    test-stdout.txt holds no report of the runner, test.sh may not be the runner's shim."""
+    verifier = _CALLABLE_WRITES_AN_INTRODUCTION_THEN_RAISES.format(introduction=introduction, shape=shape)
+    _reads_the_runners_value_error(task(verifier=verifier), runs, tmp_path, 15)
+
+
+def _reads_the_runners_value_error(demo, runs, tmp_path, line):
+    """The sandbox's side of a trial of ``demo``, run in the sandbox, reads the runner's report of the ValueError
+    verify raised at ``line``."""
+    run = sandbox_run(demo, tmp_path)
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
+    report = walk.sandbox.runner.traceback
+    assert report is not None and report.bare_type == "ValueError", walk.sandbox.runner
+    assert walk.sandbox.failure is not None and walk.sandbox.failure.line == line, walk.sandbox.failure
 
 
 # What Python 3.13 prints for a weakref.finalize callback that raised as the interpreter exited.
@@ -814,6 +879,13 @@ def logged(function):
     return wrapper
 
 
+def bare(function):
+    def wrapper(*args):
+        return function(*args)
+
+    return wrapper
+
+
 class Scratch:
     def __del__(self):
         raise RuntimeError("cleanup failed")
@@ -826,11 +898,23 @@ class Decorated:
 
 
 class Plain:
-    pass
+    def close(self):
+        raise RuntimeError("cleanup failed")
+
+
+class Bare:
+    __del__ = bare(Scratch.__del__)
 
 
 def cleanup():
     raise RuntimeError("cleanup failed")
+
+
+def chained():
+    try:
+        {{}}["k"]
+    except KeyError as error:
+        raise RuntimeError("cleanup failed") from error
 
 
 def closing():
@@ -865,6 +949,17 @@ def ignored(kind):
         worker = threading.Thread(target=Scratch)
         worker.start()
         worker.join()
+    elif kind == "bare-decorated-del-at-exit":
+        KEPT = Bare()
+    elif kind == "bound-method-atexit":
+        atexit.register(Plain().close)
+    elif kind == "chained-finalize-at-exit":
+        KEPT = Plain()
+        weakref.finalize(KEPT, chained)
+    elif kind == "chained-thread":
+        worker = threading.Thread(target=chained)
+        worker.start()
+        worker.join()
 
 
 def verify(workspace):
@@ -872,6 +967,8 @@ def verify(workspace):
     return {returns}
 """
 _IGNORED_KINDS = [
+    "bare-decorated-del-at-exit",
+    "bound-method-atexit",
     "del",
     "decorated-del",
     "del-at-exit",

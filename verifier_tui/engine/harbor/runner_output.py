@@ -23,6 +23,7 @@ last thing written, so it is searched from the end.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -62,12 +63,21 @@ _HEADERS = (TRACEBACK_HEADER, _GROUP_TRACEBACK)
 # or a thread's ("Exception in thread Thread-1 (worker):", its report's first frame threading's _bootstrap_inner).
 _IGNORED = ("Exception ignored in: <", "Exception ignored in atexit callback")
 # Where the runner's own report starts (it leaves its own frames and importlib's out, run_verifier.py's
-# own_frames): in verify, or in the verifier's top level when importing it failed. Python's report of an
-# exception it ignored never starts there, yet its line need not name where it does start (weakref.finalize's
-# "<finalize object at 0x...; dead>" starts in weakref.py's __call__, a decorated __del__'s in the decorator's
-# wrapper), so a report so introduced is passed over unless it starts where the runner's does: then the line is
-# one verify printed itself (an agent's program's stderr it echoed) before it raised.
+# own_frames): in the verify it called, or in the verifier's top level when importing it failed. A verify that
+# printed Python's line before an ignored exception's report (an agent's program's stderr it echoed) and then
+# raised must not have its report passed over, yet verify need not be a plain function (a decorated one starts in
+# the decorator's wrapper, an instance in __call__, a functools.partial in its function), so a report is matched
+# to the line before it: where the line names a function (`<function Scratch.__del__ at 0x...>`, an atexit
+# callback's, a generator's), the report passes through it before any frame in verify (first, or after a
+# decorator's wrappers: a decorated __del__'s starts in `wrapper`); a weakref.finalize's (`<finalize object ...>`)
+# starts in weakref.py's __call__; a line naming none (3.8's atexit line) is matched by no frame in verify or a
+# top level first. Where they differ, the runner's report is read (a verifier's failure is not hidden for an
+# exit-time report's sake); only where a genuine report and a verify's are the same text is it passed over, or
+# the genuine one would be read as the run's: a partial or an instance's __call__ echoing 3.8's atexit line (an
+# atexit callback's report, frames of the verifier's own), a verify under a wrapper named as the echoed line names.
 _RUNNERS_FIRST_FRAMES = ("verify", "<module>")
+_NAMED = re.compile(r"<(?:function|bound method|(?:async_generator|generator|coroutine) object) (\S+) (?:at|of) ")
+_FINALIZE_CALL = ("weakref.py", "__call__")
 # A weakref.finalize callback that raised as the interpreter exited: weakref.py's finalize._exitfunc hands the
 # exception to sys.excepthook itself, so its report comes with no line before it, its first frame _exitfunc.
 _FINALIZE_AT_EXIT = ("weakref.py", "_exitfunc")
@@ -359,7 +369,7 @@ def _group_spans(lines: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
                 start = index
                 # A thread's group (`Exception in thread ...:` before it): its sub-exceptions, each a report of
                 # its own once the margin is off, would be read as the run's as much as the group's own.
-                passed_over = bool(out) and _ends_no_run(out[-1], lines[index + 1 : index + 2])
+                passed_over = bool(out) and _ends_no_run(out[-1], lines, index)
         elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
             spans.append((start, index))
@@ -435,7 +445,7 @@ def _outside_passed_over(text: str) -> str:
     skipping, ended = False, False  # in a passed-over report; its last line read, a chain may follow
     for index, line in enumerate(lines):
         after = lines[index + 1] if index + 1 < len(lines) else ""
-        if (after in _HEADERS or _GROUP_HEADER.match(after)) and _ends_no_run(line, lines[index + 2 : index + 3]):
+        if (after in _HEADERS or _GROUP_HEADER.match(after)) and _ends_no_run(line, lines, index + 1):
             skipping, ended = True, _GROUP_HEADER.match(after) is not None  # a group's lines are all margined
             continue
         if skipping and (not line or line[0].isspace() or line in _HEADERS or line in _CHAIN_LINES):
@@ -471,7 +481,7 @@ def _traceback_end(lines: list[str]) -> int | None:
             # The chain's first report and its last both asked: the runner's last starts in verify even when its
             # first starts in a helper that caught one exception and raised another.
             before = lines[first - 1] if first > 0 else ""
-            if all(_ends_no_run(before, lines[at + 1 : at + 2]) for at in {first, probe}):
+            if all(_ends_no_run(before, lines, at) for at in {first, probe}):
                 continue  # the run ended on an earlier report, or on none
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
@@ -479,24 +489,48 @@ def _traceback_end(lines: list[str]) -> int | None:
     return None
 
 
-def _ends_no_run(before: str, first_frame: list[str]) -> bool:
-    """``before``, the line before a report (``first_frame``: the line after its header, if any, a group's
-    margin on), is Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`):
-    a thread's report starts in threading's ``_bootstrap_inner``, an ignored one not where the runner's does
+def _ends_no_run(before: str, lines: list[str], header: int) -> bool:
+    """``before``, the line before a report (its header ``lines[header]``, a group's margin on or off), is
+    Python's introduction of an exception that ended no run (:data:`_IGNORED`, :data:`_THREAD`): a thread's
+    report starts in threading's ``_bootstrap_inner``, an ignored one's matches its line
     (:data:`_RUNNERS_FIRST_FRAMES`); or the report is one Python prints with none (:data:`_FINALIZE_AT_EXIT`)."""
-    frame = _FRAME.match(_unmarked(first_frame[0])) if first_frame else None
-    if frame is not None and (frame["file"].rsplit("/", 1)[-1], frame["function"]) == _FINALIZE_AT_EXIT:
+    frames = _frames_of(lines, header)
+    first = (frames[0]["file"].rsplit("/", 1)[-1], frames[0]["function"]) if frames else None
+    if first == _FINALIZE_AT_EXIT:
         return True
     if before.startswith(_THREAD):
-        return (
-            before.endswith(":")
-            and frame is not None
-            and frame["file"].endswith("/threading.py")
-            and frame["function"] == "_bootstrap_inner"
-        )
-    if before.startswith(_IGNORED) or before == _ATEXIT_38:
-        return frame is None or frame["function"] not in _RUNNERS_FIRST_FRAMES
-    return False
+        return before.endswith(":") and first == ("threading.py", "_bootstrap_inner")
+    if not (before.startswith(_IGNORED) or before == _ATEXIT_38):
+        return False
+    functions = [frame["function"] for frame in frames]
+    named = _NAMED.search(before)
+    if named is not None:
+        name = named[1].rsplit(".", 1)[-1]
+        return name not in _RUNNERS_FIRST_FRAMES and name in functions[: _runners_frame(functions)]
+    if "<finalize object" in before:
+        return first == _FINALIZE_CALL
+    return _runners_frame(functions) == len(functions)
+
+
+def _runners_frame(functions: list[str]) -> int:
+    """The index of the first of a report's ``functions`` where the runner's report could start (verify's, or a
+    top level's first: a top level the verifier imports later is the import's, not the runner's), or their count."""
+    if functions[:1] == ["<module>"]:
+        return 0
+    return next((at for at, name in enumerate(functions) if name == "verify"), len(functions))
+
+
+def _frames_of(lines: list[str], header: int) -> list[re.Match[str]]:
+    """The frames of the report whose header is ``lines[header]``."""
+    frames = []
+    for line in itertools.islice(lines, header + 1, None):
+        unmarked = _unmarked(line)
+        if unmarked[:1].strip():
+            break
+        frame = _FRAME.match(unmarked)
+        if frame is not None:
+            frames.append(frame)
+    return frames
 
 
 def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
