@@ -969,6 +969,8 @@ def verify(workspace):
 _IGNORED_KINDS = [
     "bare-decorated-del-at-exit",
     "bound-method-atexit",
+    "chained-finalize-at-exit",
+    "chained-thread",
     "del",
     "decorated-del",
     "del-at-exit",

@@ -463,9 +463,11 @@ def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
     right after a header and its indented frames, or after a SyntaxError's
     location), or None. A report Python introduces as one of an exception
-    that ended no run (:func:`_ends_no_run`) is passed over. One backward
-    pass: each indented run is walked once."""
-    for index in range(len(lines) - 1, -1, -1):
+    that ended no run (:func:`_ends_no_run`) is passed over, its whole chain
+    with it. One backward pass: each indented run is walked once."""
+    index = len(lines)
+    while index > 0:
+        index -= 1
         line = lines[index]
         if not line or line[0].isspace():
             continue
@@ -478,11 +480,13 @@ def _traceback_end(lines: list[str]) -> int | None:
             probe -= 1
         if probe >= 0 and lines[probe] in _HEADERS:
             first = _chain_start(lines, probe)
-            # The chain's first report and its last both asked: the runner's last starts in verify even when its
-            # first starts in a helper that caught one exception and raised another.
+            # The line before the chain's first report, the frames of its last: a chain's earlier reports start
+            # where their exception was caught (a helper of verify's, a finalize callback's or a thread's), its
+            # last where the exception that ended the call started (verify, weakref's _exitfunc, _bootstrap_inner).
             before = lines[first - 1] if first > 0 else ""
-            if all(_ends_no_run(before, lines, at) for at in {first, probe}):
-                continue  # the run ended on an earlier report, or on none
+            if _ends_no_run(before, lines, probe):
+                index = first  # the run ended on a report before the chain, or on none
+                continue
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
