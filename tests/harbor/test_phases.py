@@ -178,18 +178,22 @@ def verify(workspace):
 
 def test_a_verify_that_raised_and_then_hung_is_a_timeout_on_both_sides(task, runs, tmp_path):
     """The runner reports the failure, then the interpreter waits for the thread until the
-    timeout: Harbor scores VerifierTimeoutError, not the RewardFileNotFoundError of the failure."""
+    timeout: Harbor scores VerifierTimeoutError, not the RewardFileNotFoundError of the failure.
+    The replay's phase lines say verify failed; the sandbox's side, with only the output, names
+    both what the runner reported and a report verify may have logged before it hung."""
     demo = task(verifier=RAISES_THEN_HANGS, toml=SEPARATE + "timeout_sec = 1.0\n")
     trial = sandbox_trial(
         runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
     )
     opened, replayed = replay_trial(trial)
     assert replayed.local.verdict.error == "VerifierTimeoutError"
-    for report in (opened.walk.sandbox.phases, replayed.phases):
-        assert dict(statuses(report))["verify_called"] == "failed"
+    side = opened.walk.sandbox.phases
+    assert "either verify logged that report" in side.explanation, side.explanation
+    for report in (side, replayed.phases):
         assert "'verify called and awaited' failed" in report.explanation
         assert "VerifierTimeoutError without reading the reward folder" in report.explanation
         assert "RewardFileNotFoundError" not in report.explanation
+    assert dict(statuses(replayed.phases))["verify_called"] == "failed"
     assert replayed.agreement.same is True
 
 
@@ -232,11 +236,39 @@ def verify(workspace):
 """
 
 
-@pytest.mark.parametrize("verifier", [PRINTS_A_REFUSAL_THEN_HANGS, REFUSED_THEN_HANGS], ids=["printed", "refused"])
-def test_a_refusal_line_verify_printed_before_it_hung_is_not_taken_for_the_runners(task, runs, tmp_path, verifier):
-    """verify printed `run_verifier: error: verify returned None; expected a float` and then slept past the
-    timeout: the sandbox's side said `the runner refused to call verify (...)`, 'verify called and awaited' done
-    and 'reward written' failed, while verify was still asleep. Either may be: both are named, no step failed."""
+LOGS_A_TRACEBACK_THEN_HANGS = """\
+import logging
+import time
+
+
+def verify(workspace):
+    try:
+        {}["answer"]
+    except KeyError:
+        logging.exception("no answer yet; waiting")
+    time.sleep(30)
+    return 1.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("verifier", "said", "either"),
+    [
+        (PRINTS_A_REFUSAL_THEN_HANGS, "verify returned None", "either verify printed"),
+        (REFUSED_THEN_HANGS, "verify returned None", "either verify printed"),
+        (LOGS_A_TRACEBACK_THEN_HANGS, "KeyError: 'answer'", "either verify logged"),
+        (RAISES_THEN_HANGS, "ValueError: no answer", "either verify logged"),
+    ],
+    ids=["printed-refusal", "refused", "logged-traceback", "raised"],
+)
+def test_a_report_verify_wrote_before_it_hung_is_not_taken_for_the_runners(
+    task, runs, tmp_path, verifier, said, either
+):
+    """verify printed `run_verifier: error: verify returned None; expected a float` (or logged a KeyError's
+    traceback, logging.exception) and then slept past the timeout: the sandbox's side said `the runner refused
+    to call verify (...)`, 'verify called and awaited' done and 'reward written' failed (or 'verify called and
+    awaited' failed (KeyError: 'answer')), while verify was still asleep. Either may be: both are named, no step
+    failed."""
     demo = task(verifier=verifier, toml=SEPARATE + "timeout_sec = 1.0\n")
     trial = sandbox_trial(
         runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
@@ -246,6 +278,6 @@ def test_a_refusal_line_verify_printed_before_it_hung_is_not_taken_for_the_runne
     side = opened.walk.sandbox.phases
     assert "failed" not in dict(statuses(side)).values(), statuses(side)
     assert dict(statuses(side))["verify_called"] != "done", statuses(side)
-    assert "verify returned None" in side.explanation and "either verify printed" in side.explanation, side.explanation
+    assert said in side.explanation and either in side.explanation, side.explanation
     assert "VerifierTimeoutError without reading the reward folder" in side.explanation, side.explanation
     assert replayed.agreement.same is True, replayed.agreement.differences

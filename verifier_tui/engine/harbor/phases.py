@@ -521,17 +521,14 @@ def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox:
     before it returned (test-stdout.txt is the run's to write): which, neither file says, as of a report
     beside a reward (:func:`_written`), so both are named and every step is not known."""
     if limit is not None:  # the line may be verify's, printed before it went on past the limit: both are named
-        explanation, advice = hung_words(f"the output holds the runner's refusal ({message})", limit, sandbox=sandbox)
-        explanation += (
-            "; either verify printed that line itself and was still running, or the runner refused and something "
-            "the verifier started kept the interpreter from exiting"
+        explanation, advice = _hung_or_printed(
+            f"the runner's refusal ({message})", "printed that line", "refused", limit, sandbox=sandbox
         )
         if wrote is not None and wrote.rewards is not None:
             explanation += (
                 f"; {wrote.source} is there all the same and Harbor read {rewards_json(wrote.rewards)[0]}: the "
                 "runner writes none when it refuses, so if it refused, something other than the runner wrote it"
             )
-        advice += "; if verify printed the line, make it faster or raise [verifier] timeout_sec in task.toml"
         return _report(None, UNKNOWN, "", explanation, advice, stopped_at="timeout")
     if wrote is not None and wrote.rewards is not None:
         return _report(
@@ -550,6 +547,19 @@ def _refused(message: str, wrote: Verdict | None, limit: str | None, *, sandbox:
     if refused_at is None:
         return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
     return _report(refused_at, DONE, message, explanation, advice)
+
+
+def _hung_or_printed(report: str, printed: str, did: str, limit: str, *, sandbox: bool) -> tuple[str, str]:
+    """Words for output that ends in ``report`` (the runner's, as it reads) from a process still running at
+    Harbor's limit: test-stdout.txt is the run's to write, so verify may have ``printed`` it itself (a logged
+    traceback, a line in the runner's words) and gone on, or the runner ``did`` so and something kept the
+    interpreter alive. Neither file says which: both are named."""
+    explanation, advice = hung_words(f"the output holds {report}", limit, sandbox=sandbox)
+    explanation += (
+        f"; either verify {printed} itself and was still running, or the runner {did} and something the verifier "
+        "started kept the interpreter from exiting"
+    )
+    return explanation, f"{advice}; if verify {printed}, make it faster or raise [verifier] timeout_sec in task.toml"
 
 
 def _written_words(wrote: Verdict) -> str:
@@ -651,9 +661,12 @@ def sandbox_phases(
         tb = output.traceback
         error = exception_words(tb.bare_type, tb.exception_message)
         phase = "module_imported" if tb.while_importing else "verify_called"
+        if timed_out:  # the report may be one verify logged (logging.exception) before it went on past the limit
+            report = f"a report of {error}" + (f" at {where}" if where else "")
+            did = f"reported '{LABELS[phase]}' failed"
+            explanation, advice = _hung_or_printed(report, "logged that report", did, limit, sandbox=sandbox)
+            return _report(None, UNKNOWN, "", explanation, advice, stopped_at="timeout")
         explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox, opens=where_opens)
-        if timed_out:  # the runner reported the failure, then did not exit
-            explanation, advice = hung_words(f"'{LABELS[phase]}' failed ({error})", limit, sandbox=sandbox)
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if timed_out:
         scored = "scored" if sandbox else "would score"
