@@ -1082,11 +1082,11 @@ class VerifierCase(pytest.Item):
                 word, sentence = agreement_words(replayed.agreement, replayed.skipped)
                 why = not_passed(word, said(sentence))
                 return self._failure(why, "\n".join([f"{self.nodeid}: {why}", trial_report(opened, replayed)]))
-            from verifier_tui.commands.report import actual_text, expected_text, result_lines
+            from verifier_tui.commands.report import mismatch_title, result_lines
 
             lines = result_lines(self.group.session, error.result, word=said)
             text = "\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines])
-            return self._failure(f"expected {expected_text(error.result)}, got {actual_text(error.result)}", text)
+            return self._failure(mismatch_title(error.result), text)
         return super().repr_failure(excinfo)
 
     def _failure(self, why: str, text: str) -> TerminalRepr:

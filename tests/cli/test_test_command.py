@@ -564,3 +564,26 @@ def test_the_junit_writer_keeps_a_huge_output_whole_and_well_formed(tmp_path):
     case = ET.parse(report).getroot().find("testcase")
     assert case is not None and case.get("name") == junit_name(name)
     assert case.find("system-err").text == terminal.xml_text(printed)
+
+
+def test_junit_says_what_a_case_with_many_rewards_got(env, tmp_path):
+    """A verifier giving 20 long-named rewards, one of them 0.0 where expected.json wants 1.0: the
+    failure's message, cut at 1,000 characters in its middle, lost "got" and the 0.0, and its body was
+    empty, so nothing CI showed said what the run scored. Both sides are in each now. A U+FFFE in the
+    task's name is written as pytest writes it (#xFFFE) in the suite's name as in the classname."""
+    keys = [f"metric_{n:02}_accuracy_of_the_subtask" for n in range(20)]
+    rewards = ", ".join(f"{k!r}: {0.0 if n == 5 else 1.0}" for n, k in enumerate(keys))
+    verifier = f"def verify(workspace):\n    return {{{rewards}}}\n"
+    task = make_task(tmp_path / "t\ufffe", verifier, cases={"a": {"a.txt": ""}})
+    (task / "cases" / "a" / "expected.json").write_text(json.dumps({"rewards": dict.fromkeys(keys, 1.0)}))
+    report = tmp_path / "r.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", report)
+    no_traceback(done)
+    [failure] = ET.parse(report).iter("failure")
+    message, body = failure.get("message"), failure.text
+    assert len(message) <= 1000 and "got" in message and "0.0" in message, message
+    got = next(line for line in body.splitlines() if line.startswith("got "))
+    assert '"metric_05_accuracy_of_the_subtask": 0.0' in got, body
+    suite = ET.parse(report).getroot()
+    assert suite.get("name") == "verifier-tui t#xFFFE" and suite[0].get("classname") == "t#xFFFE", suite.attrib
+    assert any(line.startswith("expected ") for line in body.splitlines()), body

@@ -56,7 +56,7 @@ from verifier_tui.words.run import (
     watch_line_start,
     within_words,
 )
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import ONE_LINE_MOST, one_line, unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -313,6 +313,14 @@ def expected_text(result: RunResult) -> str:
     if expected.rewards is not None:
         return rewards_json(expected.rewards)[0] + within_words(expected)
     return f"exit {expected.exit_code}"
+
+
+def mismatch_title(result: RunResult) -> str:
+    """A case that missed its expected.json in one line (JUnit's message, the
+    plugin's FAILED line), each side cut in its own half: one long side cut
+    from the middle of the whole lost the other (what the run got)."""
+    half = (ONE_LINE_MOST - len("expected , got ")) // 2
+    return f"expected {one_line(expected_text(result), half)}, got {one_line(actual_text(result), half)}"
 
 
 def actual_text(result: RunResult) -> str:
@@ -620,8 +628,10 @@ def junit_cases(
                 None
                 if result.expected_matched
                 else (
-                    f"expected {expected_text(result)}, got {actual_text(result)}",
-                    "".join(f"{one_line(said)}\n" for said in why_failed(group.session, result))
+                    mismatch_title(result),
+                    # both sides whole, as the plugin's body says them (its result lines): the title may cut them
+                    f"expected {unbroken(expected_text(result))}\ngot {unbroken(actual_text(result))}\n"
+                    + "".join(f"{one_line(said)}\n" for said in why_failed(group.session, result))
                     + text_tail(result.stderr, JUNIT_OUTPUT_CHARS),
                 )
             )
@@ -756,11 +766,14 @@ def junit_name(text: str) -> str:
     line break written \\n, a name not UTF-8 \\xff, a bidi control <U+202E>;
     :func:`terminal.xml_text` alone gave a raw line break, Python's surrogate
     escape \\udcff and \\u202e), then what XML cannot hold (U+FFFE, U+FFFF)
-    as pytest's bin_xml_escape writes it: #xFFFE. One case, one name in both."""
-    return re.sub(
-        _PYTEST_ESCAPES,
-        lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}",
-        one_line(text),
+    as pytest's bin_xml_escape writes it: #xFFFE (its messages too). One case,
+    one name in both. Cut to ONE_LINE_MOST after the escapes, which lengthen it."""
+    return one_line(
+        re.sub(
+            _PYTEST_ESCAPES,
+            lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}",
+            unbroken(text),
+        )
     )
 
 
@@ -784,11 +797,10 @@ def write_junit(
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
-
     # The suite's name and each message are titles CI shows on one line, as the plugin's (its _failure):
-    # a task folder's name with a line break, raw, began a line of its own there.
-    def title(text: str) -> str:
-        return x(one_line(text))
+    # a task folder's name with a line break, raw, began a line of its own there. Escaped as pytest's
+    # junitxml escapes the plugin's messages, so a title says a name as the classname beside it does.
+    title = junit_name
 
     suite = ET.Element(
         "testsuite",
