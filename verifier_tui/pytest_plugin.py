@@ -1086,7 +1086,7 @@ class VerifierCase(pytest.Item):
 
             lines = result_lines(self.group.session, error.result, word=said)
             text = "\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines])
-            return self._failure(mismatch_title(error.result), text)
+            return self._failure(mismatch_title(error.result, word=said), text)
         return super().repr_failure(excinfo)
 
     def _failure(self, why: str, text: str) -> TerminalRepr:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -203,6 +204,26 @@ def test_a_run_that_could_not_start_fails_saying_the_verifier_was_not_run(pytest
     message = failure.get("message")
     assert message.startswith("expected exit 1, got could not start: could not set up the run's sandbox"), message
     done.stdout.fnmatch_lines(["*DID NOT MATCH: the verifier was not run: could not set up the run's sandbox*"])
+
+
+def test_a_run_that_could_not_start_names_the_plugins_own_option(pytester):
+    """A test.sh passing --workspace over the chosen interpreter's folder: the case's expected line
+    said to choose one with ``--python EXE`` (an option the plugin does not have) a line after the run's
+    own said ``--verifier-python EXE``, and so did the JUnit message. Each names the plugin's option."""
+    from tests.helpers.processes import needs_namespaces
+
+    needs_namespaces()
+    task = one_case_task(pytester, "hidden")
+    (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 1}')
+    shim = task / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", f"--workspace {Path(sys.base_prefix).parent}"))
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
+    done.assert_outcomes(failed=1)
+    [failure] = ET.parse(report).iter("failure")
+    for text in (failure.get("message"), failure.text, done.stdout.str()):
+        assert "lives elsewhere: --verifier-python EXE" in text and "--python EXE" not in text, text
+    done.stdout.fnmatch_lines(["*DID NOT MATCH: the verifier was not run: *lives elsewhere: --verifier-python EXE*"])
 
 
 def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):

@@ -138,7 +138,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
         lines.append(f"warning: {word(more_text(len(warnings) - LISTED, 'warnings'))}")
     line = expected_line(result)
     if line:
-        lines.append(line)
+        lines.append(word(line))
     near = near_miss_line(result)
     if near:
         lines.append(f"note: {near}")
@@ -315,12 +315,13 @@ def expected_text(result: RunResult) -> str:
     return f"exit {expected.exit_code}"
 
 
-def mismatch_title(result: RunResult) -> str:
+def mismatch_title(result: RunResult, word: Callable[[str], str] = str) -> str:
     """A case that missed its expected.json in one line (JUnit's message, the
     plugin's FAILED line), each side cut in its own half: one long side cut
-    from the middle of the whole lost the other (what the run got)."""
+    from the middle of the whole lost the other (what the run got). ``word``:
+    as :func:`result_lines`'s."""
     half = (ONE_LINE_MOST - len("expected , got ")) // 2
-    return f"expected {one_line(expected_text(result), half)}, got {one_line(actual_text(result), half)}"
+    return f"expected {one_line(expected_text(result), half)}, got {one_line(word(actual_text(result)), half)}"
 
 
 def actual_text(result: RunResult) -> str:
@@ -337,7 +338,7 @@ def actual_text(result: RunResult) -> str:
     )
     how = f"exit {result.exit_code} · {result.outcome.value}" if plain else result.outcome_words
     harbor = harbor_error(result)
-    return f"{how} · {harbor}" if harbor else how
+    return Advice(how, f" · {harbor}") if harbor else how  # why it could not start may name an action
 
 
 def saved_case_lines(saved: dict[str, Any]) -> list[str]:

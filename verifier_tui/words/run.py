@@ -302,7 +302,8 @@ def expected_line(result: RunResult) -> str | None:
         return None
     want = expectation_json(result.expected)
     why = missed_for(result)
-    return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}" + (f": {why}" if why else "")
+    said = f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
+    return Advice(said, ": ", why) if why else said  # why may name an action: each face words it
 
 
 def near_miss_line(result: RunResult) -> str | None:
@@ -373,7 +374,7 @@ def both_modes_lines(
         lines += [f"    contract: {word(p)}" for p in (result.explain.problems if result.explain is not None else ())]
         expected = expected_line(result)
         if expected is not None:
-            lines.append(f"    {expected}")
+            lines.append(f"    {word(expected)}")
     lines.append(unbroken(word(both.summary())))  # whole: a reward's key may be long, and it is the verdict
     return lines
 
