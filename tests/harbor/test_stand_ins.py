@@ -209,3 +209,14 @@ def test_an_empty_stand_in_chosen_over_a_captured_app_is_not_said_to_replace_a_m
         assert "did not capture /app" not in reasons
     finally:
         session.close()
+
+
+def test_a_stand_in_case_behind_a_cases_link_out_of_the_task_says_why(mixed, env, tmp_path):
+    """``test JOB --case private-a``, the task's ``cases`` a link out of it: the trial that needed the
+    case said ``no such case in hello-file (cases: none)``, though the folder is there; it says, as
+    ``test TASK --case`` does, that cases leads out of the task and is not followed."""
+    (tmp_path / "elsewhere" / "private-a" / "workspace").mkdir(parents=True)
+    (mixed.parent.parent / "tasks" / "hello-file" / "cases").symlink_to(tmp_path / "elsewhere")
+    done = tool(env, "test", mixed, "--case", "private-a", cwd=tmp_path)
+    assert "--case private-a: no such case in hello-file (cases leads out of the task" in done.stdout, done.stdout
+    assert "cases: none" not in done.stdout, done.stdout

@@ -78,6 +78,13 @@ class SelectionError(Exception):
     """A choice that cannot be honoured (no such case, a file that is missing)."""
 
 
+def no_such_case(task: Task, name: str, where: str = "") -> str:
+    """`` NAME: no such case`` (after ``--case``) and the cases there are, or, with
+    cases/ there but not listed (out of the task, unreadable), why: never "cases: none"."""
+    names = some_names([c.name for c in task.cases], NAMES_LISTED) or "none"
+    return f" {name}: no such case{where} ({task.cases_unread or f'cases: {names}'})"
+
+
 class NoSuchStep(SelectionError):
     """``--step NAME`` naming no step of the task (``test FOLDER --step NAME`` passes over such a task)."""
 
@@ -250,10 +257,7 @@ class Session:
                 if as_path.is_dir():
                     case = load_case_dir(as_path.absolute(), self.task)
                 else:
-                    # cases/ there but not listed (out of the task, unreadable): why, not "cases: none"
-                    unread = self.task.cases_unread
-                    names = some_names([c.name for c in self.task.cases], NAMES_LISTED) or "none"
-                    said = f" {case_name}: no such case ({unread or f'cases: {names}'})"
+                    said = no_such_case(self.task, case_name)
                     # a case folder named as the path: no --case was typed
                     raise SelectionError(Advice(CASE_OPTION, said) if options.case else f"case{said}")
         elif options.workspace is None and self.task.cases:

@@ -244,11 +244,9 @@ class TrialSession:
                 found = session.task.case(plan.case)
                 if found is None:
                     from verifier_tui.engine.advice import CASE_OPTION, Advice
-                    from verifier_tui.engine.session import SelectionError
-                    from verifier_tui.engine.task.kinds import NAMES_LISTED, some_names
+                    from verifier_tui.engine.session import SelectionError, no_such_case
 
-                    names = some_names([c.name for c in session.task.cases], NAMES_LISTED) or "none"
-                    said = f" {plan.case}: no such case in {session.task.name} (cases: {names})"
+                    said = no_such_case(session.task, plan.case, f" in {session.task.name}")
                     raise SelectionError(Advice(CASE_OPTION, said))
                 spec = session.spec_for_case(found)
             else:
