@@ -435,7 +435,8 @@ def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> st
 
 def _before_any_run(collection: Collection, options: Options, listing_only: bool) -> str | None:
     """What stops every case and trial before any runs, in one usage line (None: nothing): the
-    machine's or the options', no case's, said once as the commands say it."""
+    options', no case's, said once as the commands say it. The sandbox is chosen here once for
+    every case; where none can be had, each case fails with the line."""
     session = next((g.session for g in collection.groups if g.session is not None and g.cases), None)
     # A job's trials have no session until replayed: their interpreter is the option's (as test JOB checks it).
     jobs = any(g.session is None and g.cases for g in collection.groups)
@@ -447,8 +448,10 @@ def _before_any_run(collection: Collection, options: Options, listing_only: bool
 
         try:  # one sandbox for every case and trial, asked once: no later probe can fail some of them
             collection.keep_isolation(choose())
-        except IsolationError as exc:
-            return str(exc)
+        except IsolationError:
+            # Each case says it as it runs: a usage error would run none of the session's own tests
+            # and leave the last --junitxml report in place, and under xdist crash every worker.
+            pass
     return None
 
 

@@ -1914,27 +1914,46 @@ isolation.PROBE_TIMEOUT_S = 0.3
 """
 
 
-@pytest.mark.parametrize("given", ["tasks/hello-file", "jobs/j"])
-def test_a_probe_that_times_out_is_one_usage_line(given, pytester, tasks, tmp_path, monkeypatch):
+def test_a_probe_that_times_out_fails_each_case_in_one_line(pytester, tasks, tmp_path, monkeypatch):
     """The sandbox's probe timed out (a machine too busy): the plugin's start of the next case ahead
-    raised it through pytest, INTERNALERROR and a traceback, exit 3; then each case (each trial, its
-    words twice: "not replayed: not replayed: ...") failed with the line, the machine's fault said as
-    the cases'. It is one usage line now, nothing run, as the commands say it, the probe waited for once."""
+    raised it through pytest, INTERNALERROR and a traceback, no case reported, exit 3. Each case now
+    fails with the one line, the probe waited for once. Never a usage error: that would run none of
+    the session's other tests, leave the last --junitxml report in place, and crash xdist's workers."""
     from tests.helpers.tasks import write
 
     started = tmp_path / "started"
     stand_in = write(tmp_path / "bwrap", f"#!/bin/sh\necho x >> {started}\nexec sleep 60\n")
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
+    pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
+    report = pytester.path / "report.xml"
+    report.write_text("<testsuites/>")  # the last run's, to be replaced
+    done = run(
+        pytester, "-p", "never_answers", "--verifier-cases", "tasks/hello-file", "test_mine.py", f"--junitxml={report}"
+    )
+    text = done.stdout.str() + done.stderr.str()
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
+    done.assert_outcomes(failed=4, passed=1)
+    done.stdout.fnmatch_lines(["*tasks/hello-file::correct: *did not answer within 0.3 s*"])
+    assert 'failures="4"' in report.read_text()
+    assert started.read_text().count("x") == 1
+
+
+def test_a_trial_with_no_sandbox_to_replay_in_says_not_replayed_once(pytester, tmp_path, monkeypatch):
+    """The same probe, on a job: each trial failed "not replayed: not replayed: cannot try the
+    sandbox's view: ...", the words said twice. Once now, as a trial that cannot be read says it."""
+    from tests.helpers.tasks import write
+
+    stand_in = write(tmp_path / "bwrap", "#!/bin/sh\nexec sleep 60\n")
     stand_in.chmod(0o755)
     demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
     sandbox_trial(pytester.path / "jobs" / "j", demo, tmp_path / "run", workspace={"hello.txt": "hi"}, capture=True)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     pytester.makepyfile(never_answers=NEVER_ANSWERS.replace("STAND_IN", repr(str(stand_in))))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
-    done = run(pytester, "-p", "never_answers", "--verifier-cases", given)
-    text = done.stdout.str() + done.stderr.str()
-    assert "INTERNALERROR" not in text and "Traceback" not in text, text
-    assert done.ret == pytest.ExitCode.USAGE_ERROR, text
-    said = [line for line in done.stderr.lines if line.strip()]
-    assert len(said) == 1 and said[0].startswith("ERROR: ") and "did not answer within 0.3 s" in said[0], text
-    assert "PASSED" not in text and "FAILED" not in text, text
-    assert started.read_text().count("x") == 1
+    done = run(pytester, "-p", "never_answers", "--verifier-cases", "jobs/j")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "not replayed: cannot try the sandbox's view: " in text and "not replayed: not replayed" not in text, text
