@@ -566,6 +566,22 @@ def test_the_junit_writer_keeps_a_huge_output_whole_and_well_formed(tmp_path):
     assert case.find("system-err").text == terminal.xml_text(printed)
 
 
+def test_junit_cuts_no_side_of_a_mismatch_that_fits_whole(env, tmp_path):
+    """A short expected.json and a longer result that fit 1,000 characters together: each side was
+    cut to half the room whatever the other took, so the message lost the 0.0 that missed. A title
+    that fits is whole; one that does not leaves the shorter side its own length, up to half."""
+    keys = ["reward"] + [f"metric_{n:02}_accuracy_of_the_subtask" for n in range(20)]
+    rewards = ", ".join(f"{k!r}: {0.0 if n == 11 else 1.0}" for n, k in enumerate(keys))
+    task = make_task(tmp_path / "t", f"def verify(workspace):\n    return {{{rewards}}}\n", cases={"a": {"a.txt": ""}})
+    wanted = {"reward": 1.0, "metric_10_accuracy_of_the_subtask": 1.0}
+    (task / "cases" / "a" / "expected.json").write_text(json.dumps({"rewards": wanted}))
+    report = tmp_path / "r.xml"
+    no_traceback(run_tool(env, "test", task, "--python", PY, "--junit", report))
+    [failure] = ET.parse(report).iter("failure")
+    message = failure.get("message")
+    assert "left out" not in message and '"metric_10_accuracy_of_the_subtask": 0.0' in message, message
+
+
 def test_junit_says_what_a_case_with_many_rewards_got(env, tmp_path):
     """A verifier giving 20 long-named rewards, one of them 0.0 where expected.json wants 1.0: the
     failure's message, cut at 1,000 characters in its middle, lost "got" and the 0.0, and its body was

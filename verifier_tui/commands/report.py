@@ -317,11 +317,16 @@ def expected_text(result: RunResult) -> str:
 
 def mismatch_title(result: RunResult, word: Callable[[str], str] = str) -> str:
     """A case that missed its expected.json in one line (JUnit's message, the
-    plugin's FAILED line), each side cut in its own half: one long side cut
-    from the middle of the whole lost the other (what the run got). ``word``:
+    plugin's FAILED line), whole where it fits, else each side cut apart, the
+    shorter keeping up to half: one long side cut from the middle of the whole
+    lost the other (what the run got). ``word``:
     as :func:`result_lines`'s."""
-    half = (ONE_LINE_MOST - len("expected , got ")) // 2
-    return f"expected {one_line(expected_text(result), half)}, got {one_line(word(actual_text(result)), half)}"
+    room = ONE_LINE_MOST - len("expected , got ")
+    expected, got = unbroken(expected_text(result)), unbroken(word(actual_text(result)))
+    # Whole where both fit; else the shorter side keeps its length up to half, the longer the rest.
+    keep = min(len(expected), len(got), room // 2)
+    room_expected = keep if len(expected) <= len(got) else room - keep
+    return f"expected {one_line(expected, room_expected)}, got {one_line(got, room - room_expected)}"
 
 
 def actual_text(result: RunResult) -> str:
