@@ -407,7 +407,7 @@ def node_path(config: pytest.Config, folder: Path) -> str:
     not ``.``, which named nothing in ids and JUnit's classname; pytest
     prints it as a path from where it runs (``sum-column`` in the task,
     ``../sum-column`` below it), and ``printed_id`` takes it back."""
-    from verifier_tui.words.text import one_line
+    from verifier_tui.words.text import one_id
 
     where = Path(os.path.abspath(folder))
     try:
@@ -416,7 +416,7 @@ def node_path(config: pytest.Config, folder: Path) -> str:
         part = where.as_posix()
     if part == "." and where.name:
         part = where.name
-    return one_line(part)  # a test id stays on its line, in UTF-8
+    return one_id(part)  # a test id stays on its line, in UTF-8, and in XML
 
 
 def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> str:
@@ -427,10 +427,10 @@ def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> st
     (``tasks/two::correct`` twice). Never the verifier's path itself
     (``tasks/two/tests/other.py``), which pytest, given it back, would import
     here, outside the sandbox: this id's path part is the task's folder."""
-    from verifier_tui.words.text import one_line
+    from verifier_tui.words.text import one_id
 
     apart = group.verifier_apart
-    return node_path(config, group.folder if folder is None else folder) + (f"::{one_line(apart)}" if apart else "")
+    return node_path(config, group.folder if folder is None else folder) + (f"::{one_id(apart)}" if apart else "")
 
 
 def _before_any_run(collection: Collection, options: Options, listing_only: bool) -> str | None:
@@ -503,17 +503,18 @@ class VerifierCases:
                 self.tasks.setdefault(task_id(config, g, folder), []).append(g)
         self.noted: set[str] = set()
         self.taken = self._stop_as_ctrl_c_does()
+        from verifier_tui.words.text import one_id
+
         # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
         self.chosen = {
-            arg: "::".join([node_path(config, base / where), *names]) for arg, (where, names) in chosen.items()
+            arg: "::".join([node_path(config, base / where), *map(one_id, names)])
+            for arg, (where, names) in chosen.items()
         }
         # The tasks (jobs) that a folder given as an argument is, holds or lies in (``tasks/hello-file``), as
         # test ids. A folder with none (the user's own tests/) narrows nothing: its tests run beside the cases.
         # A folder in a task's case (``tasks/hello-file/cases/correct``) narrows to that case alone, as
         # --verifier-cases given it (and `verifier-tui test`) tests that case: pytest runs a folder's tests.
-        from verifier_tui.words.text import one_line
-
         # Each collector's folder that is the plugin's alone, and the folder its id is named by: the same but
         # for a trial given alone, named by its job (the folder that holds it) yet owning only its own folder:
         # owning the job's made pytest ignore all of it, and the user's own tests beside the trial vanished.
@@ -527,11 +528,11 @@ class VerifierCases:
         case_folders: dict[Path, list[str]] = {}
         for group in self.collection.groups:
             for case in group.session.task.cases if group.session is not None else []:  # (a job's: its trials)
-                case_folders.setdefault(case.folder, []).append(f"{task_id(config, group)}::{one_line(case.name)}")
+                case_folders.setdefault(case.folder, []).append(f"{task_id(config, group)}::{one_id(case.name)}")
         # A folder in a task's cases/ that is no case (``cases/.draft``) names a case that is not there: an id
         # of no case (its path below cases/, which no case's name holds), said not found; it ran the whole task.
         case_folders |= {
-            base / arg: [f"{task_id(config, group)}::{one_line(os.path.relpath(base / arg, cases))}"]
+            base / arg: [f"{task_id(config, group)}::{one_id(os.path.relpath(base / arg, cases))}"]
             for group in self.collection.groups
             if group.session is not None
             for cases in [group.folder / "cases"]
@@ -552,9 +553,7 @@ class VerifierCases:
             for _name, job, items in _by_job(group):
                 for item in items:
                     if isinstance(item, TrialItem):
-                        trials.setdefault(item.trial.path, []).append(
-                            f"{node_path(config, job)}::{one_line(item.name)}"
-                        )
+                        trials.setdefault(item.trial.path, []).append(f"{node_path(config, job)}::{one_id(item.name)}")
         self.folders = [
             named
             for arg in folders
@@ -673,7 +672,7 @@ class VerifierCases:
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
-            from verifier_tui.words.text import one_line
+            from verifier_tui.words.text import one_id
 
             tasks: list[pytest.Collector] = []
             jobs: dict[str, VerifierTask] = {}
@@ -689,14 +688,14 @@ class VerifierCases:
                         continue
                     # Names come from folders someone may have sent: a test id stays on its line.
                     task = VerifierTask.from_parent(
-                        collector, name=one_line(name), nodeid=nodeid, path=folder, group=group, cases=cases
+                        collector, name=one_id(name), nodeid=nodeid, path=folder, group=group, cases=cases
                     )
                     if group.session is None:
                         jobs[nodeid] = task
                     tasks.append(task)
             tasks += [  # a task found without a case: one skipped test saying so, as `test` says it
                 TaskWithoutCases.from_parent(
-                    collector, name=one_line(folder.name), nodeid=node_path(collector.config, folder), path=folder
+                    collector, name=one_id(folder.name), nodeid=node_path(collector.config, folder), path=folder
                 )
                 for folder in self.collection.without_cases
             ]
@@ -876,7 +875,7 @@ class VerifierTask(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         from verifier_tui.engine.suite import error_is_a_test, not_judged
         from verifier_tui.engine.task.cases import case_order
-        from verifier_tui.words.text import one_line
+        from verifier_tui.words.text import one_id
 
         items: dict[str, pytest.Item] = {}  # by name: a trial given twice (alone and in its job) is one item
 
@@ -885,14 +884,14 @@ class VerifierTask(pytest.Collector):
 
         for group, cases in self.parts:
             for case in cases:
-                add(VerifierCase.from_parent(self, name=one_line(case.name), case=case, group=group))
+                add(VerifierCase.from_parent(self, name=one_id(case.name), case=case, group=group))
             for name, problem in group.invalid:
-                add(VerifierCase.from_parent(self, name=one_line(name), problem=problem, group=group))
+                add(VerifierCase.from_parent(self, name=one_id(name), problem=problem, group=group))
             # A case no expected.json judges: a skipped test saying so, where the case is (`test` lists it after
             # the task's table); it was left out without a word. (None beside a task whose error is a test, as
             # in test.)
             for name, why in [] if error_is_a_test(group) else group.not_judged:
-                item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
+                item = NoCase.from_parent(self, name=one_id(name), path=group.folder / "cases" / name, kind="case")
                 item.add_marker(pytest.mark.skip(reason=not_judged(why)))
                 add(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
@@ -939,10 +938,10 @@ class NoCase(pytest.Item):
         """Never called: the item is skipped."""
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        from verifier_tui.words.text import one_line
+        from verifier_tui.words.text import one_id
 
         toml = self.path / "task.toml"  # where a skip is said: the task's file, line 1
-        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, shown_as(self.kind, self.nodeid)
+        return Path(one_id(str(toml if toml.is_file() else self.path))), 0, shown_as(self.kind, self.nodeid)
 
 
 class CaseMismatch(Exception):
@@ -1109,7 +1108,7 @@ class VerifierCase(pytest.Item):
         )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        from verifier_tui.words.text import one_line
+        from verifier_tui.words.text import one_id
 
         folder = getattr(self.case, "folder", None) or self.group.folder
         kind = "trial" if self.group.session is None else "case"  # a Harbor job's group has no session
@@ -1117,4 +1116,4 @@ class VerifierCase(pytest.Item):
             kind = "task"  # the task's own failing item, (task)
         # Shown, never opened: as the test id, on one line and UTF-8 (pytest-xdist's
         # workers send it, and execnet cannot carry a name's bytes that are not).
-        return Path(one_line(str(folder))), None, shown_as(kind, self.nodeid)
+        return Path(one_id(str(folder))), None, shown_as(kind, self.nodeid)

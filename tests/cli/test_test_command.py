@@ -535,6 +535,7 @@ def test_the_junit_writer_always_writes_a_file_a_reader_takes(tmp_path, name, cl
     """Whatever a verifier printed and a case or task is named (controls, a NUL, lone surrogates, ``]]>``,
     quotes): the report is well-formed XML, one testcase each, and text XML can hold arrives as it was."""
     from verifier_tui.commands.report import JunitCase, junit_name, write_junit
+    from verifier_tui.words.text import one_id
 
     cases = [
         JunitCase(classname, name, "0.1", failure=(said, printed), stdout=printed, stderr=printed),
@@ -546,7 +547,7 @@ def test_the_junit_writer_always_writes_a_file_a_reader_takes(tmp_path, name, cl
     suite = ET.parse(report).getroot()
     found = suite.findall("testcase")
     assert [c.get("name") for c in found] == [junit_name(c.name) for c in cases]
-    assert {c.get("classname") for c in found} == {junit_name(classname)}
+    assert {c.get("classname") for c in found} == {one_id(classname)}
     if printed and not re.search(r"[^\t\n\x20-\x7e]", printed):  # (a carriage return is a line break to XML)
         assert found[0].find("system-out").text == printed
         assert found[0].find("failure").text == printed
@@ -586,7 +587,8 @@ def test_junit_says_what_a_case_with_many_rewards_got(env, tmp_path):
     """A verifier giving 20 long-named rewards, one of them 0.0 where expected.json wants 1.0: the
     failure's message, cut at 1,000 characters in its middle, lost "got" and the 0.0, and its body was
     empty, so nothing CI showed said what the run scored. Both sides are in each now. A U+FFFE in the
-    task's name is written as pytest writes it (#xFFFE) in the suite's name as in the classname."""
+    task's name is written #xFFFE, as pytest's escape spells it in a name, in the suite's name as in
+    the classname (which pytest leaves as the plugin's id spells it: #xFFFE too)."""
     keys = [f"metric_{n:02}_accuracy_of_the_subtask" for n in range(20)]
     rewards = ", ".join(f"{k!r}: {0.0 if n == 5 else 1.0}" for n, k in enumerate(keys))
     verifier = f"def verify(workspace):\n    return {{{rewards}}}\n"

@@ -1629,6 +1629,30 @@ def test_test_junit_and_the_plugin_name_a_task_and_a_case_of_odd_characters_alik
     assert ("bad\\xfftask", "non#xFFFE#xFFFF#x1F600char") in by_test
 
 
+def test_the_plugins_junitxml_holds_a_task_named_with_a_non_character(pytester, env):
+    """A task folder named with U+FFFE (or U+FFFF), one failing case: pytest
+    escapes a test's name and message but writes JUnit's classname as the id
+    has it, so ``--junitxml`` held the raw character and no XML reader took
+    the file. The id says it #xFFFE, the classname as ``test --junit`` has it;
+    an emoji, which XML holds, is one in both."""
+    for name in ("t\ufffe", "u\uffff\U0001f600"):
+        one_case_task(pytester, name, "def verify(workspace):\n    return 0.0\n")
+
+    def names(report, prefix=""):
+        cases = ET.parse(report).getroot().iter("testcase")  # a file an XML reader takes
+        return sorted((c.get("classname").removeprefix(prefix), c.get("name")) for c in cases)
+
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}").assert_outcomes(failed=2)
+    # xunit1 writes each case's file too (reportinfo's path), as the id has it
+    xunit1 = run(pytester, "--verifier-cases", "tasks", "-o", "junit_family=xunit1", "--junitxml=x1.xml")
+    xunit1.assert_outcomes(failed=2)
+    run_tool(env, "test", pytester.path / "tasks", "--python", PY, "--junit", pytester.path / "t.xml")
+    by_test = names(pytester.path / "t.xml")
+    assert by_test == names(pytester.path / "p.xml", "tasks.") == names(pytester.path / "x1.xml", "tasks.")
+    assert by_test == [("t#xFFFE", "only"), ("u#xFFFF\U0001f600", "only")]
+    run(pytester, "--verifier-cases", "tasks", "tasks/t#xFFFE::only").assert_outcomes(failed=1)  # the id printed
+
+
 def test_a_case_folder_given_as_an_argument_runs_that_case_or_says_it_is_not_collected(pytester, tasks):
     """``pytest --verifier-cases tasks/hello-file/cases/correct
     tasks/hello-file/cases/wrong-text``: the second folder narrowed the run to

@@ -56,7 +56,7 @@ from verifier_tui.words.run import (
     watch_line_start,
     within_words,
 )
-from verifier_tui.words.text import ONE_LINE_MOST, one_line, unbroken
+from verifier_tui.words.text import ONE_LINE_MOST, one_id, one_line, unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -767,13 +767,15 @@ _PYTEST_ESCAPES = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u
 
 
 def junit_name(text: str) -> str:
-    """A case's name or classname (a task, a job) in a JUnit report, as the
-    pytest plugin's report names it: on one line as every face names it (a
-    line break written \\n, a name not UTF-8 \\xff, a bidi control <U+202E>;
-    :func:`terminal.xml_text` alone gave a raw line break, Python's surrogate
-    escape \\udcff and \\u202e), then what XML cannot hold (U+FFFE, U+FFFF)
-    as pytest's bin_xml_escape writes it: #xFFFE (its messages too). One case,
-    one name in both. Cut to ONE_LINE_MOST after the escapes, which lengthen it."""
+    """A case's name or a message in a JUnit report, as the pytest plugin's
+    report has it (the suite's name spelled alike): on one line as every face
+    names it (a line break written \\n, a name not UTF-8 \\xff, a bidi control
+    <U+202E>; :func:`terminal.xml_text` alone gave a raw line break, Python's
+    surrogate escape \\udcff and \\u202e), then what pytest's bin_xml_escape
+    escapes in a name and a message: U+FFFE, U+FFFF and (its pattern's slip)
+    every character past U+FFFF, #xFFFE, #x1F600. The classname pytest writes
+    as the id has it: :func:`one_id`. One case, one name in both. Cut to
+    ONE_LINE_MOST after the escapes, which lengthen it."""
     return one_line(
         re.sub(
             _PYTEST_ESCAPES,
@@ -828,7 +830,7 @@ def write_junit(
         ET.SubElement(suite, "system-err").text = x("\n".join(words for _key, words in said))
     for each in cases:
         name = junit_name(each.name)
-        case = ET.SubElement(suite, "testcase", classname=junit_name(each.classname), name=name, time=each.time)
+        case = ET.SubElement(suite, "testcase", classname=one_id(each.classname), name=name, time=each.time)
         if each.failure is not None:
             ET.SubElement(case, "failure", message=title(each.failure[0])).text = x(each.failure[1])
         if each.error is not None:

@@ -103,6 +103,15 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     return f"{line[:head]}{said(len(line) - head - tail)}{line[-tail:]}"
 
 
+def one_id(text: str) -> str:
+    """``text`` as a test id and JUnit's classname name it: :func:`one_line`,
+    with Unicode's non-characters U+FFFE and U+FFFF (all it leaves that XML 1.0
+    cannot hold) spelled as pytest's junitxml spells them in a name, ``#xFFFE``:
+    pytest writes a classname as the id has it, unescaped, and a raw one made
+    the whole ``--junitxml`` file one no reader takes."""
+    return one_line(unbroken(text).replace("\ufffe", "#xFFFE").replace("\uffff", "#xFFFF"))
+
+
 def _left_out_words(count: int) -> str:
     return f" … {count:,} characters left out … "
 
