@@ -634,8 +634,9 @@ def test_new_into_a_folder_the_user_cannot_read_says_so(ordinary_user):
     ],
 )
 def test_vendor_where_tests_verifier_py_is_no_file_says_what_it_is(make, says, tmp_path, env):
-    """It said "tests/verifier.py does not exist yet" of a folder (or a FIFO,
-    a link to nothing) standing there, which the author then looks at and finds."""
+    """It said "tests/verifier.py does not exist yet" of a folder (or a FIFO)
+    standing there, which the author then looks at and finds. (A link, to
+    nothing too, is the next test's.)"""
     task = shutil.copytree(EXAMPLES / "hello-file", tmp_path / "t")
     (task / "tests" / "verifier.py").unlink()
     make(task / "tests" / "verifier.py")
