@@ -498,9 +498,11 @@ def _report(
     stopped_at: str | None = None,
     written: str = "",
     lines: tuple[str, ...] = (),
+    lines_at: str | None = None,
 ) -> PhaseReport:
     """Phases before ``failed`` get ``before`` (all of them when nothing
-    failed), ``failed`` its detail and lines, the rest "not reached"."""
+    failed), ``failed`` its detail and lines, the rest "not reached".
+    ``lines_at``: the phase the lines go under when none failed."""
     phases = []
     past_failure = False
     for name, label in PHASES:
@@ -510,7 +512,8 @@ def _report(
         elif past_failure:
             phases.append(Phase(name, label, NOT_REACHED))
         else:
-            phases.append(Phase(name, label, before, written if name == "reward_written" else ""))
+            shown = lines if name == lines_at else ()
+            phases.append(Phase(name, label, before, written if name == "reward_written" else "", shown))
     return PhaseReport(stopped_at or failed, explanation, advice, tuple(phases))
 
 
@@ -665,7 +668,7 @@ def sandbox_phases(
             report = f"a report of {error}" + (f" at {where}" if where else "")
             did = f"reported '{LABELS[phase]}' failed"
             explanation, advice = _hung_or_printed(report, "logged that report", did, limit, sandbox=sandbox)
-            return _report(None, UNKNOWN, "", explanation, advice, stopped_at="timeout")
+            return _report(None, UNKNOWN, "", explanation, advice, stopped_at="timeout", lines=tail, lines_at=phase)
         explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox, opens=where_opens)
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if timed_out:
