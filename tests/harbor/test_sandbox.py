@@ -917,6 +917,18 @@ def chained():
         raise RuntimeError("cleanup failed") from error
 
 
+def grouped():
+    checks = []
+    try:
+        {{}}["k"]
+    except KeyError as error:
+        checks.append(error)  # raised, so the group's report holds one of its own
+    try:
+        raise ExceptionGroup("checks", checks)  # a NameError before Python 3.11: chained all the same
+    except Exception as error:
+        raise RuntimeError("cleanup failed") from error
+
+
 def closing():
     try:
         yield 1
@@ -956,8 +968,8 @@ def ignored(kind):
     elif kind == "chained-finalize-at-exit":
         KEPT = Plain()
         weakref.finalize(KEPT, chained)
-    elif kind == "chained-thread":
-        worker = threading.Thread(target=chained)
+    elif kind in ("chained-thread", "chained-group-thread"):
+        worker = threading.Thread(target=chained if kind == "chained-thread" else grouped)
         worker.start()
         worker.join()
 
@@ -971,6 +983,7 @@ _IGNORED_KINDS = [
     "bound-method-atexit",
     "chained-finalize-at-exit",
     "chained-thread",
+    "chained-group-thread",
     "del",
     "decorated-del",
     "del-at-exit",

@@ -522,13 +522,24 @@ async def test_a_verifier_that_closed_its_stderr_is_not_said_to_have_a_traceback
     assert "e opens verify" in panel and opened and opened[0][1] == "+3", (panel, opened)
 
 
-async def test_a_threads_report_is_not_the_traceback_of_a_verifier_that_closed_its_stderr(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "work",
+    [
+        "    raise KeyError('in a thread')\n",
+        "    try:\n        {}['k']\n    except KeyError as error:\n"
+        "        raise RuntimeError('in a thread') from error\n",
+    ],
+    ids=["raised", "chained"],
+)
+async def test_a_threads_report_is_not_the_traceback_of_a_verifier_that_closed_its_stderr(tmp_path, monkeypatch, work):
     """A thread raised (Python printed its report), then verify closed fd 2 and raised: the runner's report went
     nowhere, yet the thread's frames were read as the run's, so the panel said `raised OSError at verifier.py:6
-    (the traceback is in stderr: e opens the line)`, the thread's line."""
+    (the traceback is in stderr: e opens the line)`, the thread's line. A thread whose target raised one exception
+    from another it caught was read so still (`raised RuntimeError at verifier.py:9`): its chain's first report
+    starts in the target, not in threading's _bootstrap_inner."""
     root = make_task(
         tmp_path / "tasks" / "closed-after-a-thread",
-        "import os\nimport threading\n\n\ndef work():\n    raise KeyError('in a thread')\n\n\n"
+        f"import os\nimport threading\n\n\ndef work():\n{work}\n\n"
         "def verify(workspace):\n    thread = threading.Thread(target=work)\n    thread.start()\n    thread.join()\n"
         "    os.close(2)\n    raise OSError('no stderr')\n",
     )
@@ -536,7 +547,8 @@ async def test_a_threads_report_is_not_the_traceback_of_a_verifier_that_closed_i
     assert "Exception in thread" in result.stderr.text, result.stderr.text
     assert "the traceback is in stderr" not in panel, panel
     assert "stderr holds no traceback" in panel and "e opens verify" in panel, panel
-    assert opened and opened[0][1] == "+9", (panel, opened)
+    verify_line = 9 + work.count("\n") - 1
+    assert opened and opened[0][1] == f"+{verify_line}", (panel, opened)
 
 
 async def test_reports_python_prints_after_the_runners_as_it_exits_are_not_where_it_failed(tmp_path, monkeypatch):

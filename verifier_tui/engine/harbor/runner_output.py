@@ -360,7 +360,11 @@ def _group_spans(lines: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
     closing: str | None = None  # the outermost group's closing rule's margin, while in a group
     goes_on_to = -1  # a blank line's look ahead found the group goes on to this line
     passed_over = False  # the group is one Python introduced as ending no run: kept as printed, none of it read
+    chain_first = 0  # the first header of the chain the last report seen is in
+    judged = (-1, False)  # a chain's first header, and whether it is passed over: asked once, not for each link
     for index, line in enumerate(lines):
+        if _a_header(line) and (closing is None or line == TRACEBACK_HEADER) and _link_before(lines, index) is None:
+            chain_first = index
         printed = line
         if closing is None:
             header = _GROUP_HEADER.match(line)
@@ -369,7 +373,9 @@ def _group_spans(lines: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
                 start = index
                 # A thread's group (`Exception in thread ...:` before it): its sub-exceptions, each a report of
                 # its own once the margin is off, would be read as the run's as much as the group's own.
-                passed_over = bool(out) and _ends_no_run(out[-1], lines, index)
+                if judged[0] != chain_first:
+                    judged = (chain_first, _chain_ends_no_run(lines, chain_first))
+                passed_over = judged[1]
         elif index > goes_on_to and line in (TRACEBACK_HEADER, *_CHAIN_LINES):
             closing = None
             spans.append((start, index))
@@ -438,14 +444,16 @@ def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int
 
 def _outside_passed_over(text: str) -> str:
     """``text``'s lines (its colours and a group's margin off) without the reports Python introduced as
-    ending no run (:func:`_ends_no_run`), their chains and groups too: each is skipped from its introduction
+    ending no run (:func:`_chain_ends_no_run`), their chains and groups too: each is skipped from its introduction
     to its last line in column 0 (a group's, kept as printed, to its end)."""
     lines = ["", *_plain_lines(text)]  # a report may start the text, no line before it
     kept: list[str] = []
     skipping, ended = False, False  # in a passed-over report; its last line read, a chain may follow
     for index, line in enumerate(lines):
         after = lines[index + 1] if index + 1 < len(lines) else ""
-        if (after in _HEADERS or _GROUP_HEADER.match(after)) and _ends_no_run(line, lines, index + 1):
+        # Judged at a chain's first report only: a later one's is judged with it, and asking again is quadratic.
+        chain_first = (after in _HEADERS or _GROUP_HEADER.match(after)) and _link_before(lines, index + 1) is None
+        if chain_first and _chain_ends_no_run(lines, index + 1):
             skipping, ended = True, _GROUP_HEADER.match(after) is not None  # a group's lines are all margined
             continue
         if skipping and (not line or line[0].isspace() or line in _HEADERS or line in _CHAIN_LINES):
@@ -480,17 +488,22 @@ def _traceback_end(lines: list[str]) -> int | None:
             probe -= 1
         if probe >= 0 and lines[probe] in _HEADERS:
             first = _chain_start(lines, probe)
-            # The line before the chain's first report, the frames of its last: a chain's earlier reports start
-            # where their exception was caught (a helper of verify's, a finalize callback's or a thread's), its
-            # last where the exception that ended the call started (verify, weakref's _exitfunc, _bootstrap_inner).
-            before = lines[first - 1] if first > 0 else ""
-            if _ends_no_run(before, lines, probe):
+            if _chain_ends_no_run(lines, first):
                 index = first  # the run ended on a report before the chain, or on none
                 continue
             return index
         if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
     return None
+
+
+def _chain_ends_no_run(lines: list[str], first: int) -> bool:
+    """The chain whose first report's header is ``lines[first]`` is one Python introduced as ending no run
+    (:func:`_ends_no_run`), judged by the line before its first report and the frames of its last: a chain's
+    earlier reports start where their exception was caught (a helper of verify's, a finalize callback's or a
+    thread's target), its last where the exception that ended the call started (verify, weakref's _exitfunc,
+    threading's _bootstrap_inner)."""
+    return _ends_no_run(lines[first - 1] if first > 0 else "", lines, _chain_end(lines, first))
 
 
 def _ends_no_run(before: str, lines: list[str], header: int) -> bool:
@@ -559,17 +572,44 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
     )
 
 
+def _a_header(line: str) -> bool:
+    """``line`` begins a report: a group's kept as printed (one passed over) too."""
+    return line in _HEADERS or _GROUP_HEADER.match(line) is not None
+
+
+def _chain_end(lines: list[str], header: int) -> int:
+    """The last header of the chain a report starting at ``header`` is in: walked on over "The above exception
+    was ..." links, as :func:`_chain_start` walks back."""
+    index = header + 1
+    while index < len(lines):
+        line = lines[index]
+        if _a_header(line):
+            break
+        if line in _CHAIN_LINES:
+            after = next((at for at in range(index + 1, len(lines)) if lines[at].strip()), None)
+            if after is None or not _a_header(lines[after]):
+                break
+            header = after
+            index = after
+        index += 1
+    return header
+
+
 def _chain_start(lines: list[str], header: int) -> int:
     """The first header of the chain whose last report starts at ``header``:
     walked back over "The above exception was ..." links."""
     start = header
-    while True:
-        probe = start - 1
-        while probe >= 0 and not lines[probe].strip():
-            probe -= 1
-        if probe < 0 or lines[probe] not in _CHAIN_LINES:
-            return start
-        earlier = _last_index(lines[:probe], lambda text: text in _HEADERS)
+    while (link := _link_before(lines, start)) is not None:
+        earlier = next((at for at in range(link - 1, -1, -1) if _a_header(lines[at])), None)
         if earlier is None:
             return start
         start = earlier
+    return start
+
+
+def _link_before(lines: list[str], header: int) -> int | None:
+    """The "The above exception was ..." line before the report at ``header`` (blank lines between), or None."""
+    probe = header - 1
+    while probe >= 0 and not lines[probe].strip():
+        probe -= 1
+    return probe if probe >= 0 and lines[probe] in _CHAIN_LINES else None
