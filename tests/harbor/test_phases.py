@@ -15,6 +15,15 @@ def statuses(report):
     return [(p.name, p.status) for p in report.phases]
 
 
+def replayed_with_a_second(task, runs, tmp_path, verifier):
+    """A trial of ``verifier`` whose task gives it 1 s, as the sandbox ran it, and its replay."""
+    demo = task(verifier=verifier, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
+    return replay_trial(trial)
+
+
 def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace, task_data):\n    return 0.5\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
@@ -90,11 +99,7 @@ def test_a_verifier_fixed_since_the_run_parts_at_the_step_that_failed(task, runs
 
 def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp_path):
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
-    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
-    )
-    opened, replayed = replay_trial(trial)
+    opened, replayed = replayed_with_a_second(task, runs, tmp_path, slow)
     assert replayed.local.outcome.slug == "timed_out"
     assert dict(statuses(replayed.phases)) == {
         **{name: "done" for name in list(LABELS)[:6]},
@@ -110,14 +115,9 @@ def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp
 
 
 def test_a_module_that_hangs_at_import_is_stopped_in_the_import(task, runs, tmp_path):
-    demo = task(
-        verifier="import time\ntime.sleep(30)\n\ndef verify(workspace):\n    return 1.0\n",
-        toml=SEPARATE + "timeout_sec = 1.0\n",
+    _, replayed = replayed_with_a_second(
+        task, runs, tmp_path, "import time\ntime.sleep(30)\n\ndef verify(workspace):\n    return 1.0\n"
     )
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
-    )
-    _, replayed = replay_trial(trial)
     assert replayed.phases.stopped_at == "module_imported"
     assert dict(statuses(replayed.phases))["sys_path_placed"] == "done"
     assert dict(statuses(replayed.phases))["arguments_bound"] == "not reached"
@@ -181,11 +181,7 @@ def test_a_verify_that_raised_and_then_hung_is_a_timeout_on_both_sides(task, run
     timeout: Harbor scores VerifierTimeoutError, not the RewardFileNotFoundError of the failure.
     The replay's phase lines say verify failed; the sandbox's side, with only the output, names
     both what the runner reported and a report verify may have logged before it hung."""
-    demo = task(verifier=RAISES_THEN_HANGS, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
-    )
-    opened, replayed = replay_trial(trial)
+    opened, replayed = replayed_with_a_second(task, runs, tmp_path, RAISES_THEN_HANGS)
     assert replayed.local.verdict.error == "VerifierTimeoutError"
     side = opened.walk.sandbox.phases
     assert "either verify logged that report" in side.explanation, side.explanation
@@ -269,11 +265,7 @@ def test_a_report_verify_wrote_before_it_hung_is_not_taken_for_the_runners(
     to call verify (...)`, 'verify called and awaited' done and 'reward written' failed (or 'verify called and
     awaited' failed (KeyError: 'answer')), while verify was still asleep. Either may be: both are named, no step
     failed; a report's last lines stay under the step it names."""
-    demo = task(verifier=verifier, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
-    )
-    opened, replayed = replay_trial(trial)
+    opened, replayed = replayed_with_a_second(task, runs, tmp_path, verifier)
     assert replayed.local.verdict.error == "VerifierTimeoutError"
     side = opened.walk.sandbox.phases
     assert "failed" not in dict(statuses(side)).values(), statuses(side)
