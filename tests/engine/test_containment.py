@@ -275,7 +275,10 @@ def slowly_listed_run(
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
     verifier = MANY_STRAYS.format(count=40, seconds=seconds, returns_at=returns_at, setsid=setsid)
     if child:
-        child = f"    if os.fork() == 0:\n        {child}\n        os._exit(0)\n"
+        # The child is a fork of the runner: an exception it let out (the copy sandbox has no /logs/verifier)
+        # would run the runner's own failure path in it, and clear the reward the parent wrote.
+        body = child.replace("\n", "\n    ")  # its lines go one block deeper, into the try
+        child = f"    if os.fork() == 0:\n        try:\n            {body}\n        finally:\n            os._exit(0)\n"
     verifier = verifier.replace("    return 1.0\n", f"{child}    return {returns}\n")
     task_dir = make_task(tmp_path / "t", verifier, timeout=timeout)
     lister = task_dir / "tests" / "slow_od"
