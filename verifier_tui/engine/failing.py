@@ -26,7 +26,8 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 
 # A frame of an exception group's report is printed behind `  | ` (runner_output._ungrouped).
-_FRAME = re.compile(r'^\s*(?:\|\s+)?File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
+# Within a line: ``\s`` would match line breaks too, and a run of blank lines rescanned at each made it quadratic.
+_FRAME = re.compile(r'^[ \t]*(?:\|[ \t]+)?File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
 
 Location = tuple[Path, int]
 

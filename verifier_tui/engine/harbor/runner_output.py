@@ -23,7 +23,6 @@ last thing written, so it is searched from the end.
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -540,8 +539,8 @@ def _runners_frame(functions: list[str]) -> int:
 def _frames_of(lines: list[str], header: int) -> list[re.Match[str]]:
     """The frames of the report whose header is ``lines[header]``."""
     frames = []
-    for line in itertools.islice(lines, header + 1, None):
-        unmarked = _unmarked(line)
+    for at in range(header + 1, len(lines)):  # by index: islice steps through every line before header
+        unmarked = _unmarked(lines[at])
         if unmarked[:1].strip():
             break
         frame = _FRAME.match(unmarked)
