@@ -1100,9 +1100,10 @@ class VerifierCase(pytest.Item):
         carry those: the run ended in an INTERNALERROR)."""
         from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
-        from verifier_tui.words.text import one_line, plain_text
+        from verifier_tui.words.text import one_id, plain_text
 
-        where = ReprFileLocation(str(self.reportinfo()[0]), 0, one_line(why))
+        # cut as the id is, so that ``test --junit``'s junit_name says a message alike
+        where = ReprFileLocation(str(self.reportinfo()[0]), 0, one_id(why))
         return ReprExceptionInfo(
             reprtraceback=ReprTraceback([ReprEntryNative([plain_text(text) + "\n"])], None, "native"), reprcrash=where
         )

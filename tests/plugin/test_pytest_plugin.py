@@ -1582,23 +1582,35 @@ def test_test_junit_and_the_plugin_name_a_case_of_odd_characters_alike(pytester,
     face does (``nl\\nname``, ``bidi<U+202E>name``, ``bad\\xffname``), ``test
     --junit`` wrote the line break as it is, ``bidi\\u202ename`` and
     ``bad\\udcffname`` (Python's surrogate escape): one case, two names."""
+    names = case_names_in_both_reports(
+        pytester, env, [b"nl\nname", b"ctl\x01name", "bidi\u202ename".encode(), b"bad\xffname"]
+    )
+    assert "nl\\nname" in names
+
+
+def case_names_in_both_reports(pytester, env, names: list[bytes]) -> list[str]:
+    """A task with a case ``plain`` and a case named each of ``names``, each
+    expecting 1.0, tested by ``test --junit`` and by the plugin's
+    ``--junitxml``: the cases' names in the first, checked to be those in the second."""
     import os
 
     task_dir = make_task(pytester.path / "tasks" / "odd", cases={"plain": {}})
     cases = os.fsencode(task_dir / "cases")
-    for name in (b"nl\nname", b"ctl\x01name", "bidi\u202ename".encode(), b"bad\xffname"):
+    for name in names:
         shutil.copytree(cases + b"/plain", cases + b"/" + name)
     for case in os.listdir(cases):
         with open(cases + b"/" + case + b"/expected.json", "w") as handle:
             handle.write('{"rewards": {"reward": 1.0}}')
 
-    def names(report):
+    def named(report):
         return sorted(c.get("name") for c in ET.parse(report).getroot().iter("testcase"))
 
-    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}").assert_outcomes(passed=5)
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    done.assert_outcomes(passed=len(names) + 1)
     run_tool(env, "test", task_dir, "--python", PY, "--junit", pytester.path / "t.xml")
-    assert names(pytester.path / "t.xml") == names(pytester.path / "p.xml")
-    assert "nl\\nname" in names(pytester.path / "t.xml")
+    by_test = named(pytester.path / "t.xml")
+    assert by_test == named(pytester.path / "p.xml")
+    return by_test
 
 
 def test_test_junit_and_the_plugin_name_a_task_and_a_case_of_odd_characters_alike(pytester, env):
@@ -1981,3 +1993,18 @@ def test_a_trial_with_no_sandbox_to_replay_in_says_not_replayed_once(pytester, t
     done.assert_outcomes(failed=1)
     text = done.stdout.str()
     assert "not replayed: cannot try the sandbox's view: " in text and "not replayed: not replayed" not in text, text
+
+
+@pytest.mark.parametrize(
+    "name",
+    [b"\x01" * 250 + "\U0001f600".encode(), b"\xff" * 248 + b"\n" + "\U0001f600".encode()],
+    ids=["past-1000-characters", "line-break"],
+)
+def test_test_junit_and_the_plugin_cut_a_case_name_past_1000_characters_alike(pytester, env, name):
+    """A case folder's name that is said in more than 1,000 characters (each
+    control byte or byte not UTF-8 is said in four, ``\\x01``), with an emoji
+    (pytest's junitxml writes ``#x1F600``): the plugin's name was cut before
+    pytest escaped it, ``test --junit``'s after, so the two reports named one
+    case two ways, with different counts of what was left out."""
+    cut = next(n for n in case_names_in_both_reports(pytester, env, [name]) if n != "plain")
+    assert ("…" in cut or "\\n" in cut) and "\n" not in cut and cut.endswith("#x1F600")

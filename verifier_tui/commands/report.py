@@ -768,20 +768,18 @@ _PYTEST_ESCAPES = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u
 
 def junit_name(text: str) -> str:
     """A case's name or a message in a JUnit report, as the pytest plugin's
-    report has it (the suite's name spelled alike): on one line as every face
-    names it (a line break written \\n, a name not UTF-8 \\xff, a bidi control
-    <U+202E>; :func:`terminal.xml_text` alone gave a raw line break, Python's
-    surrogate escape \\udcff and \\u202e), then what pytest's bin_xml_escape
-    escapes in a name and a message: U+FFFE, U+FFFF and (its pattern's slip)
-    every character past U+FFFF, #xFFFE, #x1F600. The classname pytest writes
-    as the id has it: :func:`one_id`. One case, one name in both. Cut to
-    ONE_LINE_MOST after the escapes, which lengthen it."""
-    return one_line(
-        re.sub(
-            _PYTEST_ESCAPES,
-            lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}",
-            unbroken(text),
-        )
+    report has it (the suite's name spelled alike): on one line and cut as
+    every face names it (:func:`one_id`: a line break written \\n, a name not
+    UTF-8 \\xff, a bidi control <U+202E>), then escaped as pytest's
+    bin_xml_escape escapes the plugin's id in a name and a message: U+FFFE,
+    U+FFFF and (its pattern's slip) every character past U+FFFF, #xFFFE,
+    #x1F600. Cut before the escapes, as pytest gets the id already cut: cut
+    after them, a name of more than 1,000 characters with an emoji was cut
+    at another place and said another count left out. One case, one name in both."""
+    return re.sub(
+        _PYTEST_ESCAPES,
+        lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}",
+        one_id(text),
     )
 
 
