@@ -109,3 +109,21 @@ def test_a_trial_with_no_sandbox_to_replay_in_is_one_line_before_the_screen(task
     seen, status = run_in_terminal(unsandboxed, [str(job / "passing__aaaaaaa")], until=said)
     assert said in seen and status == 2, seen
     assert b"IsolationError" not in seen and b"passing__aaaaaaa" not in seen  # no screen of the trial
+
+
+@pytest.mark.parametrize("opened", ["trial", "job of one trial"])
+def test_a_trial_opened_in_a_terminal_probes_the_sandbox_once(task, runs, tmp_path, env, opened):
+    """``verifier-tui TRIAL`` (or a job of one trial, which opens it) with
+    ``VERIFIER_TUI_SANDBOX=namespace``: the sandbox was probed before the
+    screen (to refuse in one line) and again for the replay's session, so a
+    probe that failed the second time (no process slot to spare a moment
+    later) failed the replay the first had promised. It is chosen once, as
+    ``run TRIAL`` chooses it, and the replay runs in it."""
+    passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "alone"
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="p__a")
+    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    seen, status = run_in_terminal(once, [str(job / "p__a" if opened == "trial" else job)], until=b"same")
+    assert b"same" in seen and status == 0, seen
+    assert b"cannot try the sandbox's view" not in seen
+    assert (tmp_path / "bin" / "probed").read_text().count("x") == 1

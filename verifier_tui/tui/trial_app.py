@@ -24,6 +24,7 @@ from verifier_tui.words.trial import NOT_FOR_TRIALS
 if TYPE_CHECKING:
     import argparse
 
+    from verifier_tui.engine.sandbox.isolation import Isolation
     from verifier_tui.engine.session import Options
 
 
@@ -38,8 +39,12 @@ class TrialApp(BaseApp):
         watch: bool = True,
         poll: bool = False,
         deterministic: bool = False,
+        isolation: Isolation | None = None,
     ) -> None:
+        """``isolation``: the sandbox chosen before the screen, kept for every replay it opens
+        (as ``run TRIAL`` keeps its own): asked again, it could be refused a moment later."""
         super().__init__()
+        self.isolation = isolation
         self.found = found
         self.step = step
         self.options = options
@@ -136,6 +141,7 @@ class TrialApp(BaseApp):
                 options=options,
                 stand_in=StandIn(workspace=options.workspace, case=options.case),
                 task_dir=self.task_dir,
+                isolation=self.isolation,
             )
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
             # a part of the trial its modes keep from us: said as such, no fault of ours
@@ -183,17 +189,16 @@ def launch_trial(args: argparse.Namespace) -> int:
         # a --python that cannot run it, or no sandbox to run it in, is refused as on the trial
         # itself (one line, exit 2).
         only = first_trials(target.root or target.path) if target.kind == "job" else []
+        isolation = None
         if len(only) == 1:
             try:
-                problem = _replay_problem(open_trial(only[0]), None, options, args.task)
+                problem, isolation = _replay_problem(open_trial(only[0]), None, options, args.task)
             except (HarborFolderError, OSError):
                 problem = None  # the screen says why it cannot open the trial
             if problem is not None:
                 return fail(problem)
         # Read on screen: the overview shows at once and fills in as trials are read.
-        app = TrialApp(target, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
-        app.run()
-        return app.return_code or 0
+        return _run_app(args, target, isolation=isolation)
     try:
         found, step = open_harbor(target)
         step = args.step or step
@@ -205,25 +210,48 @@ def launch_trial(args: argparse.Namespace) -> int:
             found.step(step)  # raises with the step names
     except HarborFolderError as exc:
         return fail(str(exc))
-    problem = _replay_problem(found, step, options, args.task) if isinstance(found, Trial) else None
+    problem, isolation = _replay_problem(found, step, options, args.task) if isinstance(found, Trial) else (None, None)
     if problem is not None:
         return fail(problem)
-    app = TrialApp(found, step, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
+    return _run_app(args, found, step, isolation)
+
+
+def _run_app(
+    args: argparse.Namespace, found: Trial | Job | Target, step: str | None = None, isolation: Isolation | None = None
+) -> int:
+    app = TrialApp(
+        found,
+        step,
+        options=args.options,
+        task_dir=args.task,
+        watch=not args.no_watch,
+        poll=args.poll,
+        isolation=isolation,
+    )
     app.run()
     return app.return_code or 0
 
 
-def _replay_problem(trial: Trial, step: str | None, options: Options, task_dir: Path | None) -> str | None:
+def _replay_problem(
+    trial: Trial, step: str | None, options: Options, task_dir: Path | None
+) -> tuple[str | None, Isolation | None]:
     """Why the replay the trial's screen starts with cannot run (a ``--python`` that cannot run the
     runner, no sandbox to be had), as run TRIAL says it (one line, exit 2, before the screen, not a
     toast on it); None when it can, or when no replay would run (no /app to replay on, a multi-step
-    trial's list of steps): as run TRIAL, the interpreter and the sandbox are asked only then."""
-    from verifier_tui.engine.sandbox.isolation import unavailable
+    trial's list of steps): as run TRIAL, the interpreter and the sandbox are asked only then.
+    With it, the sandbox chosen, for the screen's replays to keep."""
+    from verifier_tui.engine.sandbox.isolation import IsolationError, choose
     from verifier_tui.words.run import python_words
 
-    problem = python_words(options.interpreter()) or unavailable()
+    isolation = None
+    problem = python_words(options.interpreter())
+    if problem is None:
+        try:
+            isolation = choose()
+        except IsolationError as exc:
+            problem = str(exc)
     if problem is None or (trial.multi_step and step is None):
-        return None
+        return None, isolation
     opened = TrialSession(
         trial,
         step,
@@ -232,6 +260,6 @@ def _replay_problem(trial: Trial, step: str | None, options: Options, task_dir: 
         task_dir=task_dir,
     )
     try:
-        return problem if opened.session is not None else None
+        return (problem, None) if opened.session is not None else (None, None)
     finally:
         opened.close()

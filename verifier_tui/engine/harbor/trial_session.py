@@ -73,11 +73,13 @@ class TrialSession:
         task_dir: Path | str | None = None,
         cache: Path | None = None,
         pool: SessionPool | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
         """``options``: the engine's (:class:`~verifier_tui.engine.session.Options`);
         of them a replay takes the interpreter, ``--timeout``, ``--nemo-gym``,
         ``--runner``, ``--env`` and ``--network``. ``stand_in``: what stands in
-        for an uncaptured /app."""
+        for an uncaptured /app. ``isolation``: the sandbox the command chose
+        once for every session it opens (Session.keep_isolation)."""
         if options is None:
             from verifier_tui.engine.session import Options
 
@@ -86,6 +88,7 @@ class TrialSession:
         self.trial = trial
         self.options = options
         self._pool = pool  # many trials replayed in a row share a session per task (the pool closes them)
+        self._isolation = isolation
         self.step = step
         self._task_dir = task_dir
         self._cache = cache
@@ -172,6 +175,8 @@ class TrialSession:
                 self.session = self._pool.session(plan.task_dir, options)
                 return
             self.session = Session(plan.task_dir, options)
+            if self._isolation is not None:
+                self.session.keep_isolation(self._isolation)
             if explaining or plan.empty:
                 self.session.select_case(None)  # not the task's first case: no workspace at all
         except (DiscoveryError, SelectionError) as exc:
