@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import (
+    RUNNER,
     SEPARATE,
+    captured_trial,
     harbor_exception,
     harbor_masked_failure_log,
     sandbox_trial,
@@ -610,3 +613,49 @@ async def test_a_save_of_the_task_after_the_trial_folder_moved_is_said_as_that_s
         await pilot.pause()
         status = " ".join(text_of(app, "#trial-status").split())
         assert "after tests/verifier.py" in status and "trial folder moved or gone" not in status, status
+
+
+@pytest.mark.parametrize(
+    ("vendored", "runner"),
+    [("differs", "ours"), ("differs", "task"), ("none", "ours")],
+    ids=["own-runner-ours", "own-runner-task", "no-own-runner"],
+)
+async def test_c_copies_a_command_that_ends_as_the_replay_shown(task, runs, tmp_path, env, vendored, runner):
+    """``c`` on a trial's screen, the command pasted into a shell: it runs
+    the replay's runner (``--runner task`` where the screen ran the task's
+    own) on the trial's /app and ends as the replay did, for a task that
+    vendors a runner of its own (one writing 0.25 whatever verify returns)
+    and one that vendors none. Where the screen's verdict was the task's
+    test.sh's (0.25, its own runner) and verifier-tui's runner alone ended
+    otherwise (1.0), the command, which is that runner's, gave 1.0 and its
+    dialog said nothing: it now says so, and names ``run TRIAL``, which
+    replays it as shown."""
+    from tests.helpers.commands import run_in_shell_text
+
+    demo, trial = captured_trial(task, runs, tmp_path)
+    if vendored == "differs":
+        own = demo / "tests" / ".ng" / "run_verifier.py"
+        own.parent.mkdir()
+        ours = RUNNER.read_text()
+        own.write_text(
+            ours.replace("    number = _number(result)\n", "    result = 0.25\n    number = _number(result)\n", 1)
+        )
+    app = make_trial_app(trial.path, runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        shown = (await app.wait_for_replays(1)).local
+        note = await command_note(app, pilot)  # as shown
+        said, command = app.screen.note or "", app.clipboard
+    assert shown is not None
+    assert ("--runner task" in command) == (runner == "task"), command
+    done = run_in_shell_text(command, env, Path.cwd())
+    again = json.loads(done.stdout)
+    if (vendored, runner) != ("differs", "ours"):
+        assert again["rewards"] == shown.verdict.rewards == ({"reward": 0.25} if runner == "task" else {"reward": 1.0})
+        assert "Not the same run" not in note, note
+        return
+    assert shown.verdict.rewards == {"reward": 0.25} and again["rewards"] == {"reward": 1.0}
+    assert "verifier-tui's runner alone, which ended otherwise here: 1.0" in note, note
+    assert "The verdict shown is the task's test.sh's" in note and "Not the same run" in note, note
+    replay = said[said.index("Not the same run: ") + len("Not the same run: ") : said.index(" replays the trial")]
+    done = run_in_shell_text(replay, env, Path.cwd())
+    assert json.loads(done.stdout)["local"]["rewards"] == {"reward": 0.25}, done.stdout[-2000:]

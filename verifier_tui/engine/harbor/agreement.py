@@ -47,12 +47,16 @@ class RunnerAlone:
     why: str
     steps: bool = True
 
+    @property
+    def ended(self) -> str:
+        """How it ended: ``1.0 (reward written)``."""
+        label = HarborVerdict(self.verdict.get("rewards"), self.verdict.get("verdict_error"), "", "replay").label()
+        return f"{label} ({self.verdict.get('outcome_words')})"
+
     def lines(self) -> tuple[str, ...]:
         """The story after the agreement's sentence, in order: how the runner
         alone ended, where it parts from the sandbox, why."""
-        ended = HarborVerdict(self.verdict.get("rewards"), self.verdict.get("verdict_error"), "", "replay").label()
-        how = self.verdict.get("outcome_words")
-        out = [f"verifier-tui's runner alone, on the same inputs, ended otherwise: {ended} ({how})"]
+        out = [f"verifier-tui's runner alone, on the same inputs, ended otherwise: {self.ended}"]
         parting = self.parting
         if parting is not None:  # each side's detail is beside the steps: this line is the same for many trials
             out.append(

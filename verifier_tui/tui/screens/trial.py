@@ -398,6 +398,7 @@ class TrialScreen(SizedScreen):
 
     def action_copy_command(self) -> None:
         from verifier_tui.engine.harbor.replay import command_lacks_overlay, job_env_not_in, templates_not_in
+        from verifier_tui.engine.invocation import tool_words
         from verifier_tui.tui.screens.command import CommandScreen
         from verifier_tui.words.run import command_words
 
@@ -451,6 +452,18 @@ class TrialScreen(SizedScreen):
                 f"It passes {one_line(', '.join(given))} to the verifier as well, which the replay held back, "
                 f"having only filled {one_line(', '.join(filled))} from it (as the command's --env does too): "
                 "not the same run."
+            )
+        alone = self.replayed.runner_alone if self.replayed is not None else None
+        if alone is not None:
+            # The replay's verdict is the task's test.sh's (as Harbor runs it), which run TASK cannot run;
+            # the command is the runner's alone, which ended otherwise here. run TRIAL replays both.
+            who = "the task" if self.opened.options.runner == "task" else "verifier-tui"
+            again = " ".join(command_words([*tool_words(), "run", str(self.opened.trial.path)], self.fmt.cwd))
+            notes.append(
+                f"It runs {who}'s runner alone, which ended otherwise here: {alone.ended}. The verdict shown is "
+                f"the task's test.sh's, run as the sandbox ran it, which run TASK cannot run; why they part: "
+                f"{one_line(alone.why)}. Not the same run: {again} replays the trial as shown (with the options "
+                "this screen was started with)."
             )
         self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
