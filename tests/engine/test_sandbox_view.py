@@ -1209,3 +1209,20 @@ def test_a_tracebacks_source_lines_are_the_users_code_as_written(tmp_path, names
     frame = lines.index(f'  File "{task_dir}/tests/verifier.py", line 4, in verify')
     assert lines[frame + 1] == '    return float(Path("/app/missing.txt").read_text())'  # the code as written
     assert lines[-1].endswith(f"'{task_dir}/cases/only/workspace/missing.txt'")  # the path it meant
+
+
+def test_the_command_that_reproduces_a_run_on_this_machines_network_shares_it(tmp_path, env, namespace):
+    """``run --network host`` (or the TUI started so, whose ``c`` copies the
+    same words): the command that reproduces the run (``command`` in
+    ``--json``) had no ``--network host``, so pasted into a shell it ran in a
+    network of its own, this machine's loopback services out of its reach."""
+    import shlex
+
+    from tests.helpers.commands import run_in_shell_text
+
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    data = run_json(env, task_dir, "--network", "host")
+    assert data["limits"]["network_given"] == "host"
+    again = run_in_shell_text(shlex.join(data["command"]), env, tmp_path)
+    assert json.loads(again.stdout)["limits"]["network_given"] == "host", data["command"]
+    assert "--network" not in run_json(env, task_dir)["command"]  # the task's own network: nothing to say

@@ -546,6 +546,8 @@ def reproduce_command(spec: RunSpec) -> list[str]:
         words += ["--nemo-gym", str(spec.nemo_gym)]
     for word in spec.env:  # as the user gave it: a bare NAME is read from their environment again
         words += ["--env", word]
+    if spec.network != "task":  # the user's --network host: without it the run gets a network of its own
+        words += ["--network", spec.network]
     return words
 
 
