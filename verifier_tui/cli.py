@@ -81,6 +81,22 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+class _Once(argparse.Action):
+    """An option these commands take once (``--case``, ``--trial``): given again it is refused,
+    never the last one silently kept, since ``test`` takes several and the user may expect as
+    much here; ``why`` says which command takes several."""
+
+    def __init__(self, *args: Any, why: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.why = why
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, value: Any, *_: Any) -> None:
+        before = getattr(namespace, self.dest)
+        if before is not None:
+            raise argparse.ArgumentError(self, f"given twice ({before}, {value}): {self.why}")
+        setattr(namespace, self.dest, value)
+
+
 def _env_word(text: str) -> str:
     """``--env NAME`` or ``--env NAME=VALUE``, checked now (a bare NAME must be
     set in the user's environment) and kept as given: the engine reads it
@@ -140,7 +156,12 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--case",),
         ONE_CASE,
         True,
-        dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)"),
+        dict(
+            metavar="NAME",
+            action=_Once,
+            why="run, explain, watch and the TUI run one case; test takes several",
+            help="a case under the task's cases/ folder (or a case folder)",
+        ),
     ),
     (
         ("--workspace",),
@@ -320,7 +341,12 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--trial",),
         ONE_CASE,
         False,
-        dict(metavar="NAME", help="a Harbor job folder: which of its trials"),
+        dict(
+            metavar="NAME",
+            action=_Once,
+            why="run, explain, watch and the TUI replay one trial; test JOB replays every one",
+            help="a Harbor job folder: which of its trials",
+        ),
     ),
     (
         ("--step",),

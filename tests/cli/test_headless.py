@@ -1309,6 +1309,11 @@ def test_a_case_not_found_among_thousands_names_some_and_counts_the_rest(env, ex
         (["run", "{task}", "--frob\nnicate"], "unrecognized arguments: --frob\\nnicate"),
         (["test", "{task}", "--preload", "numpy,not a module"], "give module names, comma-separated"),
         (["run", "{task}", "--preload", "numpy"], "--preload is not an option of run"),  # nothing is started ahead
+        # test takes --case again and again; these run one case, so a second one is no silent last-wins.
+        (["run", "{task}", "--case", "correct", "--case", "wrong-text"], "--case: given twice (correct, wrong-text)"),
+        (["explain", "{task}", "--case=correct", "--case", "correct"], "--case: given twice (correct, correct)"),
+        (["watch", "{task}", "--case", "correct", "--case", "wrong-text"], "run one case; test takes several"),
+        (["run", "{task}", "--trial", "a", "--trial", "b"], "--trial: given twice (a, b)"),
     ],
 )
 def test_bad_arguments_are_argparse_errors(env, example, args, words):
