@@ -380,6 +380,24 @@ def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, t
     assert "verifier-tui: only: not run (its task is not tested)" in tested.stderr
 
 
+def test_explain_of_a_task_harbor_would_refuse_says_so_and_exits_as_it_explained(env, tmp_path):
+    """``explain`` on a task Harbor would refuse (``version = 1``) ended ``no contract problems:
+    verify would be called``, where Harbor would call none, and its ``--json`` had no
+    ``harbor_refuses_task`` to read (``explain TRIAL``'s has). explain's status says whether it
+    explained (0, as for a contract problem, which it reports too); what it found is in its text
+    and document, and ``run`` and ``test`` are the gate that exits 2 (docs/commands.md)."""
+    task_dir = with_case(make_task(tmp_path / "t", toml="version = 1\n"))
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert "verify would be called" not in done.stdout
+    assert "no contract problems, but Harbor would refuse to run this task: verify would not be called" in done.stdout
+    data = strict_json(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert "version = 1 is not a string" in data["harbor_refuses_task"]
+    loaded = with_case(make_task(tmp_path / "u"))
+    assert strict_json(run_tool(env, "explain", "--json", loaded, "--python", PY).stdout)["harbor_refuses_task"] is None
+
+
 def test_a_case_of_a_task_harbor_would_refuse_never_matches_its_expected_json(env, tmp_path):
     """``run TASK --case C``, TASK's task.toml one Harbor would refuse and C's
     expected.json the reward the run wrote: it said "matched" (``--json``'s

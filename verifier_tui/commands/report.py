@@ -182,6 +182,7 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     data["mode"] = session.mode
     data["step"] = session.step
     data["shadowing"] = shadows(explanation)
+    data["harbor_refuses_task"] = session.task.config.refused
     # The inputs verify would be bound to, as the run document has them (the runner's own
     # document names only the workspace): which task_data.json applies is the question.
     data["task_data"] = str(session.task_data) if session.task_data else None
@@ -229,7 +230,11 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
             out.append(problem_line(data, problem))
     elif error is None:
         out.append("")
-        out.append("no contract problems: verify would be called")
+        # The runner would call verify, but Harbor loads no refused task, so it runs nothing (the note above says why).
+        if session.task.config.refused is not None:
+            out.append(f"no contract problems, but {REFUSED_TO_RUN}: verify would not be called")
+        else:
+            out.append("no contract problems: verify would be called")
     return out + ([""] if environment else []) + environment
 
 
