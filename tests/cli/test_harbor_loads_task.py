@@ -8,6 +8,8 @@ Each test runs the real console script on a private copy of a bundled example.
 from __future__ import annotations
 
 import json
+import os
+import socket
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.tasks import make_task
@@ -74,6 +76,24 @@ def test_an_instruction_md_that_is_a_folder_is_one_harbor_refuses(env, example):
     (task / "instruction.md").unlink()
     (task / "instruction.md").mkdir()
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a folder, not a file")
+
+
+def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env, example):
+    """hello-file with instruction.md a FIFO: Task.__init__'s read_text() waits on it for a writer
+    that never comes, so Harbor's job never loads the task; a socket: open() raises OSError (ENXIO).
+    Every face scored it as a task Harbor loads, exit 0, and none may open it (it would block too)."""
+    task = example("hello-file")
+    (task / "instruction.md").unlink()
+    os.mkfifo(task / "instruction.md")
+    _refused_on_every_face(env, task, "instruction.md beside task.toml is a FIFO (a named pipe): Harbor's read_text()")
+    (task / "instruction.md").unlink()
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(task / "instruction.md"))
+    _refused_on_every_face(
+        env,
+        task,
+        "instruction.md beside task.toml cannot be read (No such device or address) (Harbor's loader raises OSError)",
+    )
 
 
 def test_an_instruction_md_that_is_not_utf8_is_one_harbor_refuses(env, example):

@@ -81,10 +81,11 @@ def refusal_first(refused: str, notes: list[str]) -> list[str]:
     return [whole, *(note for note in notes if note != whole)]
 
 
-def _raised_by_harbor(why: str, exception: str) -> str:
-    """``TaskConfig.refused``: why, and what Harbor's loading of task.toml raises. The words
-    say no refusal of their own: every face puts :data:`REFUSED_TO_RUN` before them."""
-    return f"{why} (Harbor's loader raises {exception})"
+def _raised_by_harbor(why: str, exception: str | None) -> str:
+    """``TaskConfig.refused``: why, and what Harbor's loading of task.toml raises (None: it raises
+    nothing, and ``why`` says what it does instead). The words say no refusal of their own: every
+    face puts :data:`REFUSED_TO_RUN` before them."""
+    return why if exception is None else f"{why} (Harbor's loader raises {exception})"
 
 
 SHARED = "shared"
@@ -308,7 +309,7 @@ def _unread(path: Path, found: untrusted.Read) -> str | None:
     return None  # a folder, a socket: read_text() raises, so Harbor refuses it (below)
 
 
-def refused_for(config: TaskConfig, why: str, exception: str) -> TaskConfig:
+def refused_for(config: TaskConfig, why: str, exception: str | None) -> TaskConfig:
     """``config`` refused for a reason of the task's files that Harbor's ``Task`` raises
     ``exception`` for (:mod:`verifier_tui.engine.task.loading`)."""
     refused = _raised_by_harbor(why, exception)

@@ -12,6 +12,7 @@ it was given, with the defaults, and Harbor's refusals are not its business.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.task.config import StepSettings, TaskConfig
 
 NOT_FOUND = "FileNotFoundError"
+INSTRUCTION = "instruction.md beside task.toml"
 INVALID = "ValueError"
 #: Links the check resolves, and folders it looks into, at most: past either (a web of links made
 #: to stall it; Harbor, asking .harborignore of each route, walks such a web route by route) the
@@ -55,7 +57,7 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
     file_filter = TaskFileFilter(root)
     walk = _Walk(root, file_filter)
     try:
-        refusal = _inputs_refused(config, walk)
+        refusal: tuple[str, str | None] | None = _inputs_refused(config, walk)
         # watched for whether Harbor loads the task; not when the check gave up (a web of links, a folder
         # too big to check): a watch of them would cost as much, to tell nothing
         config = replace(config, linked=walk.linked())
@@ -307,10 +309,11 @@ def _instruction_refused(task_root: Path) -> str | None:
     return "no instruction.md beside task.toml (Task directory is missing instruction.md)"
 
 
-def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] | None:
+def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str | None] | None:
     """``Task.__init__``'s ``instruction_path.read_text()``, last, verification disabled or not: it
     raises for none (FileNotFoundError), for a folder, which ``exists()`` passes (IsADirectoryError),
-    and for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in).
+    for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in) or
+    cannot be read (a socket, no permission), and waits for ever on a FIFO.
     A task of steps reads none there: each step's is read as its agent starts (``step_instruction``),
     whose failure Harbor's error policy still grades."""
     if config.steps:
@@ -320,17 +323,32 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str] 
         return why, NOT_FOUND
     instruction = task_root / "instruction.md"
     if instruction.is_dir() and not (task_root / TASKS_FILE).exists():
-        return "instruction.md beside task.toml is a folder, not a file", "IsADirectoryError"
+        return f"{INSTRUCTION} is a folder, not a file", "IsADirectoryError"
     if not (task_root / TASKS_FILE).exists():
         # read_text() in the locale's encoding, UTF-8 where Harbor runs; one too big to read here is
         # not judged (never a refusal the tool cannot show)
-        found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT)
+        found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT, name=INSTRUCTION)  # never opens a FIFO
+        if found.state == "not-a-file":
+            return _instruction_fifo(instruction)
+        if found.state == "unreadable":  # Harbor reads it as the same user: a socket (ENXIO), chmod 000
+            return found.problem or INSTRUCTION, found.error or "OSError"
         try:
             if found.data is not None:
                 found.data.decode("utf-8")
         except UnicodeDecodeError:
-            return "instruction.md beside task.toml is not UTF-8 text", "UnicodeDecodeError"
+            return f"{INSTRUCTION} is not UTF-8 text", "UnicodeDecodeError"
     return None
+
+
+def _instruction_fifo(instruction: Path) -> tuple[str, None] | None:
+    """An ``instruction.md`` that is a FIFO: Harbor's read_text() waits on it for a writer, so its
+    job never loads the task (nor raises). A device is not judged: ``/dev/null`` reads as empty."""
+    try:
+        if not stat.S_ISFIFO(os.stat(instruction).st_mode):
+            return None
+    except OSError:
+        return None
+    return f"{INSTRUCTION} is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer", None
 
 
 def _step_refused(step: StepSettings, task_root: Path) -> str | None:
