@@ -434,3 +434,30 @@ async def test_n_on_a_verifier_that_does_not_compile_claims_no_line_ran(tmp_path
         await pilot.press("n")
         await pilot.pause()
         assert app.notices[-1:] == ["no line is marked ✗: no line that runs was measured"], app.notices
+
+
+async def test_the_verifier_removed_while_the_view_is_open_is_said_there(tmp_path):
+    """tests/verifier.py deleted with the view open: the view went on saying
+    "r runs every case again" over the gone file's name, and r, which found
+    no verifier, said so only on the main screen, under the view: the key
+    looked dead."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, case="right", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        verifier = task / "tests" / "verifier.py"
+        verifier.unlink()
+        report_change(app, [verifier])
+        await pilot.press("r")
+        assert await app.wait_for_runs(4) is None  # nothing could run
+        await pilot.pause()
+        assert isinstance(app.screen, CoverageScreen)
+        header = rendered_text(app.screen.query_one("#coverage-header"))
+        assert header.startswith("No coverage: no verifier found for branchy"), header
+        assert "r runs every case again" not in header, header
+        said = rendered_text(app.screen.query_one("#coverage-cases"))
+        assert "reached by" not in said, said  # no case reached a line of a file that is gone
+        await pilot.press("r")
+        assert await app.wait_for_runs(5) is None
+        await pilot.pause()
+        assert app.notices[-1].startswith("no verifier found for branchy"), app.notices

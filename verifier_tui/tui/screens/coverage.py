@@ -105,6 +105,8 @@ class CoverageScreen(KeyedScreen):
         """The run (its sequence number) each case's coverage in :attr:`by_case` comes from."""
         self.outdated_through = 0
         """Runs up to this number ran the verifier's files before their last change."""
+        self.refused: str | None = None
+        """Why the last run asked for could not start (no verifier any more), until one runs."""
 
     def compose(self) -> ComposeResult:
         yield Static("Coverage: running every case…", id="coverage-header")
@@ -121,9 +123,17 @@ class CoverageScreen(KeyedScreen):
         if coverage is None and result.outcome in (Outcome.COULD_NOT_START, Outcome.REFUSED_BY_SHIM):
             coverage = Coverage({}, f"no coverage: the run {result.outcome.value}")  # in, not still running
         if coverage is not None:  # (None: a run started before the view asked for coverage)
+            self.refused = None
             self.by_case[result.case or NO_CASE] = coverage
             self.ran_as[result.case or NO_CASE] = result.sequence
             self.mutate_reactive(CoverageScreen.by_case)
+
+    def not_possible(self, reason: str) -> None:
+        """Nothing could run (the verifier removed): said here, where a save or r asked for the runs;
+        on the main screen below, r and every save looked as if they did nothing."""
+        self.refused = reason
+        self.mutate_reactive(CoverageScreen.by_case)
+        self.notify(reason, severity="warning", markup=False)
 
     def outdated(self, through: int) -> None:
         """The verifier or a helper changed: the coverage of runs up to
@@ -162,6 +172,8 @@ class CoverageScreen(KeyedScreen):
         if old:  # no counts and no marks: the old runs' line numbers are not the lines of the source shown
             said = f"Coverage out of date: {OUTDATED_BY} since these runs (r runs every case again)"
             style = "bold $warning"
+        if self.refused is not None:  # the runs shown are of a verifier that cannot run now
+            said, style = f"No coverage: {self.refused}", "bold $warning"
         self.query_one("#coverage-header", Static).update(
             content(
                 (said, style),
@@ -217,9 +229,14 @@ class CoverageScreen(KeyedScreen):
         view.set_options(options)
         if options:
             view.highlighted = min(highlighted or 1, len(options) - 1)
+            self._say_cases(view.highlighted)  # the same line highlighted again posts no event: its cases changed
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        path, number = self.rows[event.option_index]
+        self._say_cases(event.option_index)
+
+    def _say_cases(self, index: int) -> None:
+        """Which cases reached the line of row ``index``, under the list."""
+        path, number = self.rows[index]
         # each case named as the cases list names it: an escape code in a folder's name shown, not dropped
         by_case, old = self._in_use()
         if old:  # the old runs' line numbers: not this line's

@@ -467,6 +467,8 @@ class MainScreen(SizedScreen):
         else:
             self.query_one(StatusLine).set_note(message.reason)
             self.query_one(RewardPanel).show_message(message.reason, "$warning")
+        if self.coverage_view is not None:  # the screen on top, where r or the save asked for the runs
+            self.coverage_view.not_possible(self.fmt.words(message.reason))
 
     def on_run_failed(self, message: RunFailed) -> None:
         text = f"the run could not be completed: {message.said}"
