@@ -482,11 +482,11 @@ def sandbox_lines(walk: TrialWalkthrough) -> list[str]:
     exception.txt and the reward files when result.json could not be read),
     whether the reward files tell another story, and where it failed: said
     alike by ``run TRIAL`` and ``explain TRIAL``."""
-    from verifier_tui.words.trial import verdict_words
+    from verifier_tui.words.trial import read_from, verdict_words
 
     side = walk.sandbox
-    where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
-    out = [f"sandbox   {verdict_words(side.verdict)}{where}"]
+    source = read_from(side.verdict)
+    out = [f"sandbox   {verdict_words(side.verdict)}" + (f" (from {source})" if source else "")]
     if side.disagreement:
         out.append(f"          note: {side.disagreement}")
     if side.failure is not None:

@@ -60,6 +60,12 @@ def verdict_words(verdict: HarborVerdict | None) -> str:
     return verdict.label() if verdict.rewards is not None else one_name(verdict.label())  # an exception type
 
 
+def read_from(verdict: HarborVerdict) -> str | None:
+    """Where the sandbox's verdict was read (``result.json``); None when nothing recorded
+    one (not finished, the verifier never ran): "from none" named a place there is not."""
+    return verdict.source if verdict.source not in ("none", None) else None
+
+
 def replay_words(replayed: Replayed) -> str:
     """The replay in a few words: its verdict and how the runner ended."""
     from verifier_tui.engine.harbor.agreement import local_verdict

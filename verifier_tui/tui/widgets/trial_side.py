@@ -16,7 +16,7 @@ from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import not_a_file, stuck_line
 from verifier_tui.words.text import one_line, one_name
-from verifier_tui.words.trial import verdict_words, workspace_words
+from verifier_tui.words.trial import read_from, verdict_words, workspace_words
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -43,13 +43,14 @@ class SidePanel(VerticalScroll):
         walk = opened.walk
         side = walk.sandbox
         verdict = side.verdict
+        source = read_from(verdict)
         style = "bold $success" if verdict.rewards is not None else "bold $error"
         if not verdict.finished:
             style = "bold $warning"
         parts: list[Any] = [
             ("Harbor scored " if verdict.finished else "Harbor: ", MUTED),
             (verdict_words(verdict), style),
-            (f"  from {verdict.source}\n", MUTED),
+            (f"  from {source}\n" if source else "\n", MUTED),
         ]
         if verdict.message and verdict.rewards is None:
             parts.append((f"  {fmt.text(verdict.message)}\n", MUTED))
