@@ -662,3 +662,23 @@ async def test_a_link_in_the_task_made_in_solution_runs_nothing_yet_a_link_out_b
         await pilot.pause()
         assert result.trigger == "environment/out"
         assert "solution/env/out leads out of the task" in widget_text(app, "#reward-body")
+
+
+async def test_an_unusable_expected_json_saved_unusable_otherwise_is_said_as_it_is_now(example):
+    """expected.json saved with a NaN reward, then as a list: no run follows (neither judges
+    a run), and the resolution panel went on saying the first file's problem, "rewards"
+    must be finite numbers, of a file that holds a list."""
+    root = example("hello-file")
+    expected = root / "cases" / "correct" / "expected.json"
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.first_run_and_watcher()
+        expected.write_text('{"rewards": {"reward": NaN}}')
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        assert '"rewards" must be an object of finite numbers' in widget_text(app, "#resolution-body")
+        expected.write_text("[1, 2]")
+        said = "expected.json must be a JSON object like"
+        await wait_for(lambda: said in widget_text(app, "#resolution-body"), "the new file's problem said")
+        assert "finite numbers" not in widget_text(app, "#resolution-body")
+        assert len(app.finished) == 2  # nothing ran for it: neither file judges a run

@@ -366,6 +366,7 @@ class MainScreen(SizedScreen):
 
     def on_choices_changed(self, _message: ChoicesChanged) -> None:
         self.refresh_choices()
+        self.query_one(ResolutionPanel).notices_now(self.session.notices())
 
     def _no_verifier(self) -> None:
         session = self.session

@@ -37,7 +37,7 @@ from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.tui.display import Display
@@ -50,16 +50,31 @@ _STYLES = {HEADING: HEAD, QUIET: MUTED, STRONG: "bold", PROBLEM: _PROBLEM, WARN:
 
 
 class ResolutionPanel(VerticalScroll):
+    _drawn: Callable[[Sequence[str]], Content] | None = None
+    """What the panel shows, drawn under the given notes: drawn again when only the notes change."""
+
     def compose(self) -> ComposeResult:
         yield Static(Content(WAITING), id="resolution-body")
 
     def show_message(self, text: str, notices: Sequence[str] = (), style: str = MUTED) -> None:
-        parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
-        parts.append((text, style))
-        redraw.update(self.query_one("#resolution-body", Static), content(*parts))
+        def drawn(notes: Sequence[str]) -> Content:
+            parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notes]
+            return content(*parts, (text, style))
+
+        self._draw(drawn, notices)
 
     def show(self, explain: Explanation, mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
-        redraw.update(self.query_one("#resolution-body", Static), resolution_content(explain, mode, fmt, notices))
+        self._draw(lambda notes: resolution_content(explain, mode, fmt, notes), notices)
+
+    def notices_now(self, notices: Sequence[str]) -> None:
+        """The notes as they are now over what the panel shows: the task read again (a case's
+        expected.json saved unusable another way) may run nothing that would say them."""
+        if self._drawn is not None:
+            redraw.update(self.query_one("#resolution-body", Static), self._drawn(notices))
+
+    def _draw(self, drawn: Callable[[Sequence[str]], Content], notices: Sequence[str]) -> None:
+        self._drawn = drawn
+        redraw.update(self.query_one("#resolution-body", Static), drawn(notices))
 
 
 def resolution_content(explain: Explanation, mode: str, fmt: Display, notices: Sequence[str] = ()) -> Content:
