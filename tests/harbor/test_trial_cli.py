@@ -1483,6 +1483,10 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
     assert documented_fields("## The job test document", "## Explain and watch") == set(tested)
     explained = as_json(tool(env, "explain", job, "--json", cwd=elsewhere))
     assert set(explained) == set(data) | {"explain"}
+    # explain is the replay's explain document: every field explain TASK --json documents
+    assert documented_fields("## The explain document", "### When explain fails") == set(explained["explain"])
+    assert explained["explain"]["mode"] == "harbor" and explained["explain"]["response"] is None
+    assert explained["explain"]["step"] is None and explained["explain"]["shadowing"] == []
     both = as_json(
         tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json", cwd=elsewhere)
     )

@@ -551,7 +551,14 @@ def explain_command(args: argparse.Namespace) -> int:
         explain = opened.explain()  # needs no workspace: verify is not called
         data = opened.to_json()
         data["local_skipped"] = opened.skipped or "explain does not call verify"
-        data["explain"] = explain.to_json() if explain is not None else None
+        data["explain"] = None
+        if explain is not None:
+            from verifier_tui.commands import report
+
+            # A replay runs in Harbor mode (no response) on the trial's own task data, as its run document says.
+            task_data, step, refused = data["replay"]["task_data"], data["trial"]["step"], data["harbor_refuses_task"]
+            said = list(explain.notices)
+            data["explain"] = report.explain_inputs(explain, said, "harbor", step, refused, task_data, None, None)
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2

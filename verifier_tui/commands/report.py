@@ -175,19 +175,33 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     """The explain document (docs/json-output.md): the runner's, with the
     session's notices, the mode and the task's modules that shadow the standard
     library or are never imported."""
+    said = notices(session) + list(explanation.notices)
+    response = str(session.response.path) if session.response and session.response.path else None
+    task_data = str(session.task_data) if session.task_data else None
+    refused = session.task.config.refused
+    return explain_inputs(explanation, said, session.mode, session.step, refused, task_data, session.task_id, response)
+
+
+def explain_inputs(
+    explanation: Explanation,
+    said: list[str],
+    mode: str,
+    step: str | None,
+    refused: str | None,
+    task_data: str | None,
+    task_id: str | None,
+    response: str | None,
+) -> dict[str, Any]:
+    """The explain document: the runner's, its failure's shape too, with what it adds: the notices
+    ``said``, the mode, the step, the task's modules that shadow the standard library, why Harbor
+    would refuse the task, and the inputs verify would be bound to, as the run document has them
+    (the runner's own document names only the workspace: which task_data.json applies is the
+    question). ``explain TRIAL`` adds them too."""
     from verifier_tui.engine.diagnosis import shadows
 
     data = explanation.to_json()
-    data["notices"] = notices(session) + list(explanation.notices)
-    data["mode"] = session.mode
-    data["step"] = session.step
-    data["shadowing"] = shadows(explanation)
-    data["harbor_refuses_task"] = session.task.config.refused
-    # The inputs verify would be bound to, as the run document has them (the runner's own
-    # document names only the workspace): which task_data.json applies is the question.
-    data["task_data"] = str(session.task_data) if session.task_data else None
-    data["task_id"] = session.task_id
-    data["response"] = str(session.response.path) if session.response and session.response.path else None
+    data.update(notices=said, mode=mode, step=step, shadowing=shadows(explanation), harbor_refuses_task=refused)
+    data.update(task_data=task_data, task_id=task_id, response=response)
     return data
 
 
