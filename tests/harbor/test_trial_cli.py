@@ -1125,6 +1125,22 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     assert any("stopped after 2 replay(s) started" in line for line in rest), rest
 
 
+def test_watch_a_trial_json_stopped_by_sigterm_exits_143_with_whole_documents(task, runs, tmp_path, env, elsewhere):
+    """A CI job's timeout ends ``watch TRIAL --json`` as it ends ``watch TASK --json``: exit 143,
+    and every line printed is a whole trial document."""
+    _demo, trial = captured_trial(task, runs, tmp_path)
+    proc, reader = start_watch(env, trial.path, "--python", PY, "--json", cwd=elsewhere)
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        assert first["same"] is True and first["local"]["trigger"] == "start", first
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+    while (line := reader.lines.get(timeout=30)) is not None:
+        json.loads(line)
+    assert code == 143, proc.stderr.read()
+
+
 def test_watch_a_trial_replays_a_save_at_once_while_a_replay_is_stuck(task, runs, tmp_path, env, elsewhere):
     """The task's verifier stuck in a loop, then the fix saved: watch TRIAL waited for the stuck
     replay's timeout before it replayed the fix, saying nothing meanwhile. A save ends the replay
