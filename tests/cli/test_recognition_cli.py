@@ -315,6 +315,10 @@ def test_an_old_python_is_refused_as_the_shim_refuses_it(env, tmp_path):
     assert "Harbor would raise RewardFileNotFoundError" in done.stdout
     assert "the sandbox's test.sh refuses an interpreter older than 3.8" in done.stdout
     no_traceback(done)
+    # No bad input: --json prints the run's document, the shim's verdict in it.
+    done = run_tool(env, "run", make_task(tmp_path / "t"), "--python", python_or_skip("3.7"), "--json")
+    assert done.returncode == 127
+    assert json.loads(done.stdout)["outcome"] == "refused_by_shim"
 
 
 def test_nemo_gym_given_the_package_root(env, tmp_path):
