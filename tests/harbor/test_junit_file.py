@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import interrupted, no_traceback, run_tool
+from tests.helpers.commands import TOOL, interrupted, no_traceback, run_tool, signal_when
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -97,6 +98,37 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     assert err.count(stopped) == 1, err  # said once
     # Its time is the run's until it stopped, as test's stopped report and test JOB's own have it (not 0.000).
     assert float(suite.get("time")) > 0, suite.get("time")
+
+
+def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_path, env):
+    """A CI job's timeout while ``test JOB --json`` streams its trials: stdout held the document's
+    head and no end, which no JSON reader takes. It ends whole: the trials that finished (a slow
+    first trial stops none after it from being said), their counts, and ``stopped`` saying why."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name, files in (("a__aaaaaaa", {"hello.txt": "hi", "slow.txt": ""}), ("b__bbbbbbb", {"hello.txt": "hi"})):
+        sandbox_trial(job, demo, tmp_path, workspace=files, mode="separate", capture=True, name=name)
+    slow = "import time\n\ndef verify(workspace):\n    if (workspace / 'slow.txt').exists():\n"
+    slow += textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n    return 1.0\n"
+    (demo / "tests" / "verifier.py").write_text(slow)
+    scratch = env["TMPDIR"]
+    out = tmp_path / "out.json"
+    with out.open("w") as stdout:
+        proc = subprocess.Popen(
+            [*TOOL, "test", str(job), "--json", "-j", "2", "--python", PY],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        code, err = signal_when(proc, lambda: has_started(scratch), signal.SIGTERM, "the slow replay never started")
+    assert code == 143 and "Traceback" not in err, (code, err)
+    data = json.loads(out.read_text())
+    names = [trial["trial"]["name"] for trial in data["trials"]]
+    assert set(names) <= {"b__bbbbbbb"}, names
+    assert data["stopped"] in err and data["stopped"].endswith(f"{len(names)} of 2 trials finished"), data
+    assert data["agree"] == len(names) and data["trial_folders"] == 2
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):

@@ -666,7 +666,7 @@ def test_command(args: argparse.Namespace) -> int:
 
         kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
         try:
-            rows = _replay_all(args, group, keep, kept, in_jobs, progress, started)
+            rows = _replay_all(args, group, keep, kept, in_jobs, progress, started, stream)
         finally:
             progress.erase()
     wall = time.perf_counter() - started
@@ -717,8 +717,11 @@ def _no_trial(args: argparse.Namespace, group: JobTrials, own: list[tuple[str, P
     return refused_run(args.junit, f"{group.folder}: {group.error}", own)
 
 
-def _job_counts(args: argparse.Namespace, group: JobTrials, rows: list[JobRow], wall: float) -> dict[str, Any]:
-    """What the job test document says after its trials: the counts of ``rows``, the stand-in, the folder's problems."""
+def _job_counts(
+    args: argparse.Namespace, group: JobTrials, rows: list[JobRow], wall: float, stopped: str | None = None
+) -> dict[str, Any]:
+    """What the job test document says after its trials: the counts of ``rows``, the stand-in, the
+    folder's problems, and why the replays were ``stopped`` before every one ran."""
     agree = sum(1 for r in rows if r.same is True)
     differ = sum(1 for r in rows if r.same is False)
     return {
@@ -734,6 +737,7 @@ def _job_counts(args: argparse.Namespace, group: JobTrials, rows: list[JobRow], 
         },
         "copy_sandbox": _sandbox_words(rows)[0],
         "problems": list(getattr(group.found, "problems", ())),
+        "stopped": stopped,
     }
 
 
@@ -780,11 +784,13 @@ def _replay_all(
     in_jobs: bool,
     progress: terminal.Progress,
     started: float,
+    stream: _TrialsStream | None,
 ) -> list[JobRow]:
     """Every trial's row, each made by ``keep`` (which puts it in ``kept``).
     Stopped by a signal, as ``test`` on tasks is: one line, and ``--junit``'s
     report of the trials that finished with that line as an error, never the
-    last run's report left for CI to show as this one's."""
+    last run's report left for CI to show as this one's; ``--json``'s document,
+    begun on stdout, ends whole with those trials and that line."""
     from verifier_tui.commands.report import stopped_case, stopped_words
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
@@ -796,9 +802,11 @@ def _replay_all(
             progress.erase()
             why = stopped_words(stop, len(kept), len(group.cases), "trials")
             terminal.error(why)
+            rows = [kept[i] for i in sorted(kept)]
+            wall = time.perf_counter() - started
+            if stream is not None:
+                stream.end(_job_counts(args, group, rows, wall, stopped=why))
             if args.junit:
-                rows = [kept[i] for i in sorted(kept)]
-                wall = time.perf_counter() - started
                 problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
                 if problem is not None:
                     terminal.error(problem)
@@ -857,8 +865,10 @@ class _TrialsStream:
             self._next += 1
 
     def end(self, tail: dict[str, Any]) -> None:
-        if self._last is not None:
-            terminal.line(self._last)
+        # Stopped by a signal, a trial that ended after one still running is said in its order all the same.
+        left = [line for line in (self._last, *(self._waiting[i] for i in sorted(self._waiting))) if line]
+        if left:
+            terminal.line(",\n".join(left))
         text = terminal.json_text(tail, indent=2)
         terminal.line("  ]," + text[text.index("{") + 1 :])
 
