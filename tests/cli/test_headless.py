@@ -1126,6 +1126,35 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     assert err.count(stopped) == 1, err  # said once
 
 
+def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):
+    """A CI job's timeout while ``test --json`` runs: stdout held nothing, where ``--junit`` keeps the
+    cases that finished and ``test JOB --json`` its trials. The test document is printed with those
+    cases and ``stopped``, the line said on stderr."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    _stuck_case_task(folder / "slow")
+    scratch = env["TMPDIR"]
+    out = tmp_path / "out.json"
+    with out.open("w") as stdout:
+        proc = subprocess.Popen(
+            [*TOOL, "test", str(folder), "--json", "-j", "1", "--python", PY],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        code, err = signal_when(proc, lambda: has_started(scratch), signal.SIGTERM, "the slow verifier never started")
+    assert code == 143 and "Traceback" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert [case["id"] for case in data["cases"]] == [
+        f"hello-file::{name}" for name in sorted(os.listdir(folder / "hello-file" / "cases"))
+    ]
+    assert data["passed"] == 4 and data["failed"] == 0
+    assert data["stopped"] == "stopped by SIGTERM before every one ran: 4 of 5 cases finished", data["stopped"]
+    assert data["stopped"] in err
+
+
 # The tool, a second Ctrl+C landing as it writes the stopped run's report (a
 # user pressing it twice, 20 ms apart: the window is hit here every time).
 SECOND_CTRL_C_AS_THE_REPORT_IS_WRITTEN = """

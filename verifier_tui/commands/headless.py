@@ -227,11 +227,14 @@ def _stopped_run(
     wall: float,
 ) -> None:
     """``test`` stopped by a signal before every case ran: said in one line,
-    and ``--junit``'s report written with the cases that ran and that line as
-    an error of its own, ``(stopped)``."""
+    ``--json``'s document printed with the cases that ran and that line, and
+    ``--junit``'s report written with them and that line as an error of its
+    own, ``(stopped)``."""
     count = sum(len(group.cases) for group in collection.runnable)
     why = report.stopped_words(stop, sum(len(rs) for _group, rs in ran), count, "cases")
     terminal.error(why)
+    if args.json:
+        terminal.out_json(report.test_json(ran, wall, collection.without_cases, collection.without_step, why))
     if args.junit:
         problem = _test_junit(args, ran, collection, name, wall, report.stopped_case(why))
         if problem is not None:

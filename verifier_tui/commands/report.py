@@ -276,9 +276,11 @@ def test_json(
     wall: float,
     without: Sequence[Path] = (),
     without_step: Sequence[WithoutStep] = (),
+    stopped: str | None = None,
 ) -> dict[str, Any]:
     """The test document (docs/json-output.md); ``without``: the tasks found without a case;
-    ``without_step``: those found without the step ``--step`` names."""
+    ``without_step``: those found without the step ``--step`` names; ``stopped``: why a signal
+    ended the runs before every case ran."""
     from verifier_tui.engine.suite import no_cases
 
     single = ran[0][0] if len(ran) == 1 else None
@@ -321,6 +323,7 @@ def test_json(
         "duration_s": round(wall, 3),
         "harbor_refuses_task": refused(single) if single else None,
         "copy_sandbox": copy_warning(ran),
+        "stopped": stopped,
         "cases": cases,
     }
 
