@@ -34,6 +34,7 @@ from tests.helpers.commands import (
     WarmTool,
     documented_fields,
     interrupted,
+    json_of_a_stopped_test,
     no_traceback,
     run_tool,
     signal_when,
@@ -1133,20 +1134,7 @@ def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):
     folder = tmp_path / "tasks"
     copy_example("hello-file", folder / "hello-file")
     _stuck_case_task(folder / "slow")
-    scratch = env["TMPDIR"]
-    out = tmp_path / "out.json"
-    with out.open("w") as stdout:
-        proc = subprocess.Popen(
-            [*TOOL, "test", str(folder), "--json", "-j", "1", "--python", PY],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        code, err = signal_when(proc, lambda: has_started(scratch), signal.SIGTERM, "the slow verifier never started")
-    assert code == 143 and "Traceback" not in err, (code, err)
-    data = json.loads(out.read_text())
+    data, err = json_of_a_stopped_test(env, [folder, "-j", "1", "--python", PY], tmp_path)
     assert [case["id"] for case in data["cases"]] == [
         f"hello-file::{name}" for name in sorted(os.listdir(folder / "hello-file" / "cases"))
     ]

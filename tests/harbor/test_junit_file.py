@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import TOOL, interrupted, no_traceback, run_tool, signal_when
+from tests.helpers.commands import interrupted, json_of_a_stopped_test, no_traceback, run_tool
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -111,20 +110,7 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
     slow = "import time\n\ndef verify(workspace):\n    if (workspace / 'slow.txt').exists():\n"
     slow += textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n    return 1.0\n"
     (demo / "tests" / "verifier.py").write_text(slow)
-    scratch = env["TMPDIR"]
-    out = tmp_path / "out.json"
-    with out.open("w") as stdout:
-        proc = subprocess.Popen(
-            [*TOOL, "test", str(job), "--json", "-j", "2", "--python", PY],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        code, err = signal_when(proc, lambda: has_started(scratch), signal.SIGTERM, "the slow replay never started")
-    assert code == 143 and "Traceback" not in err, (code, err)
-    data = json.loads(out.read_text())
+    data, err = json_of_a_stopped_test(env, [job, "-j", "2", "--python", PY], tmp_path)
     names = [trial["trial"]["name"] for trial in data["trials"]]
     assert set(names) <= {"b__bbbbbbb"}, names
     assert data["stopped"] in err and data["stopped"].endswith(f"{len(names)} of 2 trials finished"), data

@@ -4,6 +4,7 @@ on until stopped (``watch``, the TUI in a terminal), the documented JSON."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import queue
@@ -278,17 +279,33 @@ class LineReader:
         return said
 
 
-def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]:
-    """``verifier-tui ARGS`` started, then :func:`signal_when` ``ready()``."""
-    proc = subprocess.Popen(
-        TOOL + [str(arg) for arg in args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+def interrupted(env, args, ready, sig: int, never_ready: str, stdout: Path | None = None) -> tuple[int, str]:
+    """``verifier-tui ARGS`` started, then :func:`signal_when` ``ready()``; its output
+    written to the file ``stdout`` when one is given."""
+    with contextlib.ExitStack() as files:
+        proc = subprocess.Popen(
+            TOOL + [str(arg) for arg in args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdout is None else files.enter_context(stdout.open("w")),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        return signal_when(proc, ready, sig, never_ready)
+
+
+def json_of_a_stopped_test(env, args, tmp_path: Path) -> tuple[dict, str]:
+    """``verifier-tui test ARGS --json`` ended by SIGTERM once a verifier said it started (as
+    ``SAY_STARTED`` says it): its document and stderr, having exited 143 without a traceback."""
+    from tests.helpers.processes import has_started
+
+    out = tmp_path / "out.json"
+    scratch = env["TMPDIR"]
+    code, err = interrupted(
+        env, ["test", *args, "--json"], lambda: has_started(scratch), signal.SIGTERM, "never started", out
     )
-    return signal_when(proc, ready, sig, never_ready)
+    assert code == 143 and "Traceback" not in err, (code, err)
+    return json.loads(out.read_text()), err
 
 
 def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tuple[int, str]:
