@@ -175,6 +175,9 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
         "u has no cases: audit compares its probes with a passing case;"
         " make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)\n"
     )
+    # Refused before any probe, as bad input is: --json prints no document, as json-output.md says.
+    done = run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY, "--json")
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
 
 
 def test_a_fifo_a_read_only_file_and_a_sparse_file_in_a_case_are_audited(env, tmp_path):
