@@ -678,6 +678,31 @@ def test_no_report_replaces_a_file_the_run_reads(env, example, tmp_path):
     assert {path: path.read_bytes() for path in before} == before and not (workspace / "lcov.info").exists()
 
 
+def test_a_report_file_that_is_the_commands_own_output_is_refused(env, example, tmp_path):
+    """``test --json --junit /dev/stdout`` in CI: the report went where the document went, after it
+    in a pipe (no JSON reader takes the two) and over it in a file (opened anew, the document was
+    gone), exit 0. Refused before anything runs, stdout a pipe or a file alike; a terminal is left be."""
+    task = example("sum-column")
+    for command in (["test", task, "--json", "--junit"], ["run", task, "--json", "--coverage-report"]):
+        done = run_tool(env, *command, "/dev/stdout", "--python", PY)
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == "", command
+        assert done.stderr.splitlines() == [
+            f"verifier-tui: {command[-1]} /dev/stdout: it is this command's own stdout: give a file of its own"
+        ]
+    out = tmp_path / "out.json"
+    with out.open("w") as stdout:
+        done = subprocess.run(
+            [*TOOL, "test", str(task), "--json", "--junit", "/dev/stdout", "--python", PY],
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2 and out.read_text() == "", done.stderr
+    assert "it is this command's own stdout" in done.stderr
+
+
 def test_a_report_file_that_is_a_fifo_never_waits_for_a_reader(env, example, tmp_path):
     """``--junit`` or ``--coverage-report`` naming a FIFO no program reads:
     the run went, printed its table, then waited for ever to open the FIFO.

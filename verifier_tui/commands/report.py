@@ -715,6 +715,9 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
     for name, mine in own:
         if mine is not None and Path(where).is_relative_to(os.path.realpath(mine)):
             return f"{flag} {path}: inside {name}, {mine}, which verifier-tui never writes: give a path outside it"
+    stream = _own_output(path)
+    if stream is not None:
+        return f"{flag} {path}: it is this command's own {stream}: give a file of its own"
     if path.is_dir():
         return f"{flag} {path}: is a folder"
     try:
@@ -733,6 +736,27 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
         return f"{flag} {path}: there is no folder {folder}"
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"{flag} {path}: not writable"
+    return None
+
+
+def _own_output(path: Path) -> str | None:
+    """``"stdout"`` or ``"stderr"`` when ``path`` (``/dev/stdout``, the file the output is redirected
+    to) is where the command itself writes: a report there is written after its table or ``--json``
+    document in a pipe, which no reader then takes, and over it in a file. A terminal (or
+    ``/dev/null``), a device, takes both."""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISCHR(target.st_mode):
+        return None
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        try:
+            mine = os.fstat(fd)
+        except OSError:
+            continue
+        if (mine.st_dev, mine.st_ino) == (target.st_dev, target.st_ino):
+            return name
     return None
 
 
