@@ -1503,6 +1503,17 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
     assert documented_fields("## The explain document", "### When explain fails") == set(explained["explain"])
     assert explained["explain"]["mode"] == "harbor" and explained["explain"]["response"] is None
     assert explained["explain"]["step"] is None and explained["explain"]["shadowing"] == []
+    # and so is its failure's shape: the runner dead before it could explain
+    (demo / "tests" / "verifier.py").write_text("import os\nos._exit(3)\n")
+    failed = tool(env, "explain", job, "--json", cwd=elsewhere)
+    assert failed.returncode == 2
+    said = set(as_json(failed)["explain"])
+    assert said == {"error", "stderr", "exit_code", "timed_out", "notices", "mode", "step", "shadowing"} | {
+        "harbor_refuses_task",
+        "task_data",
+        "task_id",
+        "response",
+    }
     both = as_json(
         tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json", cwd=elsewhere)
     )
