@@ -142,6 +142,30 @@ def test_a_folder_whose_tasks_have_no_cases_says_so(env, tmp_path):
     assert "holds 2 task(s) (bare, plain-test-sh) and none has a case to test" in lines[0]
 
 
+def test_a_folder_whose_tasks_have_no_case_to_test_still_gives_json_and_junit_a_report(env, tmp_path):
+    """A CI script reading --json got nothing from a folder whose tasks have no usable case, where the
+    same task named alone gives a document: both give one, the JUnit report lists the tasks, as text does."""
+    folder = _tasks(tmp_path, "plain-test-sh")
+    make_task(folder / "unjudged", cases={"one": {"a.txt": "a"}})
+    report = tmp_path / "junit.xml"
+    done = run_tool(env, "test", folder, "--json", "--junit", report, "--python", PY)
+    assert done.returncode == 2
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert (data["passed"], data["failed"], data["cases"]) == (0, 0, [])
+    reasons = {task["task"]: task["reason"] for task in data["without_cases"]}
+    assert reasons["unjudged"].startswith("its one case has no expected.json")
+    assert reasons["plain-test-sh"].startswith("it has no case")
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "holds 2 task(s) (plain-test-sh, unjudged) and none has a case to test" in said[0]
+    cases = ET.parse(report).getroot().findall("testcase")
+    skipped = {case.get("classname"): case.find("skipped") for case in cases if case.find("skipped") is not None}
+    assert skipped["unjudged"].get("message", "").startswith("not tested: its one case has no expected.json")
+    assert set(skipped) == {"plain-test-sh", "unjudged"}
+    errors = [case.find("error").get("message") for case in cases if case.find("error") is not None]
+    assert errors == [said[0].removeprefix("verifier-tui: ")]
+
+
 def test_a_case_folder_tests_that_case_only(env, tmp_path):
     folder = _tasks(tmp_path, "hello-file")
     done = run_tool(env, "test", "--json", folder / "hello-file" / "cases" / "wrong-text", "--python", PY)

@@ -148,7 +148,7 @@ def test_command(args: argparse.Namespace) -> int:
     try:
         collection = collect(args.targets, args.options, args.case_patterns or ())
     except (CollectionError, IsolationError) as exc:  # (a misspelt VERIFIER_TUI_SANDBOX: each session asks)
-        return report.refused_run(args.junit, str(exc), report.given(args.options))
+        return _not_collected(args, exc)
     with collection:
         groups = collection.groups
         runnable = collection.runnable
@@ -216,6 +216,15 @@ def test_command(args: argparse.Namespace) -> int:
         if refused or _coverage_report(args, named) or junit is not None:
             return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
+
+
+def _not_collected(args: argparse.Namespace, exc: Exception) -> int:
+    """Nothing to test: said in one line (exit 2); tasks found, none with a case, are
+    listed in a document and the report, as a task named alone is."""
+    bare = getattr(exc, "without_cases", [])
+    if args.json and bare:
+        terminal.out_json(report.test_json([], 0.0, bare))
+    return report.refused_run(args.junit, str(exc), report.given(args.options), report.junit_cases([], bare))
 
 
 def _stopped_run(

@@ -777,14 +777,17 @@ def open_report(path: Path) -> IO[bytes]:
     return os.fdopen(fd, "wb")
 
 
-def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path | None]] = ()) -> int:
+def refused_run(
+    junit: Path | None, message: str, own: Iterable[tuple[str, Path | None]] = (), listed: Sequence[JunitCase] = ()
+) -> int:
     """A ``test`` that ran nothing: ``message`` said, and the report asked for
-    written with it as its one error (where it may be: ``own`` as for
-    :func:`output_file_problem`), so that a report of the last run is never
-    left for CI to show green. Exit status 2."""
+    written with it as its error (where it may be: ``own`` as for
+    :func:`output_file_problem`), after the ``listed`` tests not run, so that a
+    report of the last run is never left for CI to show green. Exit status 2."""
     terminal.error(message)
     if junit is not None and output_file_problem("--junit", junit, own) is None:
-        write_junit(junit, "verifier-tui", [JunitCase("verifier-tui", "(command line)", "0", error=message)], 0.0)
+        error = JunitCase("verifier-tui", "(command line)", "0", error=message)
+        write_junit(junit, "verifier-tui", [*listed, error], 0.0)
     return 2
 
 

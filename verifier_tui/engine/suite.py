@@ -150,7 +150,12 @@ SEARCH_DEPTH = 3
 
 class CollectionError(Exception):
     """The paths or the ``--case`` patterns name nothing that can be tested:
-    the message says why in one line."""
+    the message says why in one line; ``without_cases``: the tasks found, none
+    with a case to test (each a report's to list, as when some case runs)."""
+
+    def __init__(self, message: object, without_cases: Sequence[Path] = ()) -> None:
+        super().__init__(message)
+        self.without_cases = list(without_cases)
 
 
 @record
@@ -565,7 +570,7 @@ def _groups_for(
     if bare:
         names = some_names(sorted(p.name for p in bare))
         raise CollectionError(
-            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {none_to_test(bare)}"
+            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {none_to_test(bare)}", bare
         )
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
