@@ -166,6 +166,30 @@ def test_a_folder_whose_tasks_have_no_case_to_test_still_gives_json_and_junit_a_
     assert errors == [said[0].removeprefix("verifier-tui: ")]
 
 
+def test_the_junit_report_lists_the_cases_in_the_tables_order(env, tmp_path):
+    """--junit listed every case without an expected.json, and every unusable one, before the judged
+    cases, of every task at once: its order is the table's, task by task."""
+    folder = tmp_path / "tasks"
+    cases = {name: {"a.txt": "a"} for name in ("a-unjudged", "b-judged", "c-unusable")}
+    for task in ("one", "two"):
+        root = make_task(folder / task, cases=cases)
+        (root / "cases" / "b-judged" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+        (root / "cases" / "c-unusable" / "expected.json").write_text("[]")
+    make_task(folder / "three")  # no case at all
+    report = tmp_path / "junit.xml"
+    done = run_tool(env, "test", folder, "--junit", report, "--python", PY)
+    assert done.returncode == 1, done.stderr
+    table, task = [], None
+    for line in done.stdout.splitlines():
+        if line.startswith("task "):
+            task = line.split()[1]
+        elif line[:1] in "✓✗!·" and not line.startswith("·  task"):
+            table.append((task, line[3:].split(":")[0].split()[0]))
+    listed = [(case.get("classname"), case.get("name")) for case in ET.parse(report).getroot().iter("testcase")]
+    assert listed[:6] == table == [(t, c) for t in ("one", "two") for c in ("b-judged", "c-unusable", "a-unjudged")]
+    assert listed[6:] == [("three", "(task)")]
+
+
 def test_a_case_folder_tests_that_case_only(env, tmp_path):
     folder = _tasks(tmp_path, "hello-file")
     done = run_tool(env, "test", "--json", folder / "hello-file" / "cases" / "wrong-text", "--python", PY)

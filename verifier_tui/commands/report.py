@@ -622,35 +622,14 @@ def junit_cases(
     ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = (), without_step: Sequence[WithoutStep] = ()
 ) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
-    errors first, for what could not be run; a task found ``without`` a case
-    (or ``without_step``), a skipped test (as pytest reports a test it did not run, and not a failure)."""
+    in the order of the table; a task found ``without`` a case (or ``without_step``), a skipped
+    test (as pytest reports a test it did not run, and not a failure)."""
     from verifier_tui.engine.suite import error_is_a_test, not_judged, not_tested
 
-    # A test not run is a <failure> saying "not run: ...", as the plugin's (pytest's FAILED) is: a CI moving
-    # from one to the other sees the same tag and words.
-    out = [JunitCase(classname(g), "(task)", "0", failure=_not_run(g.error)) for g, _rs in ran if error_is_a_test(g)]
-    # a task that lists cases though none can run (no verifier): each case is a test not run, as in the plugin
-    out += [
-        JunitCase(classname(g), case.name, "0", failure=_not_run(g.error))
-        for g, _rs in ran
-        if g.error is not None
-        for case in g.cases
-    ]
-    out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
-    out += [JunitCase(w.folder.name, "(task)", "0", skipped=not_tested(w)) for w in without_step]
-    # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
-    # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
-    # expected.json judges a skipped test (it was left out of the report, though the text lists it).
-    out += [
-        JunitCase(classname(g), name, "0", failure=_not_run(problem)) for g, _rs in ran for name, problem in g.invalid
-    ]
-    out += [  # (none from a task whose error is a test, as in the plugin)
-        JunitCase(classname(g), name, "0", skipped=not_judged(why))
-        for g, _rs in ran
-        if not error_is_a_test(g)
-        for name, why in g.not_judged
-    ]
+    out: list[JunitCase] = []
+    # Task by task, in the table's order: what could not be run, the judged cases, the unusable, the unjudged
     for group, results in ran:
+        out += _junit_not_run(group)
         for result in results:
             failure = (
                 None
@@ -673,7 +652,28 @@ def junit_cases(
                     stderr=text_tail(result.stderr, JUNIT_OUTPUT_CHARS),
                 )
             )
+        # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
+        # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
+        # expected.json judges a skipped test (it was left out of the report, though the text lists it).
+        out += [JunitCase(classname(group), name, "0", failure=_not_run(problem)) for name, problem in group.invalid]
+        if not error_is_a_test(group):  # (none from a task whose error is a test, as in the plugin)
+            out += [JunitCase(classname(group), name, "0", skipped=not_judged(why)) for name, why in group.not_judged]
+    out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
+    out += [JunitCase(w.folder.name, "(task)", "0", skipped=not_tested(w)) for w in without_step]
     return out
+
+
+def _junit_not_run(group: Any) -> list[JunitCase]:
+    """A task that could not be tested, as JUnit tests: the task itself, or, when it lists cases
+    though none can run (no verifier), each case, as in the plugin. A test not run is a <failure>
+    saying "not run: ...", as the plugin's (pytest's FAILED) is: a CI moving from one to the other
+    sees the same tag and words."""
+    from verifier_tui.engine.suite import error_is_a_test
+
+    if group.error is None:
+        return []
+    out = [JunitCase(classname(group), "(task)", "0", failure=_not_run(group.error))] if error_is_a_test(group) else []
+    return out + [JunitCase(classname(group), case.name, "0", failure=_not_run(group.error)) for case in group.cases]
 
 
 def read_by(sessions: Iterable[Session], options: Options) -> list[tuple[str, Path | None]]:
