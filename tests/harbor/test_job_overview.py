@@ -1214,3 +1214,27 @@ def test_a_job_with_no_sandbox_to_replay_in_says_why_in_the_commands_words(real,
     no_traceback(done)
     assert (done.returncode, done.stdout) == (2, ""), done.stdout
     assert done.stderr == "verifier-tui: VERIFIER_TUI_SANDBOX='bogus': expected auto, namespace or copy\n"
+
+
+def _running_job(runs: Path, task) -> Path:
+    """A jobs folder whose job has no result.json yet (Harbor still running it, or stopped) but holds two
+    trial folders, a folder that is no trial and a link to a trial folder (never followed)."""
+    demo = task()
+    job = make_job(runs / "jobs" / "running", {name: dict(task=demo, **PASSED) for name in ("demo__1", "demo__2")})
+    (job / "result.json").unlink()
+    (job / "stray").mkdir()
+    (job / "linked").symlink_to(job / "demo__1")
+    return runs / "jobs"
+
+
+def test_the_jobs_list_counts_the_trial_folders_of_a_job_without_result_json(runs, task, env, tmp_path):
+    """Its row said ``trials -`` though the job held trial folders: they are counted, as its overview finds them."""
+    jobs = _running_job(runs, task)
+    listed = run_tool(env, "run", jobs, cwd=tmp_path)
+    no_traceback(listed)
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("running"))
+    header = listed.stdout.splitlines()[1]
+    assert row[header.index("trials") :].split()[0] == "2"
+    assert "no result.json" in row
+    job = json.loads(run_tool(env, "run", "--json", jobs, cwd=tmp_path).stdout)["jobs"][0]
+    assert (job["n_total_trials"], job["trial_folders"]) == (None, 2)

@@ -754,3 +754,15 @@ async def test_a_task_named_with_thousands_of_characters_leaves_every_tasks_figu
         await pilot.pause()
         header = text_of(app, "#job-header")
         assert "showing task TTT" in header and "T" * 100 not in header, header
+
+
+async def test_the_jobs_list_counts_the_trial_folders_of_a_job_without_result_json(runs, task):
+    """Its row said ``trials -`` though the job held trial folders: they are counted, as its overview finds them."""
+    from tests.harbor.test_job_overview import _running_job
+
+    app = job_app(_running_job(runs, task))
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        table = app.screen.query_one(DataTable)
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[1] == "running" and row[3] == "2"

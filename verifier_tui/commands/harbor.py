@@ -257,7 +257,7 @@ def print_jobs(folder: Path, as_json: bool, command: str) -> None:
                 job.name,
                 job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
                 ", ".join(one_name(agent) for agent in job.agents) or "-",
-                "-" if job.n_total is None else str(job.n_total),
+                job.trials_words,
                 job.mean_words,
                 job.ended_words,
             )

@@ -948,6 +948,12 @@ class JobSummary:
     #: Harbor never writes (pydantic writes null), as JSON spells them: said so, never as a figure.
     written_no_number: dict[str, dict[str, str]] = field(default_factory=dict)
     config_problem: str | None = None  # why config.json (its agents) could not be read: a link, a FIFO, not JSON
+    trial_folders: int | None = None  # without Harbor's n_total (no result.json yet): the trial folders it holds
+
+    @property
+    def trials_words(self) -> str:
+        total = self.n_total if self.n_total is not None else self.trial_folders
+        return "-" if total is None else str(total)
 
     @property
     def ended_words(self) -> str:
@@ -982,7 +988,17 @@ class JobSummary:
             "outcomes": dict(ordered_counts(self.outcomes)),
             "means": self.means,
             "problem": self.problem,
+            "trial_folders": self.trial_folders,
         }
+
+
+def _trial_folders(folder: Path) -> int | None:
+    """How many trial folders a job holds, found as its overview finds them (a link never followed)."""
+    try:
+        children, _links = sub_folders(folder)
+    except OSError:
+        return None
+    return sum(1 for child in children if kind_within(child, "trial") == "trial")
 
 
 def _plain_name(name: Any) -> bool:
@@ -1105,6 +1121,10 @@ def read_job_summary(folder: Path) -> JobSummary:
         problem=problem,
         config_problem=None if config.ok or config.state == "missing" else config.problem,
         written_no_number=written,
+        # Harbor's Job.run writes result.json (n_total_trials) first, then again as trials end, with a plain
+        # write_text: a job without a usable one (stopped first, caught mid-write, copied without it) has its
+        # trial folders to count, which its overview lists
+        trial_folders=_trial_folders(folder) if n_total is None else None,
     )
 
 

@@ -131,13 +131,12 @@ class JobsScreen(FolderScreen):
         rows = []
         for job in jobs:
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
-            trials = "-" if job.n_total is None else str(job.n_total)
             rows.append(
                 (
                     " ",
                     cell(job.name),
                     job.mean_words,
-                    trials,
+                    job.trials_words,
                     cell(job.ended_words),
                     started,
                     cell(", ".join(one_name(agent) for agent in job.agents) or "-"),
