@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -210,14 +211,20 @@ ls -A "$disk/t/cases"
     )
 
 
-def test_a_cases_folder_that_cannot_be_written_is_named(env, hello, tmp_path):
-    """``cases/`` read-only: the line named the hidden scratch folder the
-    tool tried to make (``cases/.saving-6whomym5``), which the user never saw."""
-    (hello / "cases").chmod(0o555)
+@pytest.mark.parametrize("read_only", ["cases", "task"])
+def test_a_task_that_cannot_be_written_is_refused_before_the_run(env, hello, read_only):
+    """``cases/`` (or the task folder, which has none yet) read-only: the whole verifier ran, and only
+    then was it said that the case could not be kept (naming, at first, a hidden scratch folder the
+    user never saw). It is said before anything runs, in one line naming the folder, exit 2."""
+    if read_only == "task":
+        shutil.rmtree(hello / "cases")
+    folder = hello / "cases" if read_only == "cases" else hello
+    folder.chmod(0o555)
     tool = [*modes_bind_root(), *TOOL]
-    done = run_tool(env, "run", hello, "--case", "good", "--save-case", "kept", "--python", PY, tool=tool)
+    done = run_tool(env, "run", hello, "--save-case", "kept", "--python", PY, tool=tool)
     no_traceback(done)
-    assert done.returncode == 2
-    assert done.stdout.splitlines()[-1] == (
-        f"the run was not kept as case kept: {hello / 'cases'}: Permission denied"
-    ), done.stdout
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        f"verifier-tui: --save-case kept: {folder} cannot be written (permission denied): no case can be kept there"
+    ]
+    assert not (hello / "cases" / "kept").exists()

@@ -86,9 +86,15 @@ def refusal(task_root: Path, name: str | None, workspace: Path | None = None) ->
     if name is None:
         return None
     try:
-        case_folder(task_root, name, workspace)
+        folder = case_folder(task_root, name, workspace)
     except CaseNameError as exc:
         return str(exc)
+    # Where the save makes its folder (cases/, or the task folder that has none yet): a read-only one
+    # would be met only after the whole run. Asked of the effective user, whose writes the save makes.
+    where = folder.parent if os.path.lexists(folder.parent) else task_root
+    if not os.access(where, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        why = "a read-only file system" if os.statvfs(where).f_flag & os.ST_RDONLY else "permission denied"
+        return f"--save-case {name}: {where} cannot be written ({why}): no case can be kept there"
     return None
 
 
