@@ -120,8 +120,11 @@ def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], betwe
 
 def _key_shown(key: str) -> str:
     """A reward key as a listing names it: quoted when spaces begin or end it
-    (or it is empty), so that ``reward`` and ``reward `` are not one key."""
-    return json.dumps(key) if not key or key != key.strip() else key
+    (or it is empty), so that ``reward`` and ``reward `` are not one key; and
+    when it holds what is not printable (a line break, an escape, a bidi
+    control, read from a trial's reward.json), escaped as JSON writes it, so
+    that words showing it unclean (a dialog's note) draw no row nor escape."""
+    return json.dumps(key) if not key or key != key.strip() or not key.isprintable() else key
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:

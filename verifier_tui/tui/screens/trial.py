@@ -460,8 +460,8 @@ class TrialScreen(SizedScreen):
             who = "the task" if self.opened.options.runner == "task" else "verifier-tui"
             again = " ".join(command_words([*tool_words(), "run", str(self.opened.trial.path)], self.fmt.cwd))
             notes.append(
-                f"It runs {who}'s runner alone, which ended otherwise here: {alone.ended}. The verdict shown is "
-                f"the task's test.sh's, run as the sandbox ran it, which run TASK cannot run; why they part: "
+                f"It runs {who}'s runner alone, which ended otherwise here: {one_line(alone.ended)}. The verdict "
+                f"shown is the task's test.sh's, run as the sandbox ran it, which run TASK cannot run; why they part: "
                 f"{one_line(alone.why)}. Not the same run: {again} replays the trial as shown (with the options "
                 "this screen was started with)."
             )
