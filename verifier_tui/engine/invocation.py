@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -534,20 +534,36 @@ def reproduce_command(spec: RunSpec) -> list[str]:
         words += ["--task-data", str(spec.task_data)]
     if spec.task_id is not None:
         words += ["--task-id", spec.task_id]
-    if spec.runner is not None:
-        words += ["--runner", "task"]
-    if spec.step is not None:
-        words += ["--step", spec.step]
-    if spec.timeout_s != (task.config.timeout_sec or DEFAULT_TIMEOUT_S):
-        words += ["--timeout", format(spec.timeout_s, "g")]
-    if spec.python != "python3":
-        words += ["--python", spec.python]
-    if spec.nemo_gym is not None:
-        words += ["--nemo-gym", str(spec.nemo_gym)]
-    for word in spec.env:  # as the user gave it: a bare NAME is read from their environment again
+    timeout = spec.timeout_s if spec.timeout_s != (task.config.timeout_sec or DEFAULT_TIMEOUT_S) else None
+    runner = "ours" if spec.runner is None else "task"
+    return words + option_words(runner, spec.step, timeout, spec.python, spec.nemo_gym, spec.env, spec.network)
+
+
+def option_words(
+    runner: str,
+    step: str | None,
+    timeout: float | None,
+    python: str,
+    nemo_gym: Path | None,
+    env: Sequence[str],
+    network: str,
+) -> list[str]:
+    """The options a task's run and a trial's replay both take, as words, each
+    only where it is not the default: the reproduce command's and ``run
+    TRIAL``'s as the trial's screen names it."""
+    words = ["--runner", "task"] if runner == "task" else []
+    if step is not None:
+        words += ["--step", step]
+    if timeout is not None:
+        words += ["--timeout", format(timeout, "g")]
+    if python != "python3":
+        words += ["--python", python]
+    if nemo_gym is not None:
+        words += ["--nemo-gym", str(nemo_gym)]
+    for word in env:  # as the user gave it: a bare NAME is read from their environment again
         words += ["--env", word]
-    if spec.network != "task":  # the user's --network host: without it the run gets a network of its own
-        words += ["--network", spec.network]
+    if network != "task":  # the user's --network host: without it the run gets a network of its own
+        words += ["--network", network]
     return words
 
 

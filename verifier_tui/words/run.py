@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
 
 
-#: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
-_PATH_OPTIONS = ("--verifier", "--workspace", "--response", "--task-data", "--nemo-gym", "--python")
+#: The options whose value is a path in the reproduce command (engine/invocation.py's reproduce_command) and
+#: the trial's ``run TRIAL`` (TrialSession.replay_command).
+_PATH_OPTIONS = ("--verifier", "--workspace", "--response", "--task-data", "--nemo-gym", "--python", "--task")
 
 
 def command_words(command: list[str], cwd: Path) -> list[str]:

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
-from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, env_assignments, plan_replay, runner_alone_why
+from verifier_tui.engine.harbor.replay import (
+    ReplayPlan,
+    StandIn,
+    env_assignments,
+    plan_replay,
+    runner_alone_why,
+    stand_in_words,
+)
 from verifier_tui.engine.harbor.root_cause import RootCause
 from verifier_tui.engine.harbor.walkthrough import (
     TrialWalkthrough,
@@ -200,6 +207,33 @@ class TrialSession:
         self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
+
+    def replay_command(self) -> tuple[list[str], str | None]:
+        """The words of ``run TRIAL`` that replays this trial as this session
+        does (its step, the task given, the stand-in, the options), and what
+        this session chose that no option of ``run TRIAL`` gives (None: none)."""
+        from verifier_tui.engine.invocation import option_words, tool_words
+
+        words = [*tool_words(), "run", str(self.trial.path)]
+        if self._task_dir is not None:
+            words += ["--task", str(Path(self._task_dir).expanduser().absolute())]
+        workspace, case = self.stand_in
+        lacking = None
+        if self._over_capture and self.walk.workspace.path is not None:
+            # run TRIAL's stand-in serves only where the trial did not capture /app (plan_replay)
+            lacking = f"your stand-in ({stand_in_words(workspace, case, self.empty_stand_in)}) over the captured /app"
+        elif workspace is not None:
+            words += ["--workspace", str(workspace)]
+        elif case is not None:
+            words += ["--case", case]
+        elif self.empty_stand_in:
+            words += ["--stand-in", "empty"]
+        chosen = self.options
+        step = self.walk.step.name
+        words += option_words(
+            chosen.runner, step, chosen.timeout, chosen.python, chosen.nemo_gym, chosen.env, chosen.network
+        )
+        return words, lacking
 
     def refresh(self) -> None:
         """Read the task again (after a change to it): its drift since the run,

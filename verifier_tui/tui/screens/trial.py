@@ -398,7 +398,6 @@ class TrialScreen(SizedScreen):
 
     def action_copy_command(self) -> None:
         from verifier_tui.engine.harbor.replay import command_lacks_overlay, job_env_not_in, templates_not_in
-        from verifier_tui.engine.invocation import tool_words
         from verifier_tui.tui.screens.command import CommandScreen
         from verifier_tui.words.run import command_words
 
@@ -458,12 +457,17 @@ class TrialScreen(SizedScreen):
             # The replay's verdict is the task's test.sh's (as Harbor runs it), which run TASK cannot run;
             # the command is the runner's alone, which ended otherwise here. run TRIAL replays both.
             who = "the task" if self.opened.options.runner == "task" else "verifier-tui"
-            again = " ".join(command_words([*tool_words(), "run", str(self.opened.trial.path)], self.fmt.cwd))
+            again, lacking = self.opened.replay_command()
+            replays = (
+                f"{' '.join(command_words(again, self.fmt.cwd))} replays the trial as shown"
+                if lacking is None
+                else f"{' '.join(command_words(again, self.fmt.cwd))} replays the trial, but not on "
+                f"{one_line(lacking)}, which it has no option for"
+            )
             notes.append(
                 f"It runs {who}'s runner alone, which ended otherwise here: {one_line(alone.ended)}. The verdict "
                 f"shown is the task's test.sh's, run as the sandbox ran it, which run TASK cannot run; why they part: "
-                f"{one_line(alone.why)}. Not the same run: {again} replays the trial as shown (with the options "
-                "this screen was started with)."
+                f"{one_line(alone.why)}. Not the same run: {replays}."
             )
         self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
