@@ -127,3 +127,26 @@ def test_a_trial_opened_in_a_terminal_probes_the_sandbox_once(task, runs, tmp_pa
     assert b"same" in seen and status == 0, seen
     assert b"cannot try the sandbox's view" not in seen
     assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
+
+
+async def test_each_trial_of_a_job_opened_on_screen_keeps_the_first_sandbox(task, runs, tmp_path, env, monkeypatch):
+    """The TUI on a job of several trials with ``VERIFIER_TUI_SANDBOX=namespace``: each trial
+    opened probed the sandbox again, so a probe refused later (no process slot to spare) broke
+    the second trial's replay. The first replay's sandbox is kept for every trial opened after it."""
+    from tests.harbor.trial_app_under_test import SIZE, make_trial_app
+
+    job = _job(task, runs, tmp_path)
+    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    for name in ("VERIFIER_TUI_SANDBOX", "PATH"):
+        monkeypatch.setenv(name, once[name])
+    app = make_trial_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_trial_folder(job / "passing__aaaaaaa")
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        app.pop_screen()
+        app.open_trial_folder(job / "passing__bbbbbbb")
+        second = await app.wait_for_replays(2)
+    assert second.local is not None and second.agreement.same is True, second.local  # ended as the sandbox did
+    assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
+    assert not any("cannot try the sandbox's view" in notice for notice in app.notices), app.notices

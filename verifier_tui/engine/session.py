@@ -485,6 +485,11 @@ class Session:
             self._isolation = choose_isolation()
         return self._isolation
 
+    @property
+    def isolation_chosen(self) -> Isolation | None:
+        """The sandbox its runs are kept apart in, once asked for (None: not yet): read without a probe."""
+        return self._isolation
+
     def keep_isolation(self, chosen: Isolation) -> None:
         """Runs kept apart as ``chosen``, asked once by a command for all its sessions: each asking
         again could be told otherwise a moment later (a probe with no process slot to spare, a bwrap

@@ -15,6 +15,7 @@ from verifier_tui.engine.harbor.replay import StandIn
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
+from verifier_tui.tui.messages import ReplayFinished
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
@@ -82,6 +83,14 @@ class TrialApp(BaseApp):
                 self._show(found.trials[0], self.step, from_job=True)
             return
         self._show(found, self.step, from_job=False)
+
+    def on_replay_finished(self, _message: ReplayFinished) -> None:
+        """The sandbox a trial's replay chose (in its worker, off this thread) kept for every trial
+        opened after it, as one chosen before the screen is: each probing again could be refused a
+        moment later (no process slot to spare) and break that trial's replay."""
+        if self.isolation is None:
+            chosen = (screen.opened.isolation for screen in self.screen_stack if isinstance(screen, TrialScreen))
+            self.isolation = next((isolation for isolation in chosen if isolation is not None), None)
 
     @on(JobsScreen.JobChosen)
     def _job_chosen(self, message: JobsScreen.JobChosen) -> None:

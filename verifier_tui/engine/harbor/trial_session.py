@@ -192,6 +192,11 @@ class TrialSession:
             self.session_problem = str(exc)
 
     @property
+    def isolation(self) -> Isolation | None:
+        """The sandbox its replays are kept apart in, once chosen (None: not yet), never probed here."""
+        return self.session.isolation_chosen if self.session is not None else self._isolation
+
+    @property
     def skipped(self) -> str | None:
         """Why there is no replay (None: there is one)."""
         return self.plan.skipped or self.session_problem
