@@ -3,8 +3,10 @@
 Trial folders come from other machines, tasks from other people, and the
 runner's outputs from a verifier that may be hostile. So a read here:
 
-* opens regular files only, without blocking: a FIFO in a file's place would
-  block ``open()`` for ever, a device would stream for ever;
+* opens regular files only: a FIFO or a device in a file's place is seen by
+  its kind and never opened (opening a FIFO releases a writer waiting on it,
+  a blocking open would wait for ever, a device would stream for ever), and
+  the open does not block, should one be swapped in after the look;
 * given the folder a file belongs to (``beneath``: a trial folder, a run's
   stage), never goes through a link on the way: whoever wrote the folder may
   have linked ``reward.json`` to ``/proc/self/environ`` (the tool's own
@@ -106,8 +108,8 @@ def open_regular(
     path: Path | str, name: str | None = None, *, beneath: Path | str | None = None
 ) -> tuple[BinaryIO | None, Read | None]:
     """``path`` opened for reading when it is a regular file, else the
-    :class:`Read` saying what is there instead. Opening never blocks, even on
-    a FIFO. Links are followed, as a reader of the user's task would, unless
+    :class:`Read` saying what is there instead. A FIFO or a device is never
+    opened, and no open blocks. Links are followed, as a reader of the user's task would, unless
     ``path`` is read ``beneath`` the folder it belongs to (see the module's
     docstring): then no link is."""
     path = Path(path)
@@ -118,12 +120,18 @@ def open_regular(
             return None, walked
         folder, last = walked
         try:
+            refused = _never_opened(path, label, last, folder)
+            if refused is not None:
+                return None, refused
             fd = os.open(last, _OPEN | os.O_NOFOLLOW, dir_fd=folder)
         except OSError as exc:
             return None, _refused(folder, last, path, label, exc)
         finally:
             os.close(folder)
     else:
+        refused = _never_opened(path, label, path)
+        if refused is not None:
+            return None, refused
         try:
             fd = os.open(path, _OPEN)
         except FileNotFoundError:
@@ -138,10 +146,28 @@ def open_regular(
     except OSError as exc:
         os.close(fd)
         return None, _unreadable(path, label, exc)
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(mode):  # swapped in since it was looked at, or a folder or socket
         os.close(fd)
-        return None, Read(path, "not-a-file", problem=f"{label} is {kind(mode)}, not a regular file")
+        return None, _not_a_file(path, label, mode)
     return os.fdopen(fd, "rb"), None
+
+
+def _not_a_file(path: Path, label: str, mode: int) -> Read:
+    return Read(path, "not-a-file", problem=f"{label} is {kind(mode)}, not a regular file")
+
+
+def _never_opened(path: Path, label: str, name: Path | str, folder: int | None = None) -> Read | None:
+    """The :class:`Read` refusing a FIFO or a device at ``name`` (in ``folder``, not followed, as the
+    open that comes next does not follow it), looked at before any open: even a non-blocking one
+    releases a writer waiting on a FIFO (whose write then meets a closed pipe), and a device may act
+    when opened. None for anything else (a socket's open fails, touching nothing)."""
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=folder is None).st_mode
+    except OSError:
+        return None  # the open says why
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return _not_a_file(path, label, mode)
+    return None
 
 
 def look(path: Path | str, beneath: Path | str) -> os.stat_result | Read:

@@ -442,13 +442,16 @@ def _as_read(path: Path, budget: list[int]) -> tuple[object, ...] | None:
     spent here) is told by its times and size alone. None: not a regular file, not known, so not
     taken as unchanged. Never through a link."""
     try:
+        # Looked at before it is opened: even a non-blocking open of a FIFO releases a writer waiting on it.
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None  # a folder's, a FIFO's: nothing a run reads of it is told here
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return None  # a folder's, a FIFO's: nothing a run reads of it is told here
+            return None  # swapped in since it was looked at
         if st.st_size > budget[0]:  # too big to read at each run's start: told by its times alone
             return (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_size)
         budget[0] -= st.st_size
