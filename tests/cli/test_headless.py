@@ -38,6 +38,7 @@ from tests.helpers.commands import (
     no_traceback,
     run_tool,
     signal_when,
+    signalled_at,
     start_watch,
     stop,
 )
@@ -1166,6 +1167,65 @@ def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):
     assert data["passed"] == 4 and data["failed"] == 0
     assert data["stopped"] == "stopped by SIGTERM before every one ran: 4 of 5 cases finished", data["stopped"]
     assert data["stopped"] in err
+
+
+def _test_stopped_at(env, tmp_path, where: str, when: str, *more) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """``test hello-file --json --junit`` with SIGTERM landing at ``where`` (``when``, see
+    :data:`SIGNALLED_AT <tests.helpers.commands.SIGNALLED_AT>`): the command's end, and the names of
+    its report's cases."""
+    task = copy_example("hello-file", tmp_path / "hello-file")
+    report = an_old_green_report(tmp_path / "out.xml")
+    tool = signalled_at(where, signal.SIGTERM, when)
+    done = run_tool(env, "test", task, "--json", "--junit", report, "--python", PY, *more, tool=tool)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    return done, [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+
+
+@pytest.mark.parametrize(
+    ("where", "when"),
+    [("verifier_tui.commands.report:test_json", "before")],
+    ids=["as-the-document-is-made"],
+)
+def test_a_sigterm_once_every_case_ended_leaves_the_whole_document_and_report(env, tmp_path, where, when):
+    """A CI job's timeout landing as the document was made, once every case had ended: stdout was left
+    empty. The document and the report are this run's, whole, with no ``stopped``: the exit status
+    alone says the signal came."""
+    done, cases = _test_stopped_at(env, tmp_path, where, when)
+    data = json.loads(done.stdout)
+    assert data["stopped"] is None and data["passed"] == 4 == len(data["cases"]), data
+    assert sorted(cases) == sorted(os.listdir(tmp_path / "hello-file" / "cases")), cases
+
+
+def test_a_sigterm_as_the_tasks_are_read_prints_the_document_of_no_case_run(env, tmp_path):
+    """A CI job's timeout landing as ``test --json`` read its tasks: stdout was empty, where a signal
+    during the runs prints the document. It is printed all the same, no case finished, and ``stopped``
+    says so, as the JUnit report's ``(stopped)`` error does."""
+    done, cases = _test_stopped_at(env, tmp_path, "verifier_tui.engine.suite:collect", "after")
+    data = json.loads(done.stdout)
+    assert data["stopped"] == "stopped by SIGTERM before every one ran: 0 of 4 cases finished", data
+    assert data["cases"] == [] and cases == ["(stopped)"], (data, cases)
+    assert data["stopped"] in done.stderr
+
+
+def _a_slow_folder(tmp_path: Path) -> Path:
+    """hello-file's four cases and, after them by name, a task whose one case is stuck once it started."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    _stuck_case_task(folder / "slow")
+    return folder
+
+
+def test_a_sigterm_after_ctrl_c_as_the_stop_is_said_leaves_the_document_whole(env, tmp_path):
+    """Ctrl+C, then a CI runner's SIGTERM as ``test --json`` says why it stopped: the SIGTERM ended it
+    there, stdout empty. It is recorded (the status stays Ctrl+C's) and the document is printed whole."""
+    folder, out, scratch = _a_slow_folder(tmp_path), tmp_path / "out.json", env["TMPDIR"]
+    tool = signalled_at("verifier_tui.commands.report:stopped_words", signal.SIGTERM, "before")
+    args = ["test", folder, "--json", "-j", "1", "--python", PY]
+    code, err = interrupted(env, args, lambda: has_started(scratch), signal.SIGINT, "never started", out, tool)
+    assert code == 130 and "Traceback" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert data["stopped"] == "stopped by SIGINT before every one ran: 4 of 5 cases finished", data["stopped"]
+    assert len(data["cases"]) == 4
 
 
 # The tool, a second Ctrl+C landing as it writes the stopped run's report (a

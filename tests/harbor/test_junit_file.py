@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import interrupted, json_of_a_stopped_test, no_traceback, run_tool
+from tests.helpers.commands import interrupted, json_of_a_stopped_test, no_traceback, run_tool, signalled_at
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -115,6 +115,42 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
     assert set(names) <= {"b__bbbbbbb"}, names
     assert data["stopped"] in err and data["stopped"].endswith(f"{len(names)} of 2 trials finished"), data
     assert data["agree"] == len(names) and data["trial_folders"] == 2
+
+
+@pytest.mark.parametrize(
+    ("where", "when", "stopped"),
+    [
+        ("verifier_tui.commands.harbor:_job_counts", "before", None),
+        (
+            "verifier_tui.engine.suite:collect",
+            "after",
+            "stopped by SIGTERM before every one ran: 0 of 2 trials finished",
+        ),
+    ],
+    ids=["as-the-document-ends", "as-the-trials-are-read"],
+)
+def test_a_sigterm_outside_the_replays_leaves_the_whole_document_and_report(
+    task, runs, tmp_path, env, where, when, stopped
+):
+    """A CI job's timeout landing as the document was ended, every replay over (its trials' array left
+    open), or as the trials were read (stdout empty). The document ends whole:
+    every trial and no ``stopped``, or none run and ``stopped`` saying so; the exit status says the signal."""
+    job = runs / "jobs" / "j"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    for name in ("a__aaaaaaa", "b__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    report = an_old_green_report(tmp_path / "out.xml")
+    tool = signalled_at(where, signal.SIGTERM, when)
+    done = run_tool(env, "test", job, "--json", "--junit", report, "--python", PY, tool=tool)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    data = json.loads(done.stdout)
+    names = [trial["trial"]["name"] for trial in data["trials"]]
+    cases = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert data["stopped"] == stopped, data
+    if stopped is None:
+        assert names == cases == ["a__aaaaaaa", "b__bbbbbbb"] and data["agree"] == 2, (names, cases)
+    else:
+        assert names == [] and cases == ["(stopped)"] and stopped in done.stderr, (names, cases)
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):

@@ -279,12 +279,54 @@ class LineReader:
         return said
 
 
-def interrupted(env, args, ready, sig: int, never_ready: str, stdout: Path | None = None) -> tuple[int, str]:
-    """``verifier-tui ARGS`` started, then :func:`signal_when` ``ready()``; its output
+# The tool sending itself a signal (by name) as a function of its own, MODULE:NAME, returns (a
+# coroutine function's once awaited) or, "before", as it is called: a window a few milliseconds wide
+# (a CI job's timeout landing as the document is made) is hit every time, by a real signal.
+SIGNALLED_AT = """
+import asyncio, importlib, os, signal, sys
+where, sig, when = sys.argv[1:4]
+del sys.argv[1:4]
+module, name = where.split(":")
+target = importlib.import_module(module)
+real = getattr(target, name)
+
+def send():
+    os.kill(os.getpid(), getattr(signal, sig))
+
+if asyncio.iscoroutinefunction(real):
+    async def hooked(*args, **kwargs):
+        got = await real(*args, **kwargs)
+        send()
+        return got
+else:
+    def hooked(*args, **kwargs):
+        if when == "before":
+            send()
+        got = real(*args, **kwargs)
+        if when == "after":
+            send()
+        return got
+
+setattr(target, name, hooked)
+from verifier_tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def signalled_at(where: str, sig: int, when: str = "after") -> list[str]:
+    """The tool as :data:`SIGNALLED_AT` starts it, ``sig`` sent at ``where`` (``module:function``):
+    in place of :data:`TOOL`."""
+    return [sys.executable, "-c", SIGNALLED_AT, where, signal.Signals(sig).name, when]
+
+
+def interrupted(
+    env, args, ready, sig: int, never_ready: str, stdout: Path | None = None, tool: list[str] = TOOL
+) -> tuple[int, str]:
+    """``verifier-tui ARGS`` (started as ``tool``), then :func:`signal_when` ``ready()``; its output
     written to the file ``stdout`` when one is given."""
     with contextlib.ExitStack() as files:
         proc = subprocess.Popen(
-            TOOL + [str(arg) for arg in args],
+            tool + [str(arg) for arg in args],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if stdout is None else files.enter_context(stdout.open("w")),

@@ -626,13 +626,20 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    from verifier_tui.commands.report import output_file_problem, refused_run
-    from verifier_tui.engine.suite import CollectionError, NotReplayed, collect
+    from verifier_tui.commands.report import output_file_problem
 
     own = _test_reads(args)
     problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
         return _fail(problem)
+    with stopping.holding():
+        return _test_trials(args, own)
+
+
+def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> int:
+    from verifier_tui.commands.report import refused_run
+    from verifier_tui.engine.suite import CollectionError, NotReplayed, collect
+
     try:
         collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
     except CollectionError as exc:
@@ -669,6 +676,8 @@ def test_command(args: argparse.Namespace) -> int:
             rows = _replay_all(args, group, keep, kept, in_jobs, progress, started, stream)
         finally:
             progress.erase()
+        if isinstance(rows, int):
+            return rows
     wall = time.perf_counter() - started
     counts = _job_counts(args, group, rows, wall)
     agree, differ, unknown = counts["agree"], counts["differ"], counts["not_compared"]
@@ -785,12 +794,13 @@ def _replay_all(
     progress: terminal.Progress,
     started: float,
     stream: _TrialsStream | None,
-) -> list[JobRow]:
+) -> list[JobRow] | int:
     """Every trial's row, each made by ``keep`` (which puts it in ``kept``).
-    Stopped by a signal, as ``test`` on tasks is: one line, and ``--junit``'s
-    report of the trials that finished with that line as an error, never the
-    last run's report left for CI to show as this one's; ``--json``'s document,
-    begun on stdout, ends whole with those trials and that line."""
+    Stopped by a signal, as ``test`` on tasks is: one
+    line, and ``--junit``'s report of the trials that finished with that line as
+    an error, never the last run's report left for CI to show as this one's;
+    ``--json``'s document, begun on stdout, ends whole with those trials and that
+    line; returned: the exit status."""
     from verifier_tui.commands.report import stopped_case, stopped_words
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
@@ -798,19 +808,18 @@ def _replay_all(
     try:
         rows: list[JobRow] = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
     except (KeyboardInterrupt, SystemExit) as stop:
-        with stopping.reporting_the_stop():  # a second Ctrl+C left the last run's report in place
-            progress.erase()
-            why = stopped_words(stop, len(kept), len(group.cases), "trials")
-            terminal.error(why)
-            rows = [kept[i] for i in sorted(kept)]
-            wall = time.perf_counter() - started
-            if stream is not None:
-                stream.end(_job_counts(args, group, rows, wall, stopped=why))
-            if args.junit:
-                problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
-                if problem is not None:
-                    terminal.error(problem)
-        raise
+        rows = [kept[i] for i in sorted(kept)]
+        progress.erase()
+        why = stopped_words(stop, len(rows), len(group.cases), "trials")
+        terminal.error(why)
+        wall = time.perf_counter() - started
+        if stream is not None:
+            stream.end(_job_counts(args, group, rows, wall, stopped=why))
+        if args.junit:
+            problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
+            if problem is not None:
+                terminal.error(problem)
+        return stopping.exit_status(stop)
     return rows
 
 

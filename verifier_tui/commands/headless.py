@@ -141,6 +141,14 @@ def test_command(args: argparse.Namespace) -> int:
     status = _harbor_test(args)
     if status is not None:
         return status
+    if args.watch:  # its rounds end on a signal as watch does
+        return _test_cases(args)
+    with stopping.holding():
+        return _test_cases(args)
+
+
+def _test_cases(args: argparse.Namespace) -> int:
+    """``test`` on tasks, once or ``--watch``."""
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.sandbox.isolation import IsolationError
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
@@ -179,21 +187,22 @@ def test_command(args: argparse.Namespace) -> int:
             finished.setdefault(id(group), {})[index] = outcome
             return outcome
 
+        stop: BaseException | None = None
         try:
             ran_groups = stopping.run(arun_groups(runnable, args.jobs or machine_cpus(), ended))
-        except (KeyboardInterrupt, SystemExit) as stop:
-            # Stopped (Ctrl+C, a CI job's timeout): a report of what ran and that it stopped, never none, which
-            # left the last run's report, all green perhaps, for CI to show as this one's.
-            with stopping.reporting_the_stop():
-                progress.erase()
-                ran = [(group, [one for _i, one in sorted(finished.get(id(group), {}).items())]) for group in groups]
-                _stopped_run(args, stop, ran, collection, junit_name, time.perf_counter() - started)
-            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            stop = exc
+            ran_groups = [[one for _i, one in sorted(finished.get(id(group), {}).items())] for group in runnable]
         finally:
             progress.erase()
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
+        if stop is not None:
+            # Stopped (Ctrl+C, a CI job's timeout): a report of what ran and that it stopped, never none, which
+            # left the last run's report, all green perhaps, for CI to show as this one's.
+            _stopped_run(args, stop, ran, collection, junit_name, wall)
+            return stopping.exit_status(stop)
         every = [r for _group, rs in ran for r in rs]
         passed = sum(1 for r in every if r.expected_matched)
         invalid = sum(len(group.invalid) for group in groups)

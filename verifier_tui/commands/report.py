@@ -798,8 +798,10 @@ def stopped_words(stop: BaseException, finished: int, count: int, what: str) -> 
     its ``count`` cases (trials) had finished: one line."""
     import signal
 
-    code = stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
-    return f"stopped by {signal.Signals(code - 128).name} before every one ran: {finished} of {count} {what} finished"
+    from verifier_tui.commands.stopping import exit_status
+
+    name = signal.Signals(exit_status(stop) - 128).name
+    return f"stopped by {name} before every one ran: {finished} of {count} {what} finished"
 
 
 def stopped_case(why: str) -> JunitCase:

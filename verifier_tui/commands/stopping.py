@@ -13,7 +13,8 @@ on can land inside asyncio's own bookkeeping, and a task then waits for a
 wake-up that never comes (the likely cause of a ``watch`` that once outlived
 SIGTERM by a minute). During a clean-up (a session's, a scratch folder's:
 :func:`~verifier_tui.engine.to_the_end.uninterrupted`) it raises nothing: raised
-there, it left the rest of the scratch folders behind.
+there, it left the rest of the scratch folders behind; nor in :func:`holding`,
+where ``test`` says what it ran whatever the timing.
 """
 
 from __future__ import annotations
@@ -29,74 +30,89 @@ if TYPE_CHECKING:
 
 _received: list[int] = []  # the signal that asked the command to stop, once one did
 _loop_task: list[Any] = []  # (loop, main task) while :func:`run` runs one
+_taken: list[signal.Signals] = []  # the signals :func:`stop_cleanly_on_sigterm` took
+_holding = [0]  # how many :func:`holding` blocks are open
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """The handler of SIGTERM and SIGHUP (and of Ctrl+C in :func:`holding`): the first one counts,
+    the others are ignored while the command cleans up and says what it ran."""
+    for ours in _taken:
+        signal.signal(ours, signal.SIG_IGN)
+    if signal.getsignal(signal.SIGINT) is _stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _received.append(signum)
+    if _loop_task:
+        loop, task = _loop_task[-1]
+        try:
+            loop.call_soon_threadsafe(task.cancel)
+        except RuntimeError:  # the loop is closed already: run() raises once it returns
+            pass
+        return
+    if cleaning_up() or _holding[0]:
+        return  # the clean-up (the report) finishes; then the command ends with status(), below
+    raise SystemExit(128 + signum)
 
 
 def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
     """Take SIGTERM and SIGHUP for the command; returns what puts the previous
     handlers back. A signal that had another handler already (a test harness,
     an embedding program, nohup) is left alone."""
-    taken: list[signal.Signals] = []
-
-    def stop(signum: int, _frame: object) -> None:
-        for ours in taken:
-            signal.signal(ours, signal.SIG_IGN)
-        _received.append(signum)
-        if _loop_task:
-            loop, task = _loop_task[-1]
-            try:
-                loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # the loop is closed already: run() raises once it returns
-                pass
-            return
-        if cleaning_up():
-            return  # the clean-up finishes; then the command ends with status(), below
-        raise SystemExit(128 + signum)
-
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is None:
             continue
         try:
             if signal.getsignal(signum) is not signal.SIG_DFL:
                 continue
-            signal.signal(signum, stop)
+            signal.signal(signum, _stop)
         except ValueError:  # not the main thread: signals are not ours to handle
-            return None
-        taken.append(signum)
-    if not taken:
+            break
+        _taken.append(signum)
+    if not _taken:
         return None
 
     def restore() -> None:
-        for signum in taken:
+        for signum in _taken:
             signal.signal(signum, signal.SIG_DFL)
+        _taken.clear()
         _received.clear()
 
     return restore
 
 
 @contextlib.contextmanager
-def reporting_the_stop() -> Iterator[None]:
-    """While a stopped command writes what it ran (its line, ``--junit``'s
-    report): a second Ctrl+C is ignored, as a second SIGTERM or SIGHUP is
-    (:func:`stop_cleanly_on_sigterm`). Pressed twice, 20 ms apart, it landed
-    between the stopped line and the report, and the last run's report was
-    left for CI to show as this one's. Not the main thread, or SIGINT not
-    Python's own handler (an embedding program's): left alone."""
+def holding() -> Iterator[None]:
+    """``test`` (``test JOB``) from reading its tasks until its document and report are written: a
+    signal (Ctrl+C too) cancels the runs while :func:`run` runs them, and is only recorded before
+    and after, the command ending with :func:`status`. Raised where it landed, it left stdout empty
+    (a signal as the tasks were read, or as the document was made once every run had ended) or the
+    document cut short (a SIGTERM following a Ctrl+C as the stop was reported); Ctrl+C raised
+    ``KeyboardInterrupt`` wherever it landed. Not the main thread, or SIGINT not Python's own
+    handler (an embedding program's): SIGINT is left alone."""
     try:
-        before = signal.getsignal(signal.SIGINT)
-        if before is signal.default_int_handler:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        took = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if took:
+            signal.signal(signal.SIGINT, _stop)
     except ValueError:  # not the main thread
-        before = None
+        took = False
+    _holding[0] += 1
     try:
         yield
     finally:
-        if before is signal.default_int_handler:
-            signal.signal(signal.SIGINT, before)
+        _holding[0] -= 1
+        if took:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def exit_status(stop: BaseException) -> int:
+    """The exit status of a command ``stop`` ended: ``SystemExit(128 + signal)`` as :func:`run`
+    raises it, or Ctrl+C's ``KeyboardInterrupt`` (130)."""
+    return stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
 
 
 def status(code: int) -> int:
     """The command's exit status: ``128 + signal`` when one asked it to stop
-    while it was cleaning up (it finished instead of raising there)."""
+    while it was cleaning up or :func:`holding` (it finished instead of raising there)."""
     return 128 + _received[0] if _received else code
 
 
@@ -108,14 +124,20 @@ def run(work: Coroutine[Any, Any, Any]) -> Any:
 
     async def main() -> Any:
         _loop_task.append((asyncio.get_running_loop(), asyncio.current_task()))
-        return await work
+        if _received:  # recorded before the runs began (holding): none starts
+            work.close()
+            raise asyncio.CancelledError
+        try:
+            return await work
+        finally:
+            _loop_task.clear()  # over: a signal from here on is for holding() to record
 
     try:
         result = asyncio.run(main())
     except BaseException:  # a cancellation, or what the clean-up raised: the signal decides
         if not _received:
             raise
-        result = None
+        raise SystemExit(128 + _received[0]) from None
     finally:
         _loop_task.clear()
     if _received:
