@@ -1183,13 +1183,14 @@ def _test_stopped_at(env, tmp_path, where: str, when: str, *more) -> tuple[subpr
 
 @pytest.mark.parametrize(
     ("where", "when"),
-    [("verifier_tui.commands.report:test_json", "before")],
-    ids=["as-the-document-is-made"],
+    [("verifier_tui.engine.suite:arun_groups", "after"), ("verifier_tui.commands.report:test_json", "before")],
+    ids=["as-the-last-case-ends", "as-the-document-is-made"],
 )
 def test_a_sigterm_once_every_case_ended_leaves_the_whole_document_and_report(env, tmp_path, where, when):
-    """A CI job's timeout landing as the document was made, once every case had ended: stdout was left
-    empty. The document and the report are this run's, whole, with no ``stopped``: the exit status
-    alone says the signal came."""
+    """A CI job's timeout landing as the last case ended: the document said ``stopped by SIGTERM before
+    every one ran: 4 of 4 cases finished`` and the JUnit report had a ``(stopped)`` error, of a run that
+    completed; landing a moment later, as the document was made, stdout was left empty. Both are this
+    run's, whole, with no ``stopped``: the exit status alone says the signal came."""
     done, cases = _test_stopped_at(env, tmp_path, where, when)
     data = json.loads(done.stdout)
     assert data["stopped"] is None and data["passed"] == 4 == len(data["cases"]), data

@@ -120,6 +120,7 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
 @pytest.mark.parametrize(
     ("where", "when", "stopped"),
     [
+        ("verifier_tui.engine.suite:arun_groups", "after", None),
         ("verifier_tui.commands.harbor:_job_counts", "before", None),
         (
             "verifier_tui.engine.suite:collect",
@@ -127,13 +128,14 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
             "stopped by SIGTERM before every one ran: 0 of 2 trials finished",
         ),
     ],
-    ids=["as-the-document-ends", "as-the-trials-are-read"],
+    ids=["as-the-last-trial-ends", "as-the-document-ends", "as-the-trials-are-read"],
 )
 def test_a_sigterm_outside_the_replays_leaves_the_whole_document_and_report(
     task, runs, tmp_path, env, where, when, stopped
 ):
-    """A CI job's timeout landing as the document was ended, every replay over (its trials' array left
-    open), or as the trials were read (stdout empty). The document ends whole:
+    """A CI job's timeout landing as the last replay ended (the document said ``2 of 2 trials finished``
+    stopped, the report had a ``(stopped)`` error, of a run that completed), as the document was ended
+    (its trials' array left open) or as the trials were read (stdout empty). The document ends whole:
     every trial and no ``stopped``, or none run and ``stopped`` saying so; the exit status says the signal."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)

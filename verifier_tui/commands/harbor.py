@@ -796,7 +796,7 @@ def _replay_all(
     stream: _TrialsStream | None,
 ) -> list[JobRow] | int:
     """Every trial's row, each made by ``keep`` (which puts it in ``kept``).
-    Stopped by a signal, as ``test`` on tasks is: one
+    Stopped by a signal before every replay ended, as ``test`` on tasks is: one
     line, and ``--junit``'s report of the trials that finished with that line as
     an error, never the last run's report left for CI to show as this one's;
     ``--json``'s document, begun on stdout, ends whole with those trials and that
@@ -809,6 +809,8 @@ def _replay_all(
         rows: list[JobRow] = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
     except (KeyboardInterrupt, SystemExit) as stop:
         rows = [kept[i] for i in sorted(kept)]
+        if len(rows) == len(group.cases):
+            return rows  # every replay had ended as the signal came: this run's reports, whole
         progress.erase()
         why = stopped_words(stop, len(rows), len(group.cases), "trials")
         terminal.error(why)

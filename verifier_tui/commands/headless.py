@@ -198,9 +198,10 @@ def _test_cases(args: argparse.Namespace) -> int:
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
-        if stop is not None:
+        if stop is not None and sum(map(len, ran_groups)) < progress.total:
             # Stopped (Ctrl+C, a CI job's timeout): a report of what ran and that it stopped, never none, which
-            # left the last run's report, all green perhaps, for CI to show as this one's.
+            # left the last run's report, all green perhaps, for CI to show as this one's. A signal once every
+            # case had ended leaves this run's reports whole: the status alone says it.
             _stopped_run(args, stop, ran, collection, junit_name, wall)
             return stopping.exit_status(stop)
         every = [r for _group, rs in ran for r in rs]

@@ -119,7 +119,8 @@ def status(code: int) -> int:
 def run(work: Coroutine[Any, Any, Any]) -> Any:
     """``asyncio.run(work)``, where SIGTERM and SIGHUP cancel ``work`` (it
     cleans up as it does for Ctrl+C) and then end the command with
-    ``SystemExit(128 + signal)``."""
+    ``SystemExit(128 + signal)``. In :func:`holding`, a ``work`` that ended
+    before the cancel could reach it is returned whole all the same."""
     import asyncio
 
     async def main() -> Any:
@@ -140,6 +141,6 @@ def run(work: Coroutine[Any, Any, Any]) -> Any:
         raise SystemExit(128 + _received[0]) from None
     finally:
         _loop_task.clear()
-    if _received:
+    if _received and not _holding[0]:
         raise SystemExit(128 + _received[0])
-    return result
+    return result  # within holding(), whole though a signal came as it ended: status() gives 128 + it
