@@ -1229,6 +1229,19 @@ def test_a_sigterm_after_ctrl_c_as_the_stop_is_said_leaves_the_document_whole(en
     assert len(data["cases"]) == 4
 
 
+def test_a_stopped_test_json_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
+    """Ctrl+C on ``test --json --junit out.xml >/dev/full``: the document could not be written, and the
+    command ended there with status 2, the last run's report (all green) left for CI. The report is
+    written, the full disk said in one line, and the status is Ctrl+C's."""
+    folder, report, scratch = _a_slow_folder(tmp_path), an_old_green_report(tmp_path / "out.xml"), env["TMPDIR"]
+    args = ["test", folder, "--json", "--junit", report, "-j", "1", "--python", PY]
+    code, err = interrupted(env, args, lambda: has_started(scratch), signal.SIGINT, "never started", Path("/dev/full"))
+    assert code == 130 and "Traceback" not in err, (code, err)
+    assert err.count("No space left on device") == 1 and "standard output" in err, err
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert len(names) == 5 and names[-1] == "(stopped)", names
+
+
 # The tool, a second Ctrl+C landing as it writes the stopped run's report (a
 # user pressing it twice, 20 ms apart: the window is hit here every time).
 SECOND_CTRL_C_AS_THE_REPORT_IS_WRITTEN = """

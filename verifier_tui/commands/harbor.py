@@ -815,12 +815,12 @@ def _replay_all(
         why = stopped_words(stop, len(rows), len(group.cases), "trials")
         terminal.error(why)
         wall = time.perf_counter() - started
-        if stream is not None:
-            stream.end(_job_counts(args, group, rows, wall, stopped=why))
-        if args.junit:
+        if args.junit:  # first: stdout that cannot be written (a full disk) ends the command
             problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
             if problem is not None:
                 terminal.error(problem)
+        if stream is not None:
+            stream.end(_job_counts(args, group, rows, wall, stopped=why))
         return stopping.exit_status(stop)
     return rows
 
