@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import interrupted, json_of_a_stopped_test, no_traceback, run_tool, signalled_at
+from tests.helpers.commands import interrupted, no_traceback, run_tool, signalled_at
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -99,10 +99,8 @@ def test_a_signal_mid_test_job_leaves_a_junit_report_of_this_run_not_the_last(ta
     assert float(suite.get("time")) > 0, suite.get("time")
 
 
-def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_path, env):
-    """A CI job's timeout while ``test JOB --json`` streams its trials: stdout held the document's
-    head and no end, which no JSON reader takes. It ends whole: the trials that finished (a slow
-    first trial stops none after it from being said), their counts, and ``stopped`` saying why."""
+def _a_job_with_a_slow_first_trial(task, runs, tmp_path):
+    """A job of two trials, ``a__aaaaaaa`` stuck once its verifier started, ``b__bbbbbbb`` quick."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "j"
     for name, files in (("a__aaaaaaa", {"hello.txt": "hi", "slow.txt": ""}), ("b__bbbbbbb", {"hello.txt": "hi"})):
@@ -110,11 +108,22 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
     slow = "import time\n\ndef verify(workspace):\n    if (workspace / 'slow.txt').exists():\n"
     slow += textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n    return 1.0\n"
     (demo / "tests" / "verifier.py").write_text(slow)
-    data, err = json_of_a_stopped_test(env, [job, "-j", "2", "--python", PY], tmp_path)
-    names = [trial["trial"]["name"] for trial in data["trials"]]
-    assert set(names) <= {"b__bbbbbbb"}, names
-    assert data["stopped"] in err and data["stopped"].endswith(f"{len(names)} of 2 trials finished"), data
-    assert data["agree"] == len(names) and data["trial_folders"] == 2
+    return job
+
+
+def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_path, env):
+    """A CI job's timeout while ``test JOB --json`` streams its trials: stdout held the document's
+    head and no end, which no JSON reader takes. It ends whole: the trials that finished (a slow
+    first trial stops none after it from being said), their counts, and ``stopped`` saying why.
+    The signal comes once b's replay has ended (its row made), a's still running."""
+    job = _a_job_with_a_slow_first_trial(task, runs, tmp_path)
+    tool = signalled_at("verifier_tui.commands.harbor:job_row", signal.SIGTERM)
+    done = run_tool(env, "test", job, "--json", "-j", "2", "--python", PY, tool=tool)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    data = json.loads(done.stdout)
+    assert [trial["trial"]["name"] for trial in data["trials"]] == ["b__bbbbbbb"], data["trials"]
+    assert data["stopped"] == "stopped by SIGTERM before every one ran: 1 of 2 trials finished", data
+    assert data["stopped"] in done.stderr and data["agree"] == 1 and data["trial_folders"] == 2
 
 
 @pytest.mark.parametrize(
