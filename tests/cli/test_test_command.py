@@ -190,6 +190,42 @@ def test_the_junit_report_lists_the_cases_in_the_tables_order(env, tmp_path):
     assert listed[6:] == [("three", "(task)")]
 
 
+def test_every_folder_named_without_a_case_to_test_is_listed_in_one_refusal(env, tmp_path):
+    """`test f2 f1 f3 --json` stopped at f1, the first folder with no case to test: its document and
+    JUnit report left out f3's tasks. Every path is looked at first: one refusal names them all, the
+    document lists every task without a case once, sorted, as a run that tests some case does."""
+    with_cases = _tasks(tmp_path / "f2", "hello-file")
+    first = _tasks(tmp_path / "f1", "plain-test-sh")
+    second = tmp_path / "f3"
+    for name in ("zeta", "alpha"):
+        make_task(second / name)
+    report = tmp_path / "junit.xml"
+    done = run_tool(env, "test", with_cases, first, second, first, "--json", "--junit", report, "--python", PY)
+    assert done.returncode == 2
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert [task["task"] for task in data["without_cases"]] == ["plain-test-sh", "alpha", "zeta"]
+    assert (data["tasks"], data["cases"]) == ([], [])  # refused: nothing ran, hello-file's cases neither
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1
+    assert f"{first}, {second} hold 3 task(s) (alpha, plain-test-sh, zeta) and none has a case to test" in said[0]
+    skipped = [
+        case.get("classname")
+        for case in ET.parse(report).getroot().iter("testcase")
+        if case.find("skipped") is not None
+    ]
+    assert skipped == ["plain-test-sh", "alpha", "zeta"]
+
+
+def test_a_folder_without_a_case_to_test_lists_its_tasks_sorted(env, tmp_path):
+    folder = tmp_path / "f6"
+    for name in ("zeta", "mid", "alpha", "deeper/beta"):
+        make_task(folder / name)
+    done = run_tool(env, "test", folder, "--json", "--python", PY)
+    assert done.returncode == 2
+    assert [task["task"] for task in json.loads(done.stdout)["without_cases"]] == ["alpha", "beta", "mid", "zeta"]
+
+
 def test_a_case_folder_tests_that_case_only(env, tmp_path):
     folder = _tasks(tmp_path, "hello-file")
     done = run_tool(env, "test", "--json", folder / "hello-file" / "cases" / "wrong-text", "--python", PY)

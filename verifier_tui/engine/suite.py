@@ -497,12 +497,15 @@ def collect(
     groups: list[Any] = []
     without_cases: list[Path] = []
     without_step: list[WithoutStep] = []
+    caseless: dict[Path, list[Path]] = {}
     try:
         for path in paths:
             target = path if isinstance(path, Target) else classify(path)
-            found = _groups_for(target, options, task_dir, stand_in, without_cases)
+            found = _groups_for(target, options, task_dir, stand_in, without_cases, caseless)
             without_step += [g for g in found if isinstance(g, WithoutStep)]
             groups += [g for g in found if not isinstance(g, WithoutStep)]
+        if caseless:
+            raise _nothing_to_test(caseless, _listed(without_cases, groups))
         if without_step and not groups:
             raise CollectionError(_none_with_step(without_step, without_cases))
         groups = _once_each(groups)
@@ -514,9 +517,28 @@ def collect(
         for group in groups:
             group.close()
         raise
+    return Collection(groups, _listed(without_cases, groups), without_step)
+
+
+def _listed(without_cases: Sequence[Path], groups: Sequence[Any] = ()) -> list[Path]:
+    """The tasks without a case to test as every report lists them: each once, in
+    the order of their paths, none that a group tests (a task also named alone)."""
     named = {os.path.realpath(group.folder) for group in groups}
     left = {os.path.realpath(p): p for p in without_cases if os.path.realpath(p) not in named}
-    return Collection(groups, sorted(left.values()), without_step)
+    return sorted(left.values())
+
+
+def _nothing_to_test(caseless: dict[Path, list[Path]], without_cases: list[Path]) -> CollectionError:
+    """The one refusal for every folder named whose tasks have no case to test,
+    said once all the paths were looked at, with every task found without one."""
+    bare = _listed([task for tasks in caseless.values() for task in tasks])
+    folders = some_names([str(folder) for folder in caseless])
+    holds = "holds" if len(caseless) == 1 else "hold"
+    names = some_names(sorted(task.name for task in bare))
+    return CollectionError(
+        f"{folders} {holds} {len(bare)} task(s) ({names}) and none has a case to test: {none_to_test(bare)}",
+        without_cases,
+    )
 
 
 def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence[Path]) -> str:
@@ -552,10 +574,16 @@ def picked(patterns: list[str] | tuple[str, ...], group: Any, case: str) -> bool
 
 
 def _groups_for(
-    target: Target, options: Options, task_dir: Path | None, stand_in: Any, without_cases: list[Path]
+    target: Target,
+    options: Options,
+    task_dir: Path | None,
+    stand_in: Any,
+    without_cases: list[Path],
+    caseless: dict[Path, list[Path]],
 ) -> list[Any]:
     """The groups ``target`` names; the tasks found below it without a case
-    are added to ``without_cases`` (each said by whoever reports)."""
+    are added to ``without_cases`` (each said by whoever reports), and a folder
+    whose every task is one of them to ``caseless`` (a refusal, once every path is seen)."""
     if target.kind == "missing":
         raise CollectionError(target.why)
     path = target.path
@@ -564,14 +592,12 @@ def _groups_for(
     if target.kind in ("task", "tests", "verifier", "case") or path.is_file():
         return [_task_group(target, options, named=True)]
     found, bare = tasks_below(path)
+    without_cases += bare
     if found:
-        without_cases += bare
         return [_task_group(folder, options, named=False) for folder in found]
     if bare:
-        names = some_names(sorted(p.name for p in bare))
-        raise CollectionError(
-            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {none_to_test(bare)}", bare
-        )
+        caseless[path] = bare
+        return []
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
     try:
