@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -209,6 +211,37 @@ ls -A "$disk/t/cases"
         f"the run was not kept as case big: could not copy big.bin of {tmp_path / 'ws'} into {cases}: "
         "No space left on device"
     )
+
+
+# A run's save, with cases/ made read-only once the check before the run had passed.
+SAVE_AFTER_A_RUN = """\
+import sys
+from pathlib import Path
+from verifier_tui.engine.keep_case import save
+from verifier_tui.engine.session import Options, Session
+
+task = Path(sys.argv[1])
+with Session(task, Options(case="good", python=sys.argv[2])) as session:
+    result = session.run()
+    (task / "cases").chmod(0o555)
+    print(save(result, session.task, "kept")["problem"])
+"""
+
+
+def test_a_cases_folder_made_read_only_during_the_run_is_named(env, hello):
+    """``cases/`` made read-only while the run went on (past the check before it): the line
+    named the hidden scratch folder the save tried to make (``cases/.saving-6whomym5``), which
+    the user never saw. It names ``cases/``; nothing is written."""
+    done = subprocess.run(
+        [*modes_bind_root(), sys.executable, "-c", SAVE_AFTER_A_RUN, hello, PY],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    no_traceback(done)
+    assert done.stdout.splitlines() == [f"the run was not kept as case kept: {hello / 'cases'}: Permission denied"]
+    assert sorted(p.name for p in (hello / "cases").iterdir()) == ["good"]
 
 
 @pytest.mark.parametrize("read_only", ["cases", "task"])
