@@ -1235,6 +1235,8 @@ def test_the_jobs_list_counts_the_trial_folders_of_a_job_without_result_json(run
     row = next(line for line in listed.stdout.splitlines() if line.startswith("running"))
     header = listed.stdout.splitlines()[1]
     assert row[header.index("trials") :].split()[0] == "2"
+    # the line above the table said every row was as its result.json recorded it
+    assert "or its trial folders counted where it has none" in listed.stdout.splitlines()[0]
     assert "no result.json" in row
     job = json.loads(run_tool(env, "run", "--json", jobs, cwd=tmp_path).stdout)["jobs"][0]
     assert (job["n_total_trials"], job["trial_folders"]) == (None, 2)

@@ -246,9 +246,11 @@ def print_jobs(folder: Path, as_json: bool, command: str) -> None:
             }
         )
         return
+    counted = any(job.trial_folders is not None for job in jobs)  # a job without a usable result.json
     terminal.say(
         f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first; "
-        "each as its result.json recorded it: open one for its trial folders)"
+        f"each as its result.json recorded it{', or its trial folders counted where it has none' * counted}: "
+        "open one for its trial folders)"
     )
     rows = [("job", "started", "agent (model)", "trials", "Harbor's mean", "how they ended")]
     for job in jobs:

@@ -1,6 +1,7 @@
 """A folder of Harbor jobs (what ``harbor view`` opens): one row per job
 with when it started, its agents and models, its trials, how they ended and
-Harbor's mean, all from each job's own ``config.json`` and ``result.json``.
+Harbor's mean, all from each job's own ``config.json`` and ``result.json``;
+a job without a usable ``result.json`` has its trial folders counted instead.
 Enter opens the job's overview; esc there comes back here."""
 
 from __future__ import annotations
