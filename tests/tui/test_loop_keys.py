@@ -914,6 +914,31 @@ async def test_b_refused_names_paths_as_the_screen_does(tmp_path, monkeypatch):
     assert str(tmp_path) not in said and "del/tests/verifier.py" in said, said
 
 
+@pytest.mark.parametrize("read_only", ["cases", "task"])
+async def test_k_refused_a_folder_it_cannot_write_names_it_as_the_screen_does(tmp_path, monkeypatch, read_only):
+    """k on a task whose cases/ (or, without one, whose folder) cannot be written: the dialog named
+    cases/ as the screen does, but the task folder absolute (`/tmp/.../tasks/ro`)."""
+    root = make_task(tmp_path / "tasks" / "ro", "def verify(workspace):\n    return 1.0\n")
+    if read_only == "cases":
+        (root / "cases").mkdir()
+    folder = root / "cases" if read_only == "cases" else root
+    real_access = os.access
+
+    def access(path, mode, **kwargs):  # the user's own write denied (root's would pass any mode)
+        return Path(path) != folder and real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await keep_as(app, pilot, "kept")
+        await pilot.pause()
+        assert isinstance(app.screen, CaseNameScreen)
+        problem = str(app.screen.query_one("#case-name-problem").render())
+    assert "cannot be written (permission denied)" in problem and str(tmp_path) not in problem, problem
+    assert f"ro{'/cases' * (read_only == 'cases')} cannot be written" in problem, problem
+
+
 async def test_k_under_step_says_the_case_records_no_step(tmp_path):
     """k with --step second kept the step's verdict as expected.json and said nothing of the step,
     which the case cannot hold: test without --step then checks it against tests/ and fails it."""
