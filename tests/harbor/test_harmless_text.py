@@ -37,7 +37,7 @@ async def test_a_right_to_left_override_from_a_trial_never_reaches_the_terminal(
         shown = screen_text(app)
         assert RLO not in shown
         assert "trial evil<U+202E>\\nname__a · task separate<U+202E>-mode · agent ora<U+202E>cle" in shown  # the header
-        assert "Harbor scored re<U+202E>ward 1.0" in shown
+        assert 'Harbor scored "re<U+202E>ward" 1.0' in shown  # quoted: not the key as written
         assert '"re<U+202E>ward": 1.0' in shown  # verifier/reward.json
 
 
@@ -187,3 +187,44 @@ def test_a_trials_long_words_are_cut_with_a_count(task, runs, env, tmp_path):
         no_traceback(done)
         assert max(map(len, done.stdout.splitlines())) < 3_000, args  # a 20 KB exception type: not a 20 KB line
         assert "characters left out" in done.stdout, args
+
+
+#: Reward keys a person reads as written, each holding one invisible formatting character a
+#: script needs (a zero-width joiner in a family emoji, a zero-width non-joiner in Persian, a soft
+#: hyphen): none can act on a terminal nor start a line.
+READABLE_KEYS = (
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\u0646\u0645\u0631\u0647\u200c\u06a9\u0644",
+    "re\u00adward",
+)
+
+
+def test_a_readable_reward_key_is_named_as_written_in_every_listing(task, runs, env, tmp_path):
+    """A reward key holding a joiner or a soft hyphen was listed as JSON's ``\\u200d`` escapes by
+    ``run JOB``, ``run TRIAL`` and ``test JOB``, unreadable; it is named as written (a reward dict
+    shown as JSON still escapes it), and ``--json`` keeps it raw."""
+    from tests.helpers.harbor import make_job
+
+    rewards = {"reward": 1.0, **dict.fromkeys(READABLE_KEYS, 0.5)}
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__key": dict(
+                task=task(),
+                rewards=rewards,
+                verifier_files={"test-stdout.txt": "", "reward.json": json.dumps(rewards)},
+            )
+        },
+    )
+    outputs = [
+        run_tool(env, "run", job, cwd=tmp_path),
+        run_tool(env, "run", job / "demo__key", "--python", PY, cwd=tmp_path),
+        run_tool(env, "test", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path),
+    ]
+    for done in outputs:
+        no_traceback(done)
+        escaped = [line for line in done.stdout.splitlines() if "\\u" in line and "{" not in line]  # JSON escapes
+        assert not escaped, done.stdout
+        assert all(key in done.stdout for key in READABLE_KEYS), done.stdout
+    listed = run_tool(env, "run", job / "demo__key", "--python", PY, "--json", cwd=tmp_path)
+    assert set(READABLE_KEYS) <= set(json.loads(listed.stdout)["sandbox"]["rewards"]), listed.stdout[:2000]

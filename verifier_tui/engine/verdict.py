@@ -63,6 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
+from verifier_tui.engine.plain import unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -113,18 +114,20 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
     """Each reward as ``pair`` words it, at most REWARD_KEYS, then how many
     more: a listing line stays short whatever a trial recorded (10,000 keys)."""
-    shown = [pair(_key_shown(key), value) for key, value in itertools.islice(rewards.items(), REWARD_KEYS)]
+    shown = [pair(key_shown(key), value) for key, value in itertools.islice(rewards.items(), REWARD_KEYS)]
     left = len(rewards) - len(shown)
     return between.join(shown) + (f"{between}… {left:,} more" if left else "")
 
 
-def _key_shown(key: str) -> str:
-    """A reward key as a listing names it: quoted when spaces begin or end it
+def key_shown(key: str) -> str:
+    """A reward key as a listing names it: as written, a joiner or a soft
+    hyphen kept (an emoji, a Persian word); quoted when spaces begin or end it
     (or it is empty), so that ``reward`` and ``reward `` are not one key; and
-    when it holds what is not printable (a line break, an escape, a bidi
-    control, read from a trial's reward.json), escaped as JSON writes it, so
-    that words showing it unclean (a dialog's note) draw no row nor escape."""
-    return json.dumps(key) if not key or key != key.strip() or not key.isprintable() else key
+    quoted with what could act on a terminal or start a line (a line break, an
+    escape, a bidi control, read from a trial's reward.json) made visible, as
+    every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`)."""
+    shown = unbroken(key)
+    return f'"{shown}"' if not key or key != key.strip() or shown != key else key
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:
