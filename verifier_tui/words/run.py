@@ -29,7 +29,7 @@ from verifier_tui.engine.model import (
     duration_text,
 )
 from verifier_tui.engine.task.config import REFUSED_TO_RUN, refused_words
-from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.engine.verdict import key_shown, rewards_json
 from verifier_tui.words.paths import here, path_from
 from verifier_tui.words.text import one_line, unbroken
 
@@ -136,7 +136,7 @@ def format_number(value: Any) -> str:
 def rewards_text(rewards: dict[str, Any] | None) -> str:
     if rewards is None:
         return "none"
-    return ", ".join(f"{one_line(k)}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote
+    return ", ".join(f"{one_line(key_shown(k))}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote
 
 
 def within_words(expected: Expectation) -> str:
@@ -314,7 +314,7 @@ def near_miss_line(result: RunResult) -> str | None:
     if not misses:
         return None
     shown = ", ".join(
-        f"{key} {got!r} vs {want!r} (off by {abs(got - want):.2g})" for key, (got, want) in misses.items()
+        f"{key_shown(key)} {got!r} vs {want!r} (off by {abs(got - want):.2g})" for key, (got, want) in misses.items()
     )
     return (
         f"only float rounding: {shown}; expected.json compares exactly unless it gives a tolerance, "
