@@ -118,3 +118,41 @@ def test_the_run_trial_named_for_a_step_replays_that_step(task, runs, tmp_path, 
     assert lacking is None
     done = run_in_shell_text(" ".join(command_words(words, tmp_path)), env, tmp_path)
     assert json.loads(done.stdout)["trial"]["step"] == "second", done.stdout[-2000:]
+
+
+async def test_c_names_a_run_trial_that_pastes_for_a_relative_workspace_starting_with_a_dash(
+    task, runs, tmp_path, env, monkeypatch
+):
+    """The screen started with ``--workspace ./-ws``: ``c`` named ``run TRIAL ... --workspace -ws``,
+    which pasted stopped at once (``--workspace: expected one argument``). The folder is named by
+    a path a shell and the command line take, and pasted the command ends as the screen shows."""
+    demo = task(verifier=SCALED_LENGTH, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    own_runner_writing(demo, "result / 4")
+    (tmp_path / "-ws").mkdir()
+    (tmp_path / "-ws" / "hello.txt").write_text("hello")
+    monkeypatch.chdir(tmp_path)
+    app = make_trial_app(trial.path, workspace=Path("./-ws"))
+    async with app.run_test(size=SIZE) as pilot:
+        shown = (await app.wait_for_replays(1)).local
+        await command_note(app, pilot)
+        said = app.screen.note or ""
+    assert shown is not None and shown.verdict.rewards == {"reward": 1.25}
+    done = run_in_shell_text(run_trial_of(said), env, tmp_path)
+    assert json.loads(done.stdout)["local"]["rewards"] == {"reward": 1.25}, done.stderr[-2000:]
+
+
+def test_the_run_trial_named_for_a_case_starting_with_a_dash_replays_on_it(task, runs, tmp_path, env):
+    """A case named ``-x`` as the stand-in: ``run TRIAL`` was named with ``--case -x``, which the
+    command line reads as an option. Every value starting with ``-`` is written ``--case=-x``."""
+    from verifier_tui.engine.harbor.replay import StandIn
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+    from verifier_tui.words.run import command_words
+
+    demo = task(verifier=SCALED_LENGTH, toml=SEPARATE, cases={"-x": {"hello.txt": "hello"}})
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    with TrialSession(trial, None, stand_in=StandIn(case="-x")) as opened:
+        words, lacking = opened.replay_command()
+    assert lacking is None
+    done = run_in_shell_text(" ".join(command_words(words, tmp_path)), env, tmp_path)
+    assert json.loads(done.stdout)["local"]["rewards"] == {"reward": 5.0}, done.stderr[-2000:]

@@ -523,7 +523,7 @@ def reproduce_command(spec: RunSpec) -> list[str]:
     opened = task.initial_verifier if task.initial_verifier is not None else task.root
     words = [*tool_words(), "run", str(opened), "--verifier", str(spec.verifier)]
     if spec.case and spec.workspace is not None and spec.workspace.parent.name == spec.case:
-        words += ["--case", spec.case]
+        words += option_value("--case", spec.case)
     elif spec.workspace is not None:
         words += ["--workspace", str(spec.workspace)]
     if spec.response is None:
@@ -533,7 +533,7 @@ def reproduce_command(spec: RunSpec) -> list[str]:
     if spec.task_data is not None:
         words += ["--task-data", str(spec.task_data)]
     if spec.task_id is not None:
-        words += ["--task-id", spec.task_id]
+        words += option_value("--task-id", spec.task_id)
     timeout = spec.timeout_s if spec.timeout_s != (task.config.timeout_sec or DEFAULT_TIMEOUT_S) else None
     runner = "ours" if spec.runner is None else "task"
     return words + option_words(runner, spec.step, timeout, spec.python, spec.nemo_gym, spec.env, spec.network)
@@ -553,18 +553,25 @@ def option_words(
     TRIAL``'s as the trial's screen names it."""
     words = ["--runner", "task"] if runner == "task" else []
     if step is not None:
-        words += ["--step", step]
+        words += option_value("--step", step)
     if timeout is not None:
         words += ["--timeout", format(timeout, "g")]
     if python != "python3":
-        words += ["--python", python]
+        words += option_value("--python", python)
     if nemo_gym is not None:
         words += ["--nemo-gym", str(nemo_gym)]
     for word in env:  # as the user gave it: a bare NAME is read from their environment again
-        words += ["--env", word]
+        words += option_value("--env", word)
     if network != "task":  # the user's --network host: without it the run gets a network of its own
         words += ["--network", network]
     return words
+
+
+def option_value(option: str, value: str) -> list[str]:
+    """An option and its value as words the command line takes back: one
+    word, ``--case=-x``, for a value starting with ``-``, which argparse
+    would otherwise read as an option of its own (and stop)."""
+    return [f"{option}={value}"] if value.startswith("-") else [option, value]
 
 
 def tool_words() -> list[str]:

@@ -209,7 +209,7 @@ class TrialSession:
         what the trial captured."""
         self.empty_stand_in = empty
         self._over_capture = bool(workspace or case or empty)
-        self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
+        self.stand_in = (Path(_absolute(workspace)) if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
 
@@ -217,20 +217,21 @@ class TrialSession:
         """The words of ``run TRIAL`` that replays this trial as this session
         does (its step, the task given, the stand-in, the options), and what
         this session chose that no option of ``run TRIAL`` gives (None: none)."""
-        from verifier_tui.engine.invocation import option_words, tool_words
+        from verifier_tui.engine.invocation import option_value, option_words, tool_words
 
-        words = [*tool_words(), "run", str(self.trial.path)]
+        # Paths absolute, as the reproduce command's are: a relative ``-ws`` would read as an option.
+        words = [*tool_words(), "run", _absolute(self.trial.path)]
         if self._task_dir is not None:
-            words += ["--task", str(Path(self._task_dir).expanduser().absolute())]
+            words += ["--task", _absolute(self._task_dir)]
         workspace, case = self.stand_in
         lacking = None
         if self._over_capture and self.walk.workspace.path is not None:
             # run TRIAL's stand-in serves only where the trial did not capture /app (plan_replay)
             lacking = f"your stand-in ({stand_in_words(workspace, case, self.empty_stand_in)}) over the captured /app"
         elif workspace is not None:
-            words += ["--workspace", str(workspace)]
+            words += ["--workspace", _absolute(workspace)]
         elif case is not None:
-            words += ["--case", case]
+            words += option_value("--case", case)
         elif self.empty_stand_in:
             words += ["--stand-in", "empty"]
         chosen = self.options
@@ -620,3 +621,8 @@ def _knowing(*stacks: Any) -> Any:
         (s for s in stacks if s is not None and s.stuck_at is not None),
         next((s for s in stacks if s is not None), None),
     )
+
+
+def _absolute(path: Path | str) -> str:
+    """A path the user gave as it resolves from where they started the tool, ``~`` expanded."""
+    return str(Path(path).expanduser().absolute())
