@@ -150,3 +150,27 @@ async def test_each_trial_of_a_job_opened_on_screen_keeps_the_first_sandbox(task
     assert second.local is not None and second.agreement.same is True, second.local  # ended as the sandbox did
     assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
     assert not any("cannot try the sandbox's view" in notice for notice in app.notices), app.notices
+
+
+async def test_a_stand_in_chosen_on_the_first_trial_of_a_job_keeps_its_sandbox(task, runs, tmp_path, env, monkeypatch):
+    """The first trial of a job opened on screen chose the sandbox at its replay, but a stand-in
+    chosen on that screen opened a session that probed it again: a probe refused then (no process
+    slot to spare) failed the replay on the stand-in. The sandbox chosen once serves it."""
+    from tests.harbor.trial_app_under_test import SIZE, make_trial_app, until
+
+    job = _job(task, runs, tmp_path)
+    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    for name in ("VERIFIER_TUI_SANDBOX", "PATH"):
+        monkeypatch.setenv(name, once[name])
+    folder = tmp_path / "standin"
+    folder.mkdir()
+    (folder / "hello.txt").write_text("hi")
+    probed = tmp_path / "bin" / "probed"
+    app = make_trial_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_trial_folder(job / "passing__aaaaaaa")
+        await app.wait_for_replays(1)
+        await app.screen._replay_on(workspace=folder)
+        await until(pilot, lambda: len(app.replays) >= 2 or probed.read_text().count("x") > 1, "a second replay")
+    assert probed.read_text().count("x") == 1
+    assert app.replays[-1].local is not None and app.replays[-1].agreement.same is True, app.replays[-1].local

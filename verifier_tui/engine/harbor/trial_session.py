@@ -147,6 +147,9 @@ class TrialSession:
     def _open_session(self, explaining: bool = False) -> None:
         """A session on the task for this plan (None when there is nothing to
         replay); ``explaining``: one without a workspace, for explain only."""
+        # The sandbox the closing session chose serves the next: probed again, a refusal then
+        # (no process slot to spare) would fail a replay the first had promised.
+        self._isolation = self.isolation
         self._close_session()
         self.session_problem = None
         plan = self.plan
