@@ -129,6 +129,18 @@ def test_a_trial_opened_in_a_terminal_probes_the_sandbox_once(task, runs, tmp_pa
     assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
 
 
+def probes_that_fail_after_one(env, tmp_path, monkeypatch) -> None:
+    """This process's sandbox probes past the first refused (:func:`bwrap_probes_that_fail`), its
+    bwrap looked up anew on that PATH for this test alone: a process keeps the first path it
+    found, which was another test's PATH (or this one's, for the tests after it)."""
+    from verifier_tui.engine.sandbox import isolation
+
+    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
+    for name in ("VERIFIER_TUI_SANDBOX", "PATH"):
+        monkeypatch.setenv(name, once[name])
+    monkeypatch.setattr(isolation, "_tools", {})  # and found again after the test
+
+
 async def test_each_trial_of_a_job_opened_on_screen_keeps_the_first_sandbox(task, runs, tmp_path, env, monkeypatch):
     """The TUI on a job of several trials with ``VERIFIER_TUI_SANDBOX=namespace``: each trial
     opened probed the sandbox again, so a probe refused later (no process slot to spare) broke
@@ -136,9 +148,7 @@ async def test_each_trial_of_a_job_opened_on_screen_keeps_the_first_sandbox(task
     from tests.harbor.trial_app_under_test import SIZE, make_trial_app
 
     job = _job(task, runs, tmp_path)
-    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
-    for name in ("VERIFIER_TUI_SANDBOX", "PATH"):
-        monkeypatch.setenv(name, once[name])
+    probes_that_fail_after_one(env, tmp_path, monkeypatch)
     app = make_trial_app(job)
     async with app.run_test(size=SIZE) as pilot:
         app.open_trial_folder(job / "passing__aaaaaaa")
@@ -159,9 +169,7 @@ async def test_a_stand_in_chosen_on_the_first_trial_of_a_job_keeps_its_sandbox(t
     from tests.harbor.trial_app_under_test import SIZE, make_trial_app, until
 
     job = _job(task, runs, tmp_path)
-    once = bwrap_probes_that_fail(env, tmp_path / "bin", after=1)
-    for name in ("VERIFIER_TUI_SANDBOX", "PATH"):
-        monkeypatch.setenv(name, once[name])
+    probes_that_fail_after_one(env, tmp_path, monkeypatch)
     folder = tmp_path / "standin"
     folder.mkdir()
     (folder / "hello.txt").write_text("hi")
