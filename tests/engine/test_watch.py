@@ -18,9 +18,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -542,80 +541,6 @@ async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, pa
 # batches further apart than the watcher holds an empty new file for, and
 # the sentinel is then reported twice (a user's save would run twice, the
 # second time on the whole file). The noise is never reported.
-def inotify_watches(pid: int) -> int:
-    """How many inotify watches the process holds, all its instances together."""
-    count = 0
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        with suppress(OSError), open(f"/proc/{pid}/fdinfo/{fd}") as info:
-            count += sum(line.startswith("inotify wd:") for line in info)
-    return count
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts inotify watches")
-async def test_the_watch_goes_through_no_link_inside_what_it_watches(tmp_path: Path) -> None:
-    """An agent's ``root -> /`` in the workspace: notify follows every link as it
-    builds a recursive watch (and watchfiles gives it no way not to), so the
-    watcher process walked the whole file system through it, minutes of CPU
-    before the first run. The watch now holds the workspace's real folders
-    alone, one each; a folder made after the start is watched too, one
-    renamed away no more."""
-    outside = folder(tmp_path / "outside")
-    for i in range(20):
-        folder(outside / f"d{i}")
-    workspace = folder(tmp_path / "workspace")
-    folder(workspace / "sub")
-    (workspace / "root").symlink_to(outside)
-    (workspace / "sub" / "up").symlink_to(tmp_path)
-    async with watching([WatchTarget(workspace, "workspace")]) as rec:
-        child = rec.watcher._proc  # private, but only the process's own watches say what it watches
-        assert child is not None
-        assert inotify_watches(child.pid) == 2  # workspace/ and workspace/sub/
-        folder(workspace / "later")
-        await rec.until(lambda c: workspace / "later" in c.paths)
-        (workspace / "later" / "a.txt").write_text("a")
-        await rec.until(lambda c: workspace / "later" / "a.txt" in c.paths)
-        await wait_until(lambda: inotify_watches(child.pid) == 3, "three folders watched")
-        (workspace / "sub").rename(outside / "sub")  # its watch would go with it, naming it as before
-        await rec.until(lambda c: workspace / "sub" in c.deleted)
-        (outside / "sub" / "c.txt").write_text("moved away")
-        (outside / "d1" / "b.txt").write_text("behind the link")
-        (workspace / "sentinel.txt").write_text("s")
-        assert (await rec.next()).paths == {workspace / "sentinel.txt"}
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts inotify watches")
-async def test_a_folder_made_never_holds_the_trees_watches_twice(tmp_path: Path, monkeypatch) -> None:
-    """A folder made starts a new watch of the tree: built while the old one
-    still held its own, each folder cost two of the user's inotify watches
-    (8,192 on many machines), and a tree of more than half of them was left
-    partly unwatched, silently (watchfiles ignores a watch it could not add).
-    The old watch ends first; what changed meanwhile is found on disk."""
-    import watchfiles
-
-    workspace = folder(tmp_path / "workspace")
-    for i in range(10):
-        folder(workspace / f"d{i}")
-    held: list[int] = []  # the watches this process held as each watch began
-    real_watch = watchfiles.watch
-
-    def watch(*paths, **options):
-        # notify closes a watch's inotify instance from its own thread, soon after it is dropped
-        gone_by = time.monotonic() + 2
-        while (count := inotify_watches(os.getpid())) and time.monotonic() < gone_by:
-            time.sleep(0.005)
-        held.append(count)
-        return real_watch(*paths, **options)
-
-    monkeypatch.setattr(watchfiles, "watch", watch)
-    async with watching([WatchTarget(workspace, "workspace")], isolate=False) as rec:
-        folder(workspace / "later")
-        (workspace / "d3" / "a.txt").write_text("a")
-        await rec.until(lambda c: workspace / "later" in c.paths)
-        (workspace / "later" / "b.txt").write_text("b")
-        await rec.until(lambda c: workspace / "later" / "b.txt" in c.paths)
-    assert len(held) == 2 and held == [0, 0], held
-
-
 async def test_ignored_scratch_inside_a_root_is_silent(tmp_path: Path) -> None:
     task = folder(tmp_path / "task")
     scratch = folder(task / ".verifier-tui" / "runs")

@@ -1,4 +1,4 @@
-"""One ``watchfiles.watch`` over some roots (their trees, or their files alone), iterated in one thread.
+"""One ``watchfiles.watch`` (recursive or not) over some roots, iterated in one thread.
 
 ``watch`` is iterated with ``yield_on_timeout``, so control comes back at
 least every ``_WAKE_MS`` even when nothing happens; the thread then filters
@@ -7,16 +7,17 @@ on watching a root's old inode once the root is deleted or replaced by a
 rename (so the roots are checked between batches, and a new ``watch`` is
 started without losing the other roots' events), it never says that the
 kernel dropped events (``_RESCAN_AT``), and it has no "ready" signal (its
-first wait stands for one). Nor can it watch a tree without going through
-the links inside it (:meth:`Channel._folders`).
+first wait stands for one).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -80,6 +81,9 @@ _SETTLE_MS = DEBOUNCE_MS
 _ADDED = 1
 _DELETED = 3
 
+#: inotify's IN_CREATE: the mask of the watch :func:`_limit_reached` tries.
+_IN_CREATE = 0x100
+
 #: Give up on a watch that keeps failing after this many rebuilds in a row.
 _MAX_REBUILDS_AFTER_ERRORS = 3
 #: What watchfiles says of an event whose path is not UTF-8 (notify's ``to_str``).
@@ -117,9 +121,9 @@ def forms(path: Path) -> tuple[Path, ...]:
     return (path,) if real == path else (path, real)
 
 
-def _dir_identity(path: str | Path, *, follow: bool = True) -> tuple[int, int] | None:
+def _dir_identity(path: Path) -> tuple[int, int] | None:
     try:
-        st = os.stat(path, follow_symlinks=follow)
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
@@ -131,6 +135,30 @@ def _changed(path: str | Path, limit_ns: int) -> bool:
     except OSError:
         return False
     return max(st.st_mtime_ns, st.st_ctime_ns) >= limit_ns
+
+
+def _behind_link(path: Path, root: Path, links: dict[Path, Path | None]) -> Path | None:
+    """Where ``path`` really lies when it lies behind a link inside ``root``, else None (``links``:
+    each folder's real place if it is a link, looked at once a batch). A run copies a link as a
+    link (as ``docker cp`` does), so what lies behind one is not what it reads: the OS watch
+    follows such links, and one out to the tool's own temporary folder started a run after every
+    run. Only where a root holds the real place is it a change (:meth:`Channel._change`)."""
+    folder = path.parent
+    while folder != root and is_under(folder, root):
+        if folder not in links:
+            links[folder] = Path(os.path.realpath(folder)) if os.path.islink(folder) else None
+        real = links[folder]
+        if real is not None:
+            return real / path.relative_to(folder)
+        folder = folder.parent
+    return None
+
+
+def _is_real_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_empty_file(path: Path) -> bool:
@@ -156,17 +184,16 @@ class Root:
 
 
 def _named_back(batches: Batches, aliases: dict[str, str]) -> Batches:
-    """``batches`` with each path in or of an alias (a link to a folder watched,
-    :meth:`Channel._alias`) named by the folder's own path. Each folder is
-    watched alone, so a path is the folder's or that of an entry in it."""
+    """``batches`` with each path under an alias (a link to a root,
+    :meth:`Channel._alias`) named by the root's own path."""
     if not aliases:
         return batches
 
     def back(path: str) -> str:
-        if path in aliases:
-            return aliases[path]
-        head, sep, name = path.rpartition(os.sep)
-        return aliases[head] + sep + name if head in aliases else path
+        for alias, root in aliases.items():
+            if path == alias or path.startswith(alias + os.sep):
+                return root + path[len(alias) :]
+        return path
 
     def named() -> Batches:
         try:
@@ -210,6 +237,26 @@ def _note_for(exc: OSError) -> WatchNote:
     return WatchNote(f"the OS could not watch every folder ({exc}): changes are found by polling instead")
 
 
+def _limit_reached(folder: str) -> bool:
+    """Whether the kernel refuses an inotify watch on ``folder`` for the watch limit (ENOSPC),
+    tried with an instance of our own, closed at once. False where it cannot be told (no
+    inotify, no instance left, a folder gone meanwhile)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(os.O_CLOEXEC)
+    except (OSError, AttributeError):
+        return False
+    if fd < 0:
+        return False
+    try:
+        refused = libc.inotify_add_watch(fd, os.fsencode(folder), _IN_CREATE) < 0
+        return refused and ctypes.get_errno() == errno.ENOSPC
+    finally:
+        os.close(fd)
+
+
 class Channel:
     """One ``watch`` (recursive or not) over some roots, iterated in one thread.
 
@@ -239,9 +286,7 @@ class Channel:
         self._failures = 0  # errors of the OS watcher in a row
         self._taken_ns = 0  # time.time_ns() when the last batch was taken in
         self._present: list[Path] = []  # the roots the current ``watch`` was given
-        self._watched: dict[str, tuple[int, int]] = {}  # each folder of the current ``watch``: (st_dev, st_ino)
-        self._links: str | None = None  # the folder of the links to folders not named in UTF-8 (:meth:`_alias`)
-        self._link_names: dict[str, str] = {}  # each such folder: its link's name there
+        self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self._links_in = links_in  # where that folder is made (None: $TMPDIR)
         self._denied_ok = False  # a folder could not be watched for lack of permission: watch the rest (_take)
         self.thread = threading.Thread(
@@ -276,8 +321,7 @@ class Channel:
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles
 
-        folders = self._folders(present) if self.recursive else [str(path) for path in present]
-        aliases = {self._alias(path): path for path in folders}
+        aliases = {self._alias(path): str(path) for path in present}
         batches = watchfiles.watch(
             *aliases,
             watch_filter=None,  # filtered here, on paths relative to each root
@@ -288,67 +332,16 @@ class Channel:
             yield_on_timeout=True,
             debug=False,
             force_polling=self.force_polling,
-            recursive=False,  # each folder named: see _folders
+            recursive=self.recursive,
             # Given True, watchfiles drops whatever error notify's watch() returns, not only
-            # EACCES: past the inotify watch limit a folder that cannot be watched went
-            # unwatched, unsaid. Not given it, the error is raised as the OS watch is built (:meth:`_take`).
+            # EACCES: past the inotify watch limit the walk of a root stops at the first folder
+            # that cannot be watched, and it and every folder after it went unwatched, unsaid.
+            # Not given it, the error is raised as the OS watch is built (:meth:`_take`).
             ignore_permission_denied=self._denied_ok,
         )
         return _named_back(batches, {a: p for a, p in aliases.items() if a != p})
 
-    def _folders(self, present: list[Path]) -> list[str]:
-        """The folders to watch, one by one, for the trees of the roots: each
-        real folder under a root reached through no link inside it (a root
-        that is a link is followed: that is what was asked for), each once.
-
-        notify (8.0, which watchfiles 1.x builds on) walks a recursive watch's
-        tree with ``WalkDir::follow_links(true)`` (its ``Config::follow_symlinks``,
-        which watchfiles leaves at its default): an agent's ``root -> /`` in a
-        workspace had it walk the whole file system, minutes of CPU before the
-        first run, using up the user's inotify watches on the way. A
-        non-recursive watch of a folder is one inotify watch of it, whose events
-        name its entries and nothing below them. Runs copy a link as a link, so
-        nothing behind one is read; where a link leads inside the task, that
-        folder is watched as a root of its own. A folder made, or one watched
-        removed, starts a new ``watch`` (:meth:`_tree_changed`)."""
-        self._watched = {}
-        seen: set[tuple[int, int]] = set()
-        # Roots that are not links first: a folder that a link root leads to as well is named as
-        # itself (the folder's one inotify watch names its events by one path only).
-        for root in sorted(present, key=os.path.islink):
-            identity = _dir_identity(root)
-            stack = [(str(root), identity)] if identity is not None else []
-            while stack:
-                folder, identity = stack.pop()
-                if identity in seen:
-                    continue
-                seen.add(identity)
-                self._watched[folder] = identity
-                with suppress(OSError), os.scandir(folder) as entries:
-                    for entry in entries:
-                        with suppress(OSError):
-                            if entry.is_dir(follow_symlinks=False):
-                                st = entry.stat(follow_symlinks=False)
-                                stack.append((entry.path, (st.st_dev, st.st_ino)))
-        return list(self._watched)
-
-    def _tree_changed(self, raw: Batch) -> bool:
-        """Whether a folder was made under the roots (renamed in, or a link
-        replaced by one), or one watched removed or renamed away (its inotify
-        watch goes with its inode, and names what happens there by its old
-        path): the folders to watch are walked again."""
-        if not self.recursive:
-            return False
-        roots = {str(root.path) for root in self.roots}  # their own changes: _check_roots
-        for kind, path in raw:
-            watched = self._watched.get(path)
-            if kind != _ADDED and watched is None or path in roots:
-                continue
-            if _dir_identity(path, follow=False) != watched:
-                return True
-        return False
-
-    def _alias(self, path: str) -> str:
+    def _alias(self, path: Path) -> str:
         """``path`` as watchfiles can take it: a path that is not UTF-8 (a task
         kept in a folder so named) it refuses whole, so it watches a link to
         it, named in ASCII in a folder of the channel's own; the events'
@@ -356,52 +349,35 @@ class Channel:
         ``links_in`` when given: the session's scratch folder, swept at the
         next start should this process be killed before it removes it."""
         try:
-            path.encode()
+            str(path).encode()
         except UnicodeEncodeError:
             pass
         else:
-            return path
+            return str(path)
         import tempfile
 
         if self._links is None:
             self._links = tempfile.mkdtemp(prefix="verifier-tui-watch-", dir=self._links_in)
-        link = os.path.join(self._links, self._link_names.setdefault(path, str(len(self._link_names))))
+        link = os.path.join(self._links, str([root.path for root in self.roots].index(path)))
         if not os.path.islink(link):
             os.symlink(path, link)
         return link
 
     def _rebuild(self, raw: Batch) -> None:
-        """Replace the ``watch`` after a root changed, or a folder of a tree,
-        losing no event on the other roots. A watch of files starts the new
-        one first, then collects what the old one caught meanwhile. A watch of
-        trees collects that, then ends the old one before the new one starts:
-        both at once held an inotify watch for each folder twice (a user may
-        have 8,192 in all, and watchfiles drops one it cannot add without a
-        word); what changed in between is found on disk (:meth:`_changed_since`)."""
+        """Replace the ``watch`` after a root changed, losing no event on the
+        other roots: start the new one first, then collect what the old one
+        caught meanwhile."""
         old = self._batches
-        if old is not None and self.recursive:
-            self._drain(old, raw)
-            old = self._batches = None
-        since = time.time_ns()
         try:
             raw |= self._open()
         except FileNotFoundError:
             # A root vanished again while we walked it: try at the next check.
             self._batches = old
-            if old is None:
-                self._lost_watch()
             return
-        if self.recursive:
-            raw |= self._changed_since(since)
-        elif old is not None:
-            self._drain(old, raw)
-
-    @staticmethod
-    def _drain(old: Batches, raw: Batch) -> None:
-        """Add what the ``watch`` ``old`` caught since its last batch, and end it."""
-        with suppress(RuntimeError):  # an error of the old watch no longer matters
-            raw |= next(old, set())
-        old.close()
+        if old is not None:
+            with suppress(RuntimeError):  # an error of the old watch no longer matters
+                raw |= next(old, set())
+            old.close()
 
     # -- the loop ---------------------------------------------------------
 
@@ -436,8 +412,13 @@ class Channel:
 
     def _loop(self, raw: Batch) -> None:
         while True:
+            if self._new_folder_unwatched(raw):
+                self._post(_POLLING_AT_LIMIT)
+                self.force_polling = True
+                for root in self.roots:  # re-created: rebuilt (polled), each read again whole
+                    root.identity = None
             appeared, vanished = self._check_roots(raw)
-            if appeared or self._tree_changed(raw):
+            if appeared:
                 self._rebuild(raw)
             change = self._change(raw, appeared, vanished)
             settled_by = time.monotonic() + _SETTLE_MS / 1000
@@ -447,7 +428,7 @@ class Channel:
                     continue  # a wait with no event: the rest of the save may still come
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
-                if more_appeared or self._tree_changed(extra):
+                if more_appeared:
                     self._rebuild(raw)
                 appeared += more_appeared
                 vanished |= more_vanished
@@ -585,6 +566,18 @@ class Channel:
         self._failures = 0
         return batch
 
+    def _new_folder_unwatched(self, raw: Batch) -> bool:
+        """Whether a folder made under a root in ``raw`` may have no watch for the watch limit.
+        notify's inotify back end adds one for each folder made in a watched one as it reads
+        the event, and drops the error (``add_watch(...).ok()`` in notify 8's ``handle_inotify``):
+        past the limit, that folder and all made in it went unwatched, unsaid. The kernel
+        refusing a watch of our own on it a step later tells (it frees none meanwhile unless a
+        watched folder goes). Linux only: elsewhere no limit of this kind applies."""
+        if self.force_polling or not self.recursive or not sys.platform.startswith("linux"):
+            return False
+        made = next((path for kind, path in raw if kind == _ADDED and _is_real_dir(path)), None)
+        return made is not None and _limit_reached(made)
+
     def _lost_watch(self) -> None:
         """The ``watch`` ended on an error: every root is taken as re-created."""
         self._batches = None
@@ -594,8 +587,15 @@ class Channel:
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
         paths = set()
         added = set()
+        links: dict[Path, Path | None] = {}
         for kind, raw_path in raw:
             found = self._locate(raw_path)
+            real = _behind_link(found[1], found[0].path, links) if found is not None else None
+            if real is not None:
+                # The OS watch names a folder it reaches twice, once through a link (solution/tests a link
+                # to tests/, or tests/a to tests/b), by the route it took last: named by where it lies, a
+                # save in tests/ is one, not a change behind a link; nowhere watched, none.
+                found = self._locate(str(real))
             if found is None or (found[0].missing and found[0].path not in vanished):
                 # A root already said gone: its own late events (a loaded machine
                 # may deliver them after the check that missed it) add nothing.

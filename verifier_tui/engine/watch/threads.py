@@ -69,8 +69,8 @@ class WatchThreads:
 
         # Recursive roots: folder targets not inside another folder target (but for one watched
         # beside the runs' inputs: what is inside it keeps its own root, made or removed said so),
-        # and those that are links (a channel's watch goes through no link inside a root: see its
-        # _folders).
+        # and those that are links (what lies behind a link inside a root is not a change: see the
+        # channel's _behind_link).
         folders = sorted({t.path for t in self.targets if t.folder}, key=lambda p: len(p.parts))
         beside = {t.path for t in self.targets if t.beside}
         tree_roots: list[Path] = []
