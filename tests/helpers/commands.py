@@ -371,23 +371,14 @@ def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tu
 
 def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
     """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
-    return start_reading(env, [*TOOL, "watch", *map(str, args)], cwd=cwd)
-
-
-def start_reading(
-    env, argv: list[str], cwd: Path | None = None, own_session: bool = False
-) -> tuple[subprocess.Popen, LineReader]:
-    """``argv`` started (``own_session``: in a session of its own, so what it leaves behind is
-    one process group), with a reader of its output lines; stderr is piped, read once it ends."""
     proc = subprocess.Popen(
-        argv,
+        TOOL + ["watch", *map(str, args)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
         cwd=cwd,
-        start_new_session=own_session,
     )
     return proc, LineReader(proc.stdout)
 

@@ -12,12 +12,10 @@ first wait stands for one).
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import shutil
 import stat
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -80,9 +78,6 @@ _SETTLE_MS = DEBOUNCE_MS
 #: an IntEnum, imported only when watching starts).
 _ADDED = 1
 _DELETED = 3
-
-#: inotify's IN_CREATE: the mask of the watch :func:`_limit_reached` tries.
-_IN_CREATE = 0x100
 
 #: Give up on a watch that keeps failing after this many rebuilds in a row.
 _MAX_REBUILDS_AFTER_ERRORS = 3
@@ -154,13 +149,6 @@ def _behind_link(path: Path, root: Path, links: dict[Path, Path | None]) -> Path
     return None
 
 
-def _is_real_dir(path: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
 def _is_empty_file(path: Path) -> bool:
     try:
         st = os.lstat(path)
@@ -220,11 +208,6 @@ class WatchNote(str):
 
 #: What notify's inotify back end says when ``inotify_add_watch`` fails with ENOSPC.
 _LIMIT_REACHED = "OS file watch limit reached"
-#: Said once a channel polls for that reason, with the cure.
-_POLLING_AT_LIMIT = WatchNote(
-    "the inotify watch limit is reached (raise /proc/sys/fs/inotify/max_user_watches, "
-    "or keep fewer folders under the task): changes are found by polling instead"
-)
 
 
 def _note_for(exc: OSError) -> WatchNote:
@@ -233,28 +216,13 @@ def _note_for(exc: OSError) -> WatchNote:
         # scan, which watchfiles raises): the OS watch is kept, less what notify gave up.
         return WatchNote(f"a folder cannot be watched ({exc}): saves in it, and perhaps in others after it, go unseen")
     if _LIMIT_REACHED in str(exc):
-        return _POLLING_AT_LIMIT
-    return WatchNote(f"the OS could not watch every folder ({exc}): changes are found by polling instead")
-
-
-def _limit_reached(folder: str) -> bool:
-    """Whether the kernel refuses an inotify watch on ``folder`` for the watch limit (ENOSPC),
-    tried with an instance of our own, closed at once. False where it cannot be told (no
-    inotify, no instance left, a folder gone meanwhile)."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = libc.inotify_init1(os.O_CLOEXEC)
-    except (OSError, AttributeError):
-        return False
-    if fd < 0:
-        return False
-    try:
-        refused = libc.inotify_add_watch(fd, os.fsencode(folder), _IN_CREATE) < 0
-        return refused and ctypes.get_errno() == errno.ENOSPC
-    finally:
-        os.close(fd)
+        why = (
+            "the inotify watch limit is reached (raise /proc/sys/fs/inotify/max_user_watches, "
+            "or keep fewer folders under the task)"
+        )
+    else:
+        why = f"the OS could not watch every folder ({exc})"
+    return WatchNote(f"{why}: changes are found by polling instead")
 
 
 class Channel:
@@ -412,11 +380,6 @@ class Channel:
 
     def _loop(self, raw: Batch) -> None:
         while True:
-            if self._new_folder_unwatched(raw):
-                self._post(_POLLING_AT_LIMIT)
-                self.force_polling = True
-                for root in self.roots:  # re-created: rebuilt (polled), each read again whole
-                    root.identity = None
             appeared, vanished = self._check_roots(raw)
             if appeared:
                 self._rebuild(raw)
@@ -565,18 +528,6 @@ class Channel:
             return set()
         self._failures = 0
         return batch
-
-    def _new_folder_unwatched(self, raw: Batch) -> bool:
-        """Whether a folder made under a root in ``raw`` may have no watch for the watch limit.
-        notify's inotify back end adds one for each folder made in a watched one as it reads
-        the event, and drops the error (``add_watch(...).ok()`` in notify 8's ``handle_inotify``):
-        past the limit, that folder and all made in it went unwatched, unsaid. The kernel
-        refusing a watch of our own on it a step later tells (it frees none meanwhile unless a
-        watched folder goes). Linux only: elsewhere no limit of this kind applies."""
-        if self.force_polling or not self.recursive or not sys.platform.startswith("linux"):
-            return False
-        made = next((path for kind, path in raw if kind == _ADDED and _is_real_dir(path)), None)
-        return made is not None and _limit_reached(made)
 
     def _lost_watch(self) -> None:
         """The ``watch`` ended on an error: every root is taken as re-created."""
