@@ -56,7 +56,7 @@ class Controller:
                 force_polling=poll,
                 on_result=self._on_result,
                 on_error=lambda error: self._post(RunFailed(error)),
-                on_watching=self._post_watching,
+                on_watching=lambda: self._post(WatchStateChanged("watching" if self.live_reload else "off")),
                 on_stale=lambda change: self._post(VerdictStale(change.happened(), change)),
                 on_note=lambda said: screen.notify(said, severity="warning", markup=False),
                 **hooks,
@@ -153,15 +153,7 @@ class Controller:
         if on and self.live.targets is None:
             self.start_watching(run_first=True)
         else:
-            self._post_watching()
-
-    def _post_watching(self) -> None:
-        """Watching (with why it polls, if it must) or off."""
-        live = self.live
-        if live is not None and self.live_reload:
-            self._post(WatchStateChanged("watching", live.watch_note or ""))
-        else:
-            self._post(WatchStateChanged("off"))
+            self._post(WatchStateChanged("watching" if on else "off"))
 
     async def close(self, timeout_s: float = 5.0) -> None:
         """Stop watching, cancel the run in flight, and wait until the

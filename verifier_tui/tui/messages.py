@@ -89,8 +89,7 @@ class WatchStateChanged(Message):
     """Live reload was turned on or off, or the watcher became ready or failed."""
 
     state: str
-    """"starting", "watching" (``detail``: why it polls, if it must), "off", "failed" (``detail`` says why),
-    or "idle" (nothing to watch)."""
+    """"starting", "watching", "off", "failed" (``detail`` says why), or "idle" (nothing to watch)."""
     detail: str = ""
 
 

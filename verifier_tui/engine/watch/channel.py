@@ -198,31 +198,8 @@ class _Stop(Exception):
 
 
 class WatchError(RuntimeError):
-    """The OS watcher failed (e.g. no inotify instance left: try ``force_polling``)."""
-
-
-class WatchNote(str):
-    """What the user should know of a watch that goes on (sent through ``post``): the OS
-    could not watch every folder, why, and what the channel does instead."""
-
-
-#: What notify's inotify back end says when ``inotify_add_watch`` fails with ENOSPC.
-_LIMIT_REACHED = "OS file watch limit reached"
-
-
-def _note_for(exc: OSError) -> WatchNote:
-    if isinstance(exc, PermissionError):
-        # notify's PollWatcher fails on the same folder (its walk reports it as an error at every
-        # scan, which watchfiles raises): the OS watch is kept, less what notify gave up.
-        return WatchNote(f"a folder cannot be watched ({exc}): saves in it, and perhaps in others after it, go unseen")
-    if _LIMIT_REACHED in str(exc):
-        why = (
-            "the inotify watch limit is reached (raise /proc/sys/fs/inotify/max_user_watches, "
-            "or keep fewer folders under the task)"
-        )
-    else:
-        why = f"the OS could not watch every folder ({exc})"
-    return WatchNote(f"{why}: changes are found by polling instead")
+    """The OS watcher failed (e.g. the inotify watch limit was reached: try
+    ``force_polling`` or raise ``fs.inotify.max_user_watches``)."""
 
 
 class Channel:
@@ -256,7 +233,6 @@ class Channel:
         self._present: list[Path] = []  # the roots the current ``watch`` was given
         self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self._links_in = links_in  # where that folder is made (None: $TMPDIR)
-        self._denied_ok = False  # a folder could not be watched for lack of permission: watch the rest (_take)
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -301,11 +277,7 @@ class Channel:
             debug=False,
             force_polling=self.force_polling,
             recursive=self.recursive,
-            # Given True, watchfiles drops whatever error notify's watch() returns, not only
-            # EACCES: past the inotify watch limit the walk of a root stops at the first folder
-            # that cannot be watched, and it and every folder after it went unwatched, unsaid.
-            # Not given it, the error is raised as the OS watch is built (:meth:`_take`).
-            ignore_permission_denied=self._denied_ok,
+            ignore_permission_denied=True,
         )
         return _named_back(batches, {a: p for a, p in aliases.items() if a != p})
 
@@ -415,7 +387,7 @@ class Channel:
                 raise _Stop
             return set()
         try:
-            batch = self._take()
+            batch = next(self._batches, None)
         except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
             if _UNDECODABLE not in str(exc):
                 raise
@@ -438,7 +410,7 @@ class Channel:
                 raise _Stop
             try:
                 self._batches = self._watch(self._present)
-                batch = self._take()
+                batch = next(self._batches, None)
             except FileNotFoundError:  # a root went meanwhile: the next check says so
                 self._lost_watch()
                 return set()
@@ -457,29 +429,6 @@ class Channel:
                 raise _Stop
             self._taken_ns = time.time_ns()
             return batch | self._changed_since(since)
-
-    def _take(self) -> Batch | None:
-        """The next batch of the current ``watch`` (None once it stopped). Its first step builds
-        the OS watch, which raises an ``OSError`` for a folder notify could not watch: its walk
-        of a root stops there. Past the inotify watch limit (ENOSPC, which notify's inotify back
-        end calls MaxFilesWatch), and for any other error but a missing root's or EACCES, the
-        roots are polled instead, said in a line: notify's PollWatcher places no watch, it walks
-        the roots every ``poll_delay_ms`` (300 ms, watchfiles' default); measured, the watcher
-        process then takes 2.6% of a core for the hello-file example (1.9% with inotify), 13%
-        for a task of 22,000 files."""
-        assert self._batches is not None
-        try:
-            return next(self._batches, None)
-        except FileNotFoundError:
-            raise
-        except OSError as exc:
-            if self.force_polling or self._denied_ok:
-                raise
-            self._post(_note_for(exc))
-            self._denied_ok = isinstance(exc, PermissionError)
-            self.force_polling = not self._denied_ok
-            self._batches = self._watch(self._present)
-            return next(self._batches, None)
 
     def _changed_since(self, since_ns: int) -> Batch:
         """Every entry under the roots whose data or inode changed (its mtime

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier_tui.engine.changes import Change, WatchTarget
-from verifier_tui.engine.watch.channel import END, READY, WatchError, WatchNote
+from verifier_tui.engine.watch.channel import END, READY, WatchError
 from verifier_tui.engine.watch.threads import WatchThreads
 
 
@@ -32,8 +32,7 @@ def main(options_json: str) -> None:
     line, end when stdin closes (the parent stopped us, or died). The same
     protocol as :class:`~.watcher.Watcher` keeps with its own threads: the
     first line once every channel is ready (or the error that stopped one
-    getting there), what is queued together sent as one change, a note as it comes
-    (before "ready" when it was found as the watch was built)."""
+    getting there), what is queued together sent as one change."""
     options = json.loads(options_json)
     targets = [WatchTarget(Path(p), label, folder, beside) for p, label, folder, beside in options.pop("targets")]
     ignore = [Path(p) for p in options.pop("ignore")]
@@ -73,8 +72,6 @@ def main(options_json: str) -> None:
                     running -= 1
                 elif isinstance(item, BaseException):
                     raise item
-                elif isinstance(item, WatchNote):
-                    emit({"note": item})
                 elif isinstance(item, Change):
                     change = Change.combine(change, item)
             if change is not None and not unready and not threads.stop.is_set():

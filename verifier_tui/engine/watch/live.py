@@ -126,8 +126,6 @@ class LiveRuns:
         self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
         self._said: frozenset[Path] = frozenset()
         self._seen: set[Path] = set()  # folders ever there while watched: see _said_as_seen
-        self.watch_note: str | None = None
-        """Why the watcher polls (the inotify watch limit...), as last said; the TUI's status line shows it."""
         self.busy: Callable[[], bool] = lambda: self.scheduler.busy
         """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
@@ -367,13 +365,7 @@ class LiveRuns:
                     path for target in self.targets for path in (target.path, target.path.parent) if path.is_dir()
                 }
                 scratch = self.session.scratch_folder()
-                watcher = Watcher(
-                    self.targets,
-                    ignore=[scratch],
-                    force_polling=self.force_polling,
-                    links_in=scratch,
-                    on_note=self._on_watch_note,
-                )
+                watcher = Watcher(self.targets, ignore=[scratch], force_polling=self.force_polling, links_in=scratch)
                 self._watcher = watcher
                 try:
                     await watcher.start()
@@ -398,17 +390,6 @@ class LiveRuns:
             self.targets = None
             self._restarting = False  # no watcher comes: what was held runs now
             self._release()
-
-    def _on_watch_note(self, note: str) -> None:
-        """Said once a session: every new watcher (the choices changed what runs read) meets the
-        same limit again. One found after the watcher was ready refreshes the face's state."""
-        if note == self.watch_note:
-            return
-        self.watch_note = note
-        if self._on_note is not None:
-            self._on_note(note)
-        if self.watch_ready.is_set() and self._on_watching is not None:
-            self._on_watching()
 
     def restart_watch_if_needed(self) -> None:
         """Watch the session's targets anew if the choices changed them."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.to_the_end import to_the_end
-from verifier_tui.engine.watch.channel import END, READY, WatchError, WatchNote
+from verifier_tui.engine.watch.channel import END, READY, WatchError
 from verifier_tui.engine.watch.threads import WatchThreads
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,6 @@ class Watcher:
         force_polling: bool = False,
         isolate: bool = True,
         links_in: Path | None = None,
-        on_note: Callable[[str], Any] = lambda _note: None,
     ) -> None:
         self.force_polling = force_polling
         """Poll instead of using OS events: network, container and WSL mounts
@@ -78,9 +77,6 @@ class Watcher:
             targets, ignore=ignore, force_polling=force_polling, links_in=links_in, post=self._post
         )
         self._stop = self._threads.stop
-        self._on_note = on_note
-        """Told what the user should know of a watch that goes on (:class:`WatchNote`): by
-        the time :meth:`start` returns, of every note found as the watch was built."""
         self._ready = asyncio.Event()
         self._failure: BaseException | None = None
         self._producers = 0  # threads or child reader still feeding the queue
@@ -183,9 +179,6 @@ class Watcher:
             if self._pending_ready <= 0:
                 self._ready.set()
             return
-        if isinstance(item, WatchNote):
-            self._on_note(item)
-            return
         if isinstance(item, BaseException) and self._failure is None:
             self._failure = item
         self._queue.put_nowait(item)
@@ -225,18 +218,14 @@ class Watcher:
             self._close_child_stdin()
         self._child_tasks.append(asyncio.create_task(self._read_child_stderr(proc)))
         assert proc.stdout is not None
-        while True:  # the notes found as the watch was built come before "ready"
-            first = await proc.stdout.readline()
-            try:
-                message = json.loads(first)
-            except ValueError:
-                message = {}
-            if "note" not in message:
-                break
-            self._on_note(message["note"])
+        first = await proc.stdout.readline()
         if self._stop.is_set() and not first:
             self._ready.set()  # stopped before it was ready: nothing to watch
             return True
+        try:
+            message = json.loads(first)
+        except ValueError:
+            message = {}
         if message.get("ready"):
             self._producers = 1
             self._child_tasks.append(asyncio.create_task(self._read_child(proc)))
@@ -258,8 +247,6 @@ class Watcher:
                 message = json.loads(line)
                 if "change" in message:
                     self._queue.put_nowait(Change.from_json(message["change"]))
-                elif "note" in message:
-                    self._on_note(message["note"])
                 elif "error" in message:
                     failed = True
                     self._deliver(WatchError(message["error"]))

@@ -76,8 +76,6 @@ class ReplayStatus(Widget):
     def render(self) -> Content:
         state, detail = self.watching
         text, style = WATCH_WORDS.get(state, (f"live reload failed: {detail} (w retries)", "$error"))
-        if state == "watching" and detail:  # it polls: why, and the cure
-            text, style = f"{text} · {detail}", "$warning"
         stale = (
             (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} since this replay (r replays)", "$warning"))
             if self.stale

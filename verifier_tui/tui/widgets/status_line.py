@@ -107,8 +107,6 @@ class StatusLine(Widget):
             "off": ("○ not watching: r runs, w watches", "$warning"),
             "failed": (f"live reload failed: {detail} (w retries)", "$error"),
         }.get(state, (state, ""))
-        if state == "watching" and detail:  # it polls: why, and the cure
-            text, style = f"{text} · {detail}", "$warning"
         parts: list[str | Content | tuple[str, str]] = [
             (text, style),
             (" · every case on save" if self.every_case else "", "bold $accent"),
