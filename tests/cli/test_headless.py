@@ -1229,6 +1229,31 @@ def test_a_sigterm_after_ctrl_c_as_the_stop_is_said_leaves_the_document_whole(en
     assert len(data["cases"]) == 4
 
 
+def a_python_that_never_answers(tmp_path: Path) -> tuple[Path, Path]:
+    """A ``--python`` that ignores Ctrl+C and SIGTERM and never answers the interpreter check
+    (the tool waits 10 s for it), and the file it makes once it was asked."""
+    asked, python = tmp_path / "asked", tmp_path / "slowpy"
+    python.write_text(f"#!/bin/sh\ntouch '{asked}'\ntrap '' TERM INT\nsleep 1000\n")
+    python.chmod(0o755)
+    return python, asked
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_as_python_is_checked_ends_test_at_once_with_the_document_of_no_case_run(env, tmp_path, sig):
+    """Ctrl+C (or a CI job's timeout) while ``test --json`` checks a ``--python`` that never answers: the
+    signal was held, the check waited out to its end, and the command then exited with stdout empty and
+    ``--python ... did not answer``. The check ends at the signal, and the document says no case ran."""
+    task = copy_example("hello-file", tmp_path / "hello-file")
+    python, asked = a_python_that_never_answers(tmp_path)
+    out = tmp_path / "out.json"
+    args = ["test", task, "--json", "--python", python]
+    code, err = interrupted(env, args, asked.exists, sig, "never asked", out)
+    assert code == 128 + sig and "Traceback" not in err and "did not answer" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert data["stopped"] == f"stopped by {sig.name} before every one ran: 0 of 4 cases finished", data
+    assert data["cases"] == [], data
+
+
 def test_a_stopped_test_json_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
     """Ctrl+C on ``test --json --junit out.xml >/dev/full``: the document could not be written, and the
     command ended there with status 2, the last run's report (all green) left for CI. The report is

@@ -171,7 +171,7 @@ def _test_cases(args: argparse.Namespace) -> int:
         if problem:  # a report that cannot be written: none is
             terminal.error(problem)
             return 2
-        problem = _before_any_run(collection)
+        problem = stopping.unless_stopped(lambda: _before_any_run(collection))
         if problem:
             return report.refused_run(args.junit, problem, own)
         if args.watch:

@@ -14,24 +14,28 @@ wake-up that never comes (the likely cause of a ``watch`` that once outlived
 SIGTERM by a minute). During a clean-up (a session's, a scratch folder's:
 :func:`~verifier_tui.engine.to_the_end.uninterrupted`) it raises nothing: raised
 there, it left the rest of the scratch folders behind; nor in :func:`holding`,
-where ``test`` says what it ran whatever the timing.
+where ``test`` says what it ran whatever the timing, but for its checks before
+any run (:func:`unless_stopped`), which it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from verifier_tui.engine.to_the_end import cleaning_up
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Iterator
 
+T = TypeVar("T")
+
 _received: list[int] = []  # the signal that asked the command to stop, once one did
 _loop_task: list[Any] = []  # (loop, main task) while :func:`run` runs one
 _taken: list[signal.Signals] = []  # the signals :func:`stop_cleanly_on_sigterm` took
 _holding = [0]  # how many :func:`holding` blocks are open
+_checking = [0]  # how many :func:`unless_stopped` checks run
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -49,7 +53,7 @@ def _stop(signum: int, _frame: object) -> None:
         except RuntimeError:  # the loop is closed already: run() raises once it returns
             pass
         return
-    if cleaning_up() or _holding[0]:
+    if cleaning_up() or (_holding[0] and not _checking[0]):
         return  # the clean-up (the report) finishes; then the command ends with status(), below
     raise SystemExit(128 + signum)
 
@@ -102,6 +106,24 @@ def holding() -> Iterator[None]:
         _holding[0] -= 1
         if took:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def unless_stopped(check: Callable[[], T]) -> T | None:
+    """``check()`` (``test``'s interpreter and sandbox checks, up to seconds each) ended at once by a
+    signal in :func:`holding`, as outside it: None then, or when one came before; ``test`` goes on to
+    say that nothing ran, where a held signal waited out a ``--python`` that never answers."""
+    if _received and _holding[0]:
+        return None
+    _checking[0] += 1
+    try:
+        try:
+            return check()
+        finally:
+            _checking[0] -= 1
+    except (KeyboardInterrupt, SystemExit):
+        if not (_received and _holding[0]):
+            raise
+        return None
 
 
 def exit_status(stop: BaseException) -> int:
