@@ -32,6 +32,7 @@ from tests.helpers.commands import (
     MODULE,
     TOOL,
     WarmTool,
+    a_python_that_never_answers,
     documented_fields,
     interrupted,
     json_of_a_stopped_test,
@@ -1227,15 +1228,6 @@ def test_a_sigterm_after_ctrl_c_as_the_stop_is_said_leaves_the_document_whole(en
     data = json.loads(out.read_text())
     assert data["stopped"] == "stopped by SIGINT before every one ran: 4 of 5 cases finished", data["stopped"]
     assert len(data["cases"]) == 4
-
-
-def a_python_that_never_answers(tmp_path: Path) -> tuple[Path, Path]:
-    """A ``--python`` that ignores Ctrl+C and SIGTERM and never answers the interpreter check
-    (the tool waits 10 s for it), and the file it makes once it was asked."""
-    asked, python = tmp_path / "asked", tmp_path / "slowpy"
-    python.write_text(f"#!/bin/sh\ntouch '{asked}'\ntrap '' TERM INT\nsleep 1000\n")
-    python.chmod(0o755)
-    return python, asked
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import interrupted, no_traceback, run_tool, signalled_at
+from tests.helpers.commands import a_python_that_never_answers, interrupted, no_traceback, run_tool, signalled_at
 from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -162,6 +162,26 @@ def test_a_sigterm_outside_the_replays_leaves_the_whole_document_and_report(
         assert names == cases == ["a__aaaaaaa", "b__bbbbbbb"] and data["agree"] == 2, (names, cases)
     else:
         assert names == [] and cases == ["(stopped)"] and stopped in done.stderr, (names, cases)
+
+
+def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_trial_run(task, runs, tmp_path, env):
+    """A CI job's timeout while ``test JOB --json --junit`` checks ``--python``: the tool exited 143 with
+    stdout empty and the last run's report (all green) left for CI, where ``test`` on tasks prints its
+    document of no case run. As there: the check ends, the document says no trial finished, and the
+    report has the ``(stopped)`` error."""
+    job = runs / "jobs" / "j"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    for name in ("a__aaaaaaa", "b__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    python, asked = a_python_that_never_answers(tmp_path)
+    report, out = an_old_green_report(tmp_path / "out.xml"), tmp_path / "out.json"
+    args = ["test", job, "--json", "--junit", report, "--python", python]
+    code, err = interrupted(env, args, asked.exists, signal.SIGTERM, "never asked", out)
+    assert code == 143 and "Traceback" not in err and "did not answer" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert data["stopped"] == "stopped by SIGTERM before every one ran: 0 of 2 trials finished", data
+    assert data["trials"] == [] and data["stopped"] in err, data
+    assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):

@@ -336,6 +336,15 @@ def interrupted(
         return signal_when(proc, ready, sig, never_ready)
 
 
+def a_python_that_never_answers(tmp_path: Path) -> tuple[Path, Path]:
+    """A ``--python`` that ignores Ctrl+C and SIGTERM and never answers the interpreter check
+    (the tool waits 10 s for it), and the file it makes once it was asked."""
+    asked, python = tmp_path / "asked", tmp_path / "slowpy"
+    python.write_text(f"#!/bin/sh\ntouch '{asked}'\ntrap '' TERM INT\nsleep 1000\n")
+    python.chmod(0o755)
+    return python, asked
+
+
 def json_of_a_stopped_test(env, args, tmp_path: Path) -> tuple[dict, str]:
     """``verifier-tui test ARGS --json`` ended by SIGTERM once a verifier said it started (as
     ``SAY_STARTED`` says it): its document and stderr, having exited 143 without a traceback."""

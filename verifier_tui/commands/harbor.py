@@ -75,18 +75,6 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     if isinstance(stand_in, str):
         return refuse(stand_in)
     args.stand_in_chosen = stand_in
-    if command == "test":  # every trial is replayed (run, explain, watch: checked once opened, open_trial_session)
-        from verifier_tui.engine.sandbox.isolation import IsolationError, choose
-
-        problem = python_problem(args)
-        try:
-            # No sandbox is the machine's, not a trial's: one line as test TASK and run TRIAL say it, never a
-            # row each. Chosen once, for every replay: a trial's asking again could be told no a moment later.
-            args.isolation = choose() if problem is None else None
-        except IsolationError as exc:
-            problem = str(exc)
-        if problem is not None:
-            return refuse(problem)
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
 
 
@@ -634,8 +622,27 @@ def test_command(args: argparse.Namespace) -> int:
     problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
         return _fail(problem)
-    with stopping.holding():
+    args.isolation = None  # each replay asks, if a signal ends the checks (none starts then)
+    with stopping.holding():  # the checks too, as test on tasks: a signal in them says no trial ran
+        problem = stopping.unless_stopped(lambda: _replays_problem(args))
+        if problem is not None:
+            return _refused_test(args, problem)
         return _test_trials(args, own)
+
+
+def _replays_problem(args: argparse.Namespace) -> str | None:
+    """Why no replay can run (``--python``, no sandbox to be had), in one line; None: they can, kept
+    apart as ``args.isolation`` says (run, explain, watch: checked once opened, open_trial_session)."""
+    from verifier_tui.engine.sandbox.isolation import IsolationError, choose
+
+    problem = python_problem(args)
+    try:
+        # No sandbox is the machine's, not a trial's: one line as test TASK and run TRIAL say it, never a
+        # row each. Chosen once, for every replay: a trial's asking again could be told no a moment later.
+        args.isolation = choose() if problem is None else None
+    except IsolationError as exc:
+        problem = str(exc)
+    return problem
 
 
 def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> int:
