@@ -1246,6 +1246,35 @@ def test_a_signal_as_python_is_checked_ends_test_at_once_with_the_document_of_no
     assert data["cases"] == [], data
 
 
+def test_a_sigterm_while_the_document_waits_on_a_full_pipe_leaves_it_whole(env, tmp_path):
+    """``test --json | slow-reader``: a CI job's timeout while the document (20 cases, about 140 KB)
+    waited for the reader to take more. The write came back short at the signal and the rest was
+    dropped: the reader got the first 64 KB, no JSON. Every byte is written, then the status is 143."""
+    task = copy_example("hello-file", tmp_path / "many")
+    for case in os.listdir(task / "cases"):
+        for copy in range(4):
+            shutil.copytree(task / "cases" / case, task / "cases" / f"{case}-{copy}")
+    with (tmp_path / "err").open("w") as err:
+        proc = subprocess.Popen(
+            [*TOOL, "test", str(task), "--json", "--python", PY], env=env, stdout=subprocess.PIPE, stderr=err
+        )
+    assert proc.stdout is not None
+    try:
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        while "pipe_write" not in wchan.read_text():  # the document fills the pipe: the tool waits on it
+            assert proc.poll() is None, (tmp_path / "err").read_text()
+        proc.send_signal(signal.SIGTERM)
+        chunks = []
+        while chunk := proc.stdout.read(4096):  # drained a little at a time
+            chunks.append(chunk)
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    data = json.loads(b"".join(chunks))
+    assert code == 143 and len(data["cases"]) == 20 and data["stopped"] is None, (code, data["stopped"])
+
+
 def test_a_stopped_test_json_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
     """Ctrl+C on ``test --json --junit out.xml >/dev/full``: the document could not be written, and the
     command ended there with status 2, the last run's report (all green) left for CI. The report is

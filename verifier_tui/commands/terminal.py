@@ -84,9 +84,7 @@ def write(text: str, stream: str = "stdout") -> None:
         return
     handle: TextIO = getattr(sys, stream)
     try:
-        handle.write(text)
-        if stream == "stderr":
-            handle.flush()
+        _write_all(handle, text)
     except BrokenPipeError:
         _reader_went_away(stream, handle)
     except ValueError:  # the stream was closed under us: nobody reads it
@@ -97,6 +95,26 @@ def write(text: str, stream: str = "stdout") -> None:
         if exc.filename is None:
             exc.filename = "standard output" if stream == "stdout" else "standard error"
         raise
+
+
+def _write_all(handle: TextIO, text: str) -> None:
+    """Every byte of ``text`` written to ``handle``'s file. A signal as the write waited on a full pipe
+    (a slow reader, ``test --json`` ending on SIGTERM) made it return short, and the text layer dropped
+    the rest: a document cut at 64 KB. A stream with no file of its own (a test's capture) is written to."""
+    try:
+        fd = handle.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        handle.write(text)
+        return
+    handle.flush()  # what others wrote through the stream goes first
+    data = memoryview(text.encode(handle.encoding or "utf-8", handle.errors or "strict"))
+    while data:
+        try:
+            data = data[os.write(fd, data) :]  # short at a signal: the rest next time round
+        except BlockingIOError:  # a stdout its reader made non-blocking: wait until it takes more
+            import select
+
+            select.select([], [fd], [])
 
 
 def line(text: str = "", stream: str = "stdout") -> None:
