@@ -1198,6 +1198,17 @@ def test_a_sigterm_once_every_case_ended_leaves_the_whole_document_and_report(en
     assert sorted(cases) == sorted(os.listdir(tmp_path / "hello-file" / "cases")), cases
 
 
+def test_a_sigterm_as_the_last_case_is_counted_leaves_the_whole_document_and_report(env, tmp_path):
+    """A CI job's timeout landing as the one case run was counted, the runs not yet over: the runs are
+    cancelled with every case ended. The document and report are this run's, whole, with no ``stopped``
+    and no ``(stopped)`` error; the exit status alone says the signal came."""
+    where = "verifier_tui.commands.terminal:Progress.step"
+    done, cases = _test_stopped_at(env, tmp_path, where, "after", "--case", "correct")
+    data = json.loads(done.stdout)
+    assert data["stopped"] is None and [case["id"] for case in data["cases"]] == ["hello-file::correct"], data
+    assert cases == ["correct"], cases
+
+
 def test_a_sigterm_as_the_tasks_are_read_prints_the_document_of_no_case_run(env, tmp_path):
     """A CI job's timeout landing as ``test --json`` read its tasks: stdout was empty, where a signal
     during the runs prints the document. It is printed all the same, no case finished, and ``stopped``

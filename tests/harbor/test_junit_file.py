@@ -164,6 +164,23 @@ def test_a_sigterm_outside_the_replays_leaves_the_whole_document_and_report(
         assert names == [] and cases == ["(stopped)"] and stopped in done.stderr, (names, cases)
 
 
+def test_a_sigterm_as_the_one_trials_row_is_made_leaves_the_whole_document_and_report(task, runs, tmp_path, env):
+    """A CI job's timeout landing as the row of a job's one trial was made, the replays not yet over:
+    they are cancelled with every trial ended. The document and report are this run's, whole, with no
+    ``stopped`` and no ``(stopped)`` error; the exit status alone says the signal came."""
+    job = runs / "jobs" / "j"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="a__aaaaaaa")
+    report = an_old_green_report(tmp_path / "out.xml")
+    tool = signalled_at("verifier_tui.commands.harbor:job_row", signal.SIGTERM)
+    done = run_tool(env, "test", job, "--json", "--junit", report, "--python", PY, tool=tool)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    data = json.loads(done.stdout)
+    assert data["stopped"] is None and data["agree"] == 1, data
+    assert [trial["trial"]["name"] for trial in data["trials"]] == ["a__aaaaaaa"], data["trials"]
+    assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["a__aaaaaaa"]
+
+
 def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_trial_run(task, runs, tmp_path, env):
     """A CI job's timeout while ``test JOB --json --junit`` checks ``--python``: the tool exited 143 with
     stdout empty and the last run's report (all green) left for CI, where ``test`` on tasks prints its

@@ -279,7 +279,7 @@ class LineReader:
         return said
 
 
-# The tool sending itself a signal (by name) as a function of its own, MODULE:NAME, returns (a
+# The tool sending itself a signal (by name) as a function (or method, Class.name) of its own, MODULE:NAME, returns (a
 # coroutine function's once awaited) or, "before", as it is called: a window a few milliseconds wide
 # (a CI job's timeout landing as the document is made) is hit every time, by a real signal.
 SIGNALLED_AT = """
@@ -288,6 +288,9 @@ where, sig, when = sys.argv[1:4]
 del sys.argv[1:4]
 module, name = where.split(":")
 target = importlib.import_module(module)
+*owners, name = name.split(".")  # Class.method too
+for owner in owners:
+    target = getattr(target, owner)
 real = getattr(target, name)
 
 def send():
