@@ -9,6 +9,7 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -689,3 +690,23 @@ def test_junit_says_what_a_case_with_many_rewards_got(env, tmp_path):
     suite = ET.parse(report).getroot()
     assert suite.get("name") == "verifier-tui t#xFFFE" and suite[0].get("classname") == "t#xFFFE", suite.attrib
     assert any(line.startswith("expected ") for line in body.splitlines()), body
+
+
+@pytest.mark.parametrize("alone_first", [False, True])
+def test_a_task_named_alone_and_in_a_caseless_folder_is_listed_in_the_refusal(env, tmp_path, alone_first):
+    """`test f1 f1/alpha --json --junit` (f1 holding alpha and zeta, neither with a case) was refused
+    with a line naming both, while the document and the JUnit report listed zeta only: alpha was left
+    out as if its group ran, but the refusal runs nothing. Every face lists both, in either order."""
+    folder = tmp_path / "c" / "f1"
+    for name in ("zeta", "alpha"):
+        make_task(folder / name)
+    paths = [folder / "alpha", folder] if alone_first else [folder, folder / "alpha"]
+    report = tmp_path / "j.xml"
+    done = run_tool(env, "test", *paths, "--json", "--junit", report, "--python", PY)
+    assert done.returncode == 2
+    no_traceback(done)
+    assert [task["task"] for task in json.loads(done.stdout)["without_cases"]] == ["alpha", "zeta"]
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "(alpha, zeta) and none has a case to test" in said[0]
+    cases = ET.parse(report).getroot().iter("testcase")
+    assert [case.get("classname") for case in cases if case.find("skipped") is not None] == ["alpha", "zeta"]

@@ -504,8 +504,8 @@ def collect(
             found = _groups_for(target, options, task_dir, stand_in, without_cases, caseless)
             without_step += [g for g in found if isinstance(g, WithoutStep)]
             groups += [g for g in found if not isinstance(g, WithoutStep)]
-        if caseless:
-            raise _nothing_to_test(caseless, _listed(without_cases, groups))
+        if caseless:  # the refusal runs no group: every task found without a case is listed
+            raise _nothing_to_test(caseless, _listed(without_cases))
         if without_step and not groups:
             raise CollectionError(_none_with_step(without_step, without_cases))
         groups = _once_each(groups)
