@@ -12,12 +12,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.helpers.commands import HANG_GUARD_S, no_traceback, run_tool, start_watch, stop
+from tests.helpers.processes import wait_waiting_in, waiting_in
 from tests.helpers.tasks import make_task
 
 REFUSED = "Harbor would refuse to run this task"
@@ -102,25 +102,13 @@ def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env,
     )
 
 
-def _blocked_opening_a_fifo(pid: int) -> bool:
-    """Whether process ``pid`` waits in open() for the other end of a FIFO (the kernel's
-    ``wait_for_partner``): a writer no reader has released."""
-    try:
-        return (Path("/proc") / str(pid) / "wchan").read_text() == "wait_for_partner"
-    except OSError:
-        return False
-
-
 @contextmanager
 def writer_blocked_on(fifo: Path) -> Iterator[subprocess.Popen]:
     """A process blocked opening the FIFO ``fifo`` to write, until a reader opens it; released at the end."""
     os.mkfifo(fifo)
     writer = subprocess.Popen([sys.executable, "-c", f"open({str(fifo)!r}, 'w').write('x')"])
     try:
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not _blocked_opening_a_fifo(writer.pid):  # a condition: the writer is in its open
-            assert writer.poll() is None and time.monotonic() < deadline, "the writer never blocked"
-            time.sleep(0.01)
+        wait_waiting_in(writer, "wait_for_partner", HANG_GUARD_S)  # the writer is in its open
         yield writer
     finally:
         if writer.poll() is None:
@@ -136,7 +124,7 @@ def test_an_instruction_md_fifo_a_writer_waits_on_is_never_opened(env, example):
     (task / "instruction.md").unlink()
     with writer_blocked_on(task / "instruction.md") as writer:
         _refused_on_every_face(env, task, "instruction.md beside task.toml is a FIFO (a named pipe)")
-        assert writer.poll() is None and _blocked_opening_a_fifo(writer.pid), "a face opened the FIFO"
+        assert writer.poll() is None and waiting_in(writer.pid, "wait_for_partner"), "a face opened the FIFO"
 
 
 def test_watch_never_opens_an_instruction_md_fifo_moved_in(env, example, tmp_path):
@@ -149,7 +137,7 @@ def test_watch_never_opens_an_instruction_md_fifo_moved_in(env, example, tmp_pat
         with writer_blocked_on(tmp_path / "fifo") as writer:
             os.rename(tmp_path / "fifo", task / "instruction.md")
             refused = reader.next_run()
-            assert writer.poll() is None and _blocked_opening_a_fifo(writer.pid), "watch opened the FIFO"
+            assert writer.poll() is None and waiting_in(writer.pid, "wait_for_partner"), "watch opened the FIFO"
             os.rename(task / "instruction.md", tmp_path / "fifo")
     finally:
         stop(proc)

@@ -52,6 +52,7 @@ from tests.helpers.processes import (
     processes_with,
     wait_none_with,
     wait_started,
+    wait_waiting_in,
 )
 from tests.helpers.tasks import EXAMPLES, HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task, write
 
@@ -1271,9 +1272,7 @@ def test_a_sigterm_while_the_document_waits_on_a_full_pipe_leaves_it_whole(env, 
         )
     assert proc.stdout is not None
     try:
-        wchan = Path(f"/proc/{proc.pid}/wchan")
-        while "pipe_write" not in wchan.read_text():  # the document fills the pipe: the tool waits on it
-            assert proc.poll() is None, (tmp_path / "err").read_text()
+        wait_waiting_in(proc, "pipe_write")  # the document fills the pipe: the tool waits on it
         proc.send_signal(signal.SIGTERM)
         chunks = []
         while chunk := proc.stdout.read(4096):  # drained a little at a time

@@ -181,8 +181,11 @@ def test_a_sigterm_as_the_one_trials_row_is_made_leaves_the_whole_document_and_r
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["a__aaaaaaa"]
 
 
-def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_trial_run(task, runs, tmp_path, env):
-    """A CI job's timeout while ``test JOB --json --junit`` checks ``--python``: the tool exited 143 with
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_trial_run(
+    task, runs, tmp_path, env, sig
+):
+    """A CI job's timeout (or Ctrl+C) while ``test JOB --json --junit`` checks ``--python``: the tool exited 143 with
     stdout empty and the last run's report (all green) left for CI, where ``test`` on tasks prints its
     document of no case run. As there: the check ends, the document says no trial finished, and the
     report has the ``(stopped)`` error."""
@@ -193,10 +196,10 @@ def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_t
     python, asked = a_python_that_never_answers(tmp_path)
     report, out = an_old_green_report(tmp_path / "out.xml"), tmp_path / "out.json"
     args = ["test", job, "--json", "--junit", report, "--python", python]
-    code, err = interrupted(env, args, asked.exists, signal.SIGTERM, "never asked", out)
-    assert code == 143 and "Traceback" not in err and "did not answer" not in err, (code, err)
+    code, err = interrupted(env, args, asked.exists, sig, "never asked", out)
+    assert code == 128 + sig and "Traceback" not in err and "did not answer" not in err, (code, err)
     data = json.loads(out.read_text())
-    assert data["stopped"] == "stopped by SIGTERM before every one ran: 0 of 2 trials finished", data
+    assert data["stopped"] == f"stopped by {sig.name} before every one ran: 0 of 2 trials finished", data
     assert data["trials"] == [] and data["stopped"] in err, data
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
 

@@ -44,6 +44,26 @@ def wait_gone(pid: int, within_s: float = 15.0) -> bool:
     return True
 
 
+def waiting_in(pid: int, kernel_function: str) -> bool:
+    """Whether process ``pid`` sleeps in a kernel function named with ``kernel_function`` (its
+    ``wchan``: ``pipe_write`` for a write to a full pipe, ``anon_pipe_write`` on newer kernels;
+    ``wait_for_partner`` for an open of a FIFO no one else has open)."""
+    try:
+        return kernel_function in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
+def wait_waiting_in(proc: subprocess.Popen, kernel_function: str, within_s: float = 60.0) -> None:
+    """Wait until ``proc`` is :func:`waiting_in` ``kernel_function``; fail if it ends or the
+    time is up first."""
+    deadline = time.monotonic() + within_s
+    while not waiting_in(proc.pid, kernel_function):
+        assert proc.poll() is None, f"ended (status {proc.returncode}) before it waited in {kernel_function}"
+        assert time.monotonic() < deadline, f"never waited in {kernel_function} within {within_s} s"
+        time.sleep(0.005)
+
+
 def needs_namespaces() -> None:
     """Skip, saying why, where this machine cannot build the sandbox's view."""
     from verifier_tui.engine.sandbox.isolation import view_problem

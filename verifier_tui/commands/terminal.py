@@ -151,6 +151,9 @@ def error(text: str) -> None:
 
 
 def flush() -> None:
+    """What stdout's stream still holds sent on: :func:`write` leaves nothing there when stdout is a
+    file, but a stream with none of its own (a test's capture) and what others wrote through it
+    (``print``, argparse) are buffered."""
     if "stdout" in _gone:
         return
     try:
