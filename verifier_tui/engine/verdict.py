@@ -99,18 +99,16 @@ REWARD_KEYS = 20
 def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     """The rewards as one line of JSON with at most REWARD_KEYS keys, "reward"
     always among them (Harbor aggregates on it), ``…`` where keys were left
-    out; and how many were. A text face's: a key is written as a person reads
-    it (家, not ``\\u5bb6``), what could not be seen or could act on a terminal
-    named (:func:`~verifier_tui.engine.plain.distinct`); --json keeps keys as data."""
+    out; and how many were."""
     if len(rewards) <= REWARD_KEYS:
-        return distinct(json.dumps(rewards, ensure_ascii=False)), 0
+        return json.dumps(rewards), 0
     keys = list(itertools.islice(rewards, REWARD_KEYS))
     last = ""
     if "reward" in rewards and "reward" not in keys:
         keys.pop()
         last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
-    shown = json.dumps({key: rewards[key] for key in keys}, ensure_ascii=False)[:-1] + ", …" + last + "}"
-    return distinct(shown), len(rewards) - len(keys) - (1 if last else 0)
+    shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
+    return shown, len(rewards) - len(keys) - (1 if last else 0)
 
 
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
