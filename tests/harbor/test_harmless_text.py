@@ -199,11 +199,13 @@ READABLE_KEYS = (
 )
 
 
-def _three_listings(task, runs, env, tmp_path, rewards: dict) -> tuple[list, dict]:
-    """``run JOB``, ``run TRIAL`` and ``test JOB`` of a trial that recorded ``rewards``, and the
-    rewards ``run TRIAL --json`` documents."""
+def test_a_readable_reward_key_is_named_as_written_in_every_listing(task, runs, env, tmp_path):
+    """A reward key holding a joiner or a soft hyphen was listed as JSON's ``\\u200d`` escapes by
+    ``run JOB``, ``run TRIAL`` and ``test JOB``, unreadable; it is named as written (a reward dict
+    shown as JSON still escapes it), and ``--json`` keeps it raw."""
     from tests.helpers.harbor import make_job
 
+    rewards = {"reward": 1.0, **dict.fromkeys(READABLE_KEYS, 0.5)}
     job = make_job(
         runs / "jobs" / "j",
         {
@@ -221,47 +223,8 @@ def _three_listings(task, runs, env, tmp_path, rewards: dict) -> tuple[list, dic
     ]
     for done in outputs:
         no_traceback(done)
-    listed = run_tool(env, "run", job / "demo__key", "--python", PY, "--json", cwd=tmp_path)
-    return outputs, json.loads(listed.stdout)["sandbox"]["rewards"]
-
-
-def test_a_readable_reward_key_is_named_as_written_in_every_listing(task, runs, env, tmp_path):
-    """A reward key holding a joiner or a soft hyphen was listed as JSON's ``\\u200d`` escapes by
-    ``run JOB``, ``run TRIAL`` and ``test JOB``, unreadable; it is named as written, and ``--json``
-    keeps it raw."""
-    outputs, documented = _three_listings(
-        task, runs, env, tmp_path, {"reward": 1.0, **dict.fromkeys(READABLE_KEYS, 0.5)}
-    )
-    for done in outputs:
         escaped = [line for line in done.stdout.splitlines() if "\\u" in line and "{" not in line]  # JSON escapes
         assert not escaped, done.stdout
         assert all(key in done.stdout for key in READABLE_KEYS), done.stdout
-    assert set(READABLE_KEYS) <= set(documented), documented
-
-
-#: Reward keys that look like ``reward`` (or like nothing) for an invisible character: a zero-width
-#: space, a word joiner, a byte order mark, a tag character, the Hangul fillers.
-INVISIBLE_KEYS = {
-    "reward\u200b": '"reward<U+200B>"',
-    "re\u2060ward": '"re<U+2060>ward"',
-    "\ufeffreward": '"<U+FEFF>reward"',
-    "reward\U000e0041": '"reward<U+E0041>"',
-    "\u3164": '"<U+3164>"',
-    "re\uffa0ward": '"re<U+FFA0>ward"',
-}
-
-
-def test_a_reward_key_with_an_invisible_character_is_told_apart_in_every_listing(task, runs, env, tmp_path):
-    """``reward`` and ``reward`` followed by a zero-width space (a word joiner, a tag character, a
-    Hangul filler) were listed alike, two keys that read as one; the invisible character is named,
-    ``<U+200B>``, the key quoted, while a variation selector a script needs is kept as written."""
-    rewards = {"reward": 1.0, "\u2764\ufe0f": 0.5, **dict.fromkeys(INVISIBLE_KEYS, 0.0)}
-    outputs, documented = _three_listings(task, runs, env, tmp_path, rewards)
-    for done in outputs:
-        listings = [line for line in done.stdout.splitlines() if "reward" in line]
-        assert listings, done.stdout
-        hidden = "\u200b\u2060\ufeff\U000e0041\u3164\uffa0"
-        assert not [line for line in listings if any(char in line for char in hidden)]
-        assert all(shown in done.stdout for shown in INVISIBLE_KEYS.values()), done.stdout
-        assert any(f"\u2764\ufe0f{after}" in done.stdout for after in " ="), done.stdout  # as written, unquoted
-    assert set(INVISIBLE_KEYS) <= set(documented), documented
+    listed = run_tool(env, "run", job / "demo__key", "--python", PY, "--json", cwd=tmp_path)
+    assert set(READABLE_KEYS) <= set(json.loads(listed.stdout)["sandbox"]["rewards"]), listed.stdout[:2000]

@@ -9,9 +9,7 @@ strings and compiled by ``re`` at their first use (it keeps them)."""
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 
 from verifier_tui.engine.untrusted import ANSI
 
@@ -68,30 +66,3 @@ def unbroken(text: str) -> str:
     breaks and tabs written as ``\\n``, ``\\t``, whatever its length: a
     folder named ``a<newline>b`` reads ``a\\nb`` wherever it is named."""
     return plain_text(text.translate(_ON_ONE_LINE))
-
-
-#: Invisible characters a script needs, kept as written where a name must be
-#: told apart: the joiners (a family emoji, a Persian word) and the soft
-#: hyphen. Variation selectors (U+FE00-FE0F, U+E0100-E01EF: an emoji's colour
-#: form) are marks, not formatting characters, so they are kept too.
-_SCRIPTS_NEED = "\u200c\u200d\u00ad"
-#: Letters that draw nothing: the Hangul fillers.
-_FILLERS = "\u3164\uffa0"
-
-
-@functools.cache
-def _invisible() -> re.Pattern[str]:
-    """The formatting characters (Unicode category Cf, as this Python knows
-    them) no script needs, and the fillers: looked up once, at the first name
-    that is not ASCII, so a long key is one regex pass."""
-    formatting = (chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Cf")
-    return re.compile("[" + re.escape("".join(c for c in formatting if c not in _SCRIPTS_NEED) + _FILLERS) + "]")
-
-
-def distinct(text: str) -> str:
-    """``text`` :func:`unbroken`, with every invisible character a script does
-    not need (a zero-width space, a word joiner, a byte order mark, a tag
-    character, a Hangul filler) named, ``<U+200B>``: two keys that look
-    alike, ``reward`` and ``reward`` with a zero-width space, read apart."""
-    text = unbroken(text)
-    return text if text.isascii() else _invisible().sub(lambda found: f"<U+{ord(found.group()):04X}>", text)

@@ -63,7 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-from verifier_tui.engine.plain import distinct
+from verifier_tui.engine.plain import unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -124,9 +124,9 @@ def key_shown(key: str) -> str:
     hyphen kept (an emoji, a Persian word); quoted when spaces begin or end it
     (or it is empty), so that ``reward`` and ``reward `` are not one key; and
     quoted with what could act on a terminal or start a line (a line break, an
-    escape, a bidi control, read from a trial's reward.json) or could not be
-    seen (a zero-width space) made visible (:func:`~verifier_tui.engine.plain.distinct`)."""
-    shown = distinct(key)
+    escape, a bidi control, read from a trial's reward.json) made visible, as
+    every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`)."""
+    shown = unbroken(key)
     return f'"{shown}"' if not key or key != key.strip() or shown != key else key
 
 
