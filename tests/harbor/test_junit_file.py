@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers.commands import a_python_that_never_answers, interrupted, no_traceback, run_tool, signalled_at
-from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
+from tests.helpers.harbor import PASSED, READS_HELLO, SEPARATE, make_job, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
 
@@ -179,6 +179,22 @@ def test_a_sigterm_as_the_one_trials_row_is_made_leaves_the_whole_document_and_r
     assert data["stopped"] is None and data["agree"] == 1, data
     assert [trial["trial"]["name"] for trial in data["trials"]] == ["a__aaaaaaa"], data["trials"]
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["a__aaaaaaa"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_stops_test_job_among_trials_that_replay_nothing(task, runs, tmp_path, env, sig):
+    """Ctrl+C (or a CI job's timeout) as ``test JOB`` went through a job whose trials kept no /app,
+    Harbor's default: each such trial ends without a process, so the cancel the signal asked for
+    waited until every one had been gone through (68 s for 1,500 trials), and the document said
+    nothing was stopped. The signal lands between two trials: the first one listed, the rest not."""
+    demo = task()
+    names = [f"t{i}__aaaaaaa" for i in range(6)]
+    job = make_job(runs / "jobs" / "j", {name: dict(task=demo, **PASSED) for name in names})
+    tool = signalled_at("verifier_tui.commands.harbor:job_row", sig)
+    done = run_tool(env, "test", job, "--json", "-j", "1", "--python", PY, tool=tool)
+    assert done.returncode == 128 + sig and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    data = json.loads(done.stdout)
+    assert len(data["trials"]) < len(names) and data["stopped"], (len(data["trials"]), data["stopped"])
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])

@@ -852,6 +852,9 @@ async def arun_groups(
 
     async def one(group: Any, index: int, case: Any) -> Any:
         async with in_hand:
+            # A case that starts no process (a trial that kept no /app) never yields to the loop: without
+            # this, a stop (Ctrl+C, SIGTERM: a cancel the loop runs) waited until every one had been gone through.
+            await asyncio.sleep(0)
             outcome = await group.arun(case, gate=running)
             return outcome if keep is None else keep(group, index, outcome)
 
