@@ -1216,9 +1216,24 @@ def test_a_sigterm_as_the_tasks_are_read_prints_the_document_of_no_case_run(env,
     says so, as the JUnit report's ``(stopped)`` error does."""
     done, cases = _test_stopped_at(env, tmp_path, "verifier_tui.engine.suite:collect", "after")
     data = json.loads(done.stdout)
-    assert data["stopped"] == "stopped by SIGTERM before every one ran: 0 of 4 cases finished", data
+    assert data["stopped"] == "stopped by SIGTERM before the cases to run were all found: none ran", data
     assert data["cases"] == [] and cases == ["(stopped)"], (data, cases)
     assert data["stopped"] in done.stderr
+
+
+def test_a_signal_while_the_tasks_are_read_ends_the_reading(env, tmp_path):
+    """Ctrl+C as ``test`` read a folder of 2,000 tasks: the signal was held until every task had been
+    read (9 s), and a second Ctrl+C or SIGTERM was ignored meanwhile. The reading ends at the signal
+    (here after the first of two tasks named): no case ran, the document and the report say so."""
+    first, second = copy_example("hello-file", tmp_path / "a"), copy_example("hello-file", tmp_path / "b")
+    report = an_old_green_report(tmp_path / "out.xml")
+    tool = signalled_at("verifier_tui.engine.suite:_groups_for", signal.SIGINT, "after")
+    done = run_tool(env, "test", first, second, "--json", "--junit", report, "--python", PY, tool=tool)
+    assert done.returncode == 130 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    data = json.loads(done.stdout)
+    assert data["stopped"] == "stopped by SIGINT before the cases to run were all found: none ran", data
+    assert data["cases"] == [] and data["stopped"] in done.stderr
+    assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
 
 
 def _a_slow_folder(tmp_path: Path) -> Path:

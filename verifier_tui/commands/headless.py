@@ -151,12 +151,18 @@ def _test_cases(args: argparse.Namespace) -> int:
     """``test`` on tasks, once or ``--watch``."""
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.sandbox.isolation import IsolationError
-    from verifier_tui.engine.suite import CollectionError, arun_groups, collect
+    from verifier_tui.engine.suite import Collection, CollectionError, arun_groups, collect
 
     try:
-        collection = collect(args.targets, args.options, args.case_patterns or ())
+        # a signal ends the reading at once: a folder of thousands of tasks takes seconds to read
+        found = stopping.unless_stopped(lambda: collect(args.targets, args.options, args.case_patterns or ()))
     except (CollectionError, IsolationError) as exc:  # (a misspelt VERIFIER_TUI_SANDBOX: each session asks)
         return _not_collected(args, exc)
+    if found is None:
+        read = SystemExit(stopping.status(2))
+        _stopped_run(args, read, [], Collection([]), "verifier-tui", 0.0)
+        return stopping.exit_status(read)
+    collection = found
     with collection:
         groups = collection.groups
         runnable = collection.runnable

@@ -801,6 +801,8 @@ def stopped_words(stop: BaseException, finished: int, count: int, what: str) -> 
     from verifier_tui.commands.stopping import exit_status
 
     name = signal.Signals(exit_status(stop) - 128).name
+    if not count:  # stopped as the tasks were read
+        return f"stopped by {name} before the {what} to run were all found: none ran"
     return f"stopped by {name} before every one ran: {finished} of {count} {what} finished"
 
 
