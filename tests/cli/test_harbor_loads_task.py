@@ -84,7 +84,7 @@ def test_an_instruction_md_that_is_a_folder_is_one_harbor_refuses(env, example):
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a folder, not a file")
 
 
-def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env, example):
+def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env, example, monkeypatch):
     """hello-file with instruction.md a FIFO: Task.__init__'s read_text() waits on it for a writer
     that never comes, so Harbor's job never loads the task; a socket: open() raises OSError (ENXIO).
     Every face scored it as a task Harbor loads, exit 0, and none may open it (it would block too)."""
@@ -93,8 +93,9 @@ def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env,
     os.mkfifo(task / "instruction.md")
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a FIFO (a named pipe): Harbor's read_text()")
     (task / "instruction.md").unlink()
+    monkeypatch.chdir(task)  # bound by a name relative to it: a temporary folder's path may pass 107 bytes
     with socket.socket(socket.AF_UNIX) as sock:
-        sock.bind(str(task / "instruction.md"))
+        sock.bind("instruction.md")
     _refused_on_every_face(
         env,
         task,

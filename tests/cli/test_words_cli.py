@@ -203,10 +203,11 @@ def test_an_integer_past_any_float_is_shown_short():
 
 
 def test_a_reward_key_shows_its_control_characters_as_escapes():
-    # Dropped, "re\x1b[31mward\x9b2J" read as "reward2J": a key that looks like another.
+    # Dropped, "re\x1b[31mward\x9b2J" read as "reward2J": a key that looks like another. Quoted once
+    # made visible, so it is not the key a verifier wrote with backslashes in it.
     from verifier_tui.words.run import rewards_text
 
-    assert rewards_text({"re\x1b[31mward\x9b2J": 0.5}) == "re\\x1b[31mward\\x9b2J=0.5"
+    assert rewards_text({"re\x1b[31mward\x9b2J": 0.5}) == '"re\\x1b[31mward\\x9b2J"=0.5'
 
 
 def test_an_input_the_user_cannot_read_means_the_run_cannot_start_on_every_face(ordinary_user):
