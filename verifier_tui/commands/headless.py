@@ -157,10 +157,10 @@ def _test_cases(args: argparse.Namespace) -> int:
         found = _read_tasks(args)
     except (CollectionError, IsolationError) as exc:  # (a misspelt VERIFIER_TUI_SANDBOX: each session asks)
         return _not_collected(args, exc)
-    if found is None:
-        read = SystemExit(stopping.status(2))
-        _stopped_run(args, read, [], Collection([]), "verifier-tui", 0.0)
-        return stopping.exit_status(read)
+    if found is None:  # a signal ended the reading: nothing ran
+        halted = SystemExit(stopping.status(2))
+        _stopped_run(args, halted, [], Collection([]), "verifier-tui", 0.0)
+        return stopping.exit_status(halted)
     collection = found
     with collection:
         groups = collection.groups
