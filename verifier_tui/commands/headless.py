@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import coverage, report, stopping, terminal
@@ -29,11 +30,14 @@ from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
     from verifier_tui.engine.changes import Change
     from verifier_tui.engine.suite import Collection
+
+    Framing = Callable[[Callable[[argparse.Namespace, Session], int]], Callable[[argparse.Namespace], int]]
 
 
 def _harbor(args: argparse.Namespace, command: str) -> int | None:
@@ -47,39 +51,53 @@ def _harbor(args: argparse.Namespace, command: str) -> int | None:
     return status
 
 
-def run_command(args: argparse.Namespace) -> int:
+def _task_command(command: str, *checks: Callable[[argparse.Namespace, Session], str | None]) -> Framing:
+    """``run``, ``explain`` and ``watch`` begin alike: a Harbor folder goes to the trial commands; a task's
+    session exits 2, in one line, before anything runs when refused or one of ``checks`` names a problem."""
+
+    def frame(body: Callable[[argparse.Namespace, Session], int]) -> Callable[[argparse.Namespace], int]:
+        def framed(args: argparse.Namespace) -> int:
+            status = _harbor(args, command)
+            if status is not None:
+                return status
+            with Session(args.target, args.options) as session:
+                if report.refused_before_running(session, *(partial(check, args, session) for check in checks)):
+                    return 2
+                return body(args, session)
+
+        return framed
+
+    return frame
+
+
+@_task_command(
+    "run",
+    lambda args, session: refusal(session.task.root, args.save_case, session.workspace),
+    lambda args, session: report.output_file_problem(
+        "--coverage-report", args.coverage_report, report.read_by([session], session.options)
+    ),
+)
+def run_command(args: argparse.Namespace, session: Session) -> int:
     """``verifier-tui run``."""
-    status = _harbor(args, "run")
-    if status is not None:
-        return status
-    with Session(args.target, args.options) as session:
-        if report.refused_before_running(
-            session,
-            lambda: refusal(session.task.root, args.save_case, session.workspace),
-            lambda: report.output_file_problem(
-                "--coverage-report", args.coverage_report, report.read_by([session], session.options)
-            ),
-        ):
-            return 2
-        result = session.run(trigger="command line")
-        saved = save(result, session.task, args.save_case, session.step) if args.save_case is not None else None
-        named = [(result.case or "-", result)]
-        if args.json:
-            data = report.result_json(session, result)
-            if saved is not None:
-                data["saved_case"] = saved
-            terminal.out_json(coverage.with_member(args, data, named))
-        else:
-            for line in report.result_lines(session, result):
+    result = session.run(trigger="command line")
+    saved = save(result, session.task, args.save_case, session.step) if args.save_case is not None else None
+    named = [(result.case or "-", result)]
+    if args.json:
+        data = report.result_json(session, result)
+        if saved is not None:
+            data["saved_case"] = saved
+        terminal.out_json(coverage.with_member(args, data, named))
+    else:
+        for line in report.result_lines(session, result):
+            terminal.out(line)
+        if saved is not None:
+            for line in report.saved_case_lines(saved):
                 terminal.out(line)
-            if saved is not None:
-                for line in report.saved_case_lines(saved):
-                    terminal.out(line)
-            for line in coverage.said(args, named):
-                terminal.out(line)
-        if (saved is not None and saved["problem"] is not None) or _coverage_report(args, named):
-            return 2
-        return result.exit_status
+        for line in coverage.said(args, named):
+            terminal.out(line)
+    if (saved is not None and saved["problem"] is not None) or _coverage_report(args, named):
+        return 2
+    return result.exit_status
 
 
 def _coverage_report(args: argparse.Namespace, named: list[tuple[str, RunResult]]) -> bool:
@@ -90,25 +108,20 @@ def _coverage_report(args: argparse.Namespace, named: list[tuple[str, RunResult]
     return problem is not None
 
 
-def explain_command(args: argparse.Namespace) -> int:
+@_task_command("explain")
+def explain_command(args: argparse.Namespace, session: Session) -> int:
     """``verifier-tui explain``."""
-    status = _harbor(args, "explain")
-    if status is not None:
-        return status
-    with Session(args.target, args.options) as session:
-        if report.refused_before_running(session):
-            return 2
-        explanation = session.explain()
-        if args.json:
-            terminal.out_json(report.explain_json(session, explanation))
-            return 0 if explanation.error is None else 2
-        if explanation.error is not None:
-            terminal.error(explanation.error)
-            terminal.write(plain_text(explanation.stderr or ""), "stderr")
-            return 2
-        for line in report.explain_lines(session, explanation):
-            terminal.out(line)
-        return 0
+    explanation = session.explain()
+    if args.json:
+        terminal.out_json(report.explain_json(session, explanation))
+        return 0 if explanation.error is None else 2
+    if explanation.error is not None:
+        terminal.error(explanation.error)
+        terminal.write(plain_text(explanation.stderr or ""), "stderr")
+        return 2
+    for line in report.explain_lines(session, explanation):
+        terminal.out(line)
+    return 0
 
 
 # ---------------------------------------------------------------------------
@@ -376,29 +389,24 @@ def _harbor_test(args: argparse.Namespace) -> int | None:
 # watch
 
 
-def watch_command(args: argparse.Namespace) -> int:
+@_task_command("watch")
+def watch_command(args: argparse.Namespace, session: Session) -> int:
     """``verifier-tui watch``."""
-    status = _harbor(args, "watch")
-    if status is not None:
-        return status
-    with Session(args.target, args.options) as session:
-        if report.refused_before_running(session):
-            return 2
-        if not args.json:
-            terminal.out(report.header(session))
-            terminal.out(session.isolation.words)
-            for notice in notices(session):
-                terminal.out(f"note: {one_line(notice)}")
-            terminal.out(report.WATCHING)
-        from verifier_tui.commands.watching import watch_to_the_end
+    if not args.json:
+        terminal.out(report.header(session))
+        terminal.out(session.isolation.words)
+        for notice in notices(session):
+            terminal.out(f"note: {one_line(notice)}")
+        terminal.out(report.WATCHING)
+    from verifier_tui.commands.watching import watch_to_the_end
 
-        problem = watch_to_the_end(_watch(session, args), args.poll)
-        if problem is not None:
-            terminal.error(problem)
-            return 2
-        if not args.json:
-            terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
-        return 2 if terminal.output_failed() else 0
+    problem = watch_to_the_end(_watch(session, args), args.poll)
+    if problem is not None:
+        terminal.error(problem)
+        return 2
+    if not args.json:
+        terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
+    return 2 if terminal.output_failed() else 0
 
 
 async def _watch(session: Session, args: argparse.Namespace) -> None:
