@@ -86,6 +86,16 @@ HARBOR_ON_A_LOOP = (
 VERIFIER_LIMIT = 16 * untrusted.MB  # a dataset's one verifier.py, copied whole
 
 
+class _Folder:
+    """One of a stage's folders: the same place under every stage's root (the layout above)."""
+
+    def __init__(self, *parts: str) -> None:
+        self.parts = parts
+
+    def __get__(self, stage: Stage, owner: object = None) -> Path:
+        return stage.root.joinpath(*self.parts)
+
+
 @record
 class Stage:
     """One staged sandbox layout, reused across re-runs of the same inputs."""
@@ -149,37 +159,14 @@ class Stage:
                 return f"{there.rstrip('/')}/{text[len(prefix) + 1 :]}"
         return text
 
-    @property
-    def tests_dir(self) -> Path:
-        return self.root / "tests"
-
-    @property
-    def ng_dir(self) -> Path:
-        return self.root / "tests" / ".ng"
-
-    @property
-    def app_dir(self) -> Path:
-        return self.root / "app"
-
-    @property
-    def reward_dir(self) -> Path:
-        return self.root / "logs" / "verifier"
-
-    @property
-    def inputs_dir(self) -> Path:
-        return self.root / "inputs"
-
-    @property
-    def upper_dir(self) -> Path:
-        return self.root / "overlay" / "upper"
-
-    @property
-    def work_dir(self) -> Path:
-        return self.root / "overlay" / "work"
-
-    @property
-    def ctl_dir(self) -> Path:
-        return self.root / "ctl"
+    tests_dir = _Folder("tests")
+    ng_dir = _Folder("tests", ".ng")
+    app_dir = _Folder("app")
+    reward_dir = _Folder("logs", "verifier")
+    inputs_dir = _Folder("inputs")
+    upper_dir = _Folder("overlay", "upper")
+    work_dir = _Folder("overlay", "work")
+    ctl_dir = _Folder("ctl")
 
     def stage_input(self, source: Path, name: str, what: str) -> Path:
         """A copy of one of the user's input files (response, task data) for
