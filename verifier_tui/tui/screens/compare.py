@@ -23,7 +23,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
+from verifier_tui.tui.screens.job_overview import TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name
@@ -53,7 +53,6 @@ class CompareScreen(TasksScreen):
             "Open A's trial (or show the task's)",
             "On a flipped trial: job A's side of the pair, beside a local replay; on a task: only its flipped trials",
         ),
-        *TABLE_KEYS,
     ]
 
     def __init__(self, a: Path, b: Path) -> None:

@@ -56,19 +56,6 @@ POST_S = 1.0
 ALL_NOTES = "verifier-tui run JOB --json lists them all"
 
 
-#: In the help of the job screens: their tables' keys (:class:`Table`), whose
-#: columns a narrow terminal cuts on the right (the row cursor leaves ← → to
-#: the table's scrolling).
-TABLE_KEYS = (
-    ("home end", "To the first or last row", "Of the table focused (page up, page down: a page at a time)"),
-    (
-        "← →",
-        "Scroll the columns",
-        "To the ones cut on the right (shift+home, shift+end: to either edge); the first (the name) stays",
-    ),
-)
-
-
 def cell(text: str) -> Text:
     """A DataTable cell that shows ``text`` from Harbor's files (names,
     exception types, reward keys) as it is, harmless and on its line (a plain
@@ -262,7 +249,6 @@ class JobOverviewScreen(TasksScreen):
             "Open the trial (or show the task's trials)",
             "On a trial: the sandbox beside a local replay; on a task: only its trials (tab reaches them)",
         ),
-        *TABLE_KEYS,
     ]
 
     @dataclass

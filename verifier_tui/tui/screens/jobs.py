@@ -18,7 +18,7 @@ from textual.widgets import DataTable
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TABLE_KEYS, cell
+from verifier_tui.tui.screens.job_overview import cell
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -48,7 +48,7 @@ class JobsScreen(FolderScreen):
         QUIT,
     ]
     HELP_TITLE = "verifier-tui: a folder of jobs"
-    OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials"), *TABLE_KEYS]
+    OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials")]
 
     @dataclass
     class JobChosen(Message):

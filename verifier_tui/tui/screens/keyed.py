@@ -31,6 +31,8 @@ class KeyedScreen(Screen[None]):
     OTHER_KEYS: ClassVar[Sequence[tuple[str, str, str]]] = ()
     """``(key, title, what it does)`` of keys the screen's widgets own (enter
     in a table, tab between panels): in the help, not bound twice."""
+    TABLE_KEYS: ClassVar[Sequence[tuple[str, str, str]]] = ()
+    """Its tables' keys, in the help after :attr:`OTHER_KEYS`."""
 
     #: The flows (their workers' groups) that open a dialog: a chooser, k's name for the case.
     DIALOG_GROUPS: ClassVar[tuple[str, ...]] = ("choose", "keep")
@@ -95,13 +97,26 @@ class KeyedScreen(Screen[None]):
 
     def action_help(self) -> None:
         keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
-        self.app.push_screen(HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS]), self.HELP_TITLE))
+        self.app.push_screen(
+            HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS, *self.TABLE_KEYS]), self.HELP_TITLE)
+        )
 
 
 class FolderScreen(KeyedScreen):
     """A screen on Harbor's folders (the jobs, a job, two jobs compared): a
     note's path (a link's target) said from where the user started, as
     ``run`` says it."""
+
+    # Their tables (:class:`Table`), whose columns a narrow terminal cuts on the right
+    # (the row cursor leaves ← → to the table's scrolling).
+    TABLE_KEYS = (
+        ("home end", "To the first or last row", "Of the table focused (page up, page down: a page at a time)"),
+        (
+            "← →",
+            "Scroll the columns",
+            "To the ones cut on the right (shift+home, shift+end: to either edge); the first (the name) stays",
+        ),
+    )
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
