@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from verifier_tui.engine.harbor.facts import LoggedFailure
+    from verifier_tui.engine.harbor.reading import ExceptionRecord
     from verifier_tui.engine.harbor.replay import ReplayPlan
 
 
@@ -198,6 +200,11 @@ def _verdict_json(verdict: Any) -> dict[str, Any] | None:
     }
 
 
+def _exception_json(failure: ExceptionRecord | LoggedFailure | None, **more: Any) -> dict[str, Any] | None:
+    """A failure Harbor recorded, as the JSON says each: its type and message (None: there was none)."""
+    return None if failure is None else {"type": failure.type, "message": failure.message, **more}
+
+
 def trial_json(
     walk: TrialWalkthrough,
     *,
@@ -222,7 +229,6 @@ def trial_json(
         else:
             local_skipped = "no replay was asked for"
     recorded = side.recorded_exception
-    verifier_exception = facts.verifier_exception
     drift = walk.drift
     return {
         "trial": {
@@ -259,13 +265,7 @@ def trial_json(
             "harbor_verdict": side.verdict.to_json(),
             "exception_type": recorded.type if recorded else None,
             "exception_message": recorded.message if recorded else None,
-            "verifier_exception": None
-            if verifier_exception is None
-            else {
-                "type": verifier_exception.type,
-                "message": verifier_exception.message,
-                "source": facts.verifier_exception_source,
-            },
+            "verifier_exception": _exception_json(facts.verifier_exception, source=facts.verifier_exception_source),
             "recorded_disagrees": side.disagreement,
             "phase": side.phases.stopped_at,
             "phase_explanation": side.phases.explanation,
@@ -283,9 +283,7 @@ def trial_json(
             "timeout_s": facts.timeout.for_replay,
             "timeout": facts.timeout.words,
             "verifier_duration_s": facts.verifier_duration_s,
-            "agent_failure": None
-            if facts.agent_failure is None
-            else {"type": facts.agent_failure.type, "message": facts.agent_failure.message},
+            "agent_failure": _exception_json(facts.agent_failure),
             "timed_out": facts.timed_out,
             "facts": facts.sentences(),
         },
