@@ -10,6 +10,7 @@ from typing import Any, ClassVar, TypeVar
 from weakref import WeakKeyDictionary
 
 from textual.actions import parse
+from textual.app import ComposeResult
 from textual.events import Resize
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -18,6 +19,7 @@ from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import offered
 from verifier_tui.tui.screens.help import HelpScreen, Legend, help_content
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.workarounds import KeyFooter
 
 T = TypeVar("T")
 
@@ -124,9 +126,17 @@ class FolderScreen(KeyedScreen):
 
 
 class SizedScreen(KeyedScreen):
-    """A screen the user works in (a task's, a trial's): it shows its
-    :class:`TooSmall` (which it composes) instead of itself while the terminal
-    is smaller than the layout needs."""
+    """A screen the user works in (a task's, a trial's): its panels, then its
+    :class:`TooSmall`, shown instead of them while the terminal is smaller than
+    the layout needs, and the footer."""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_panels()
+        yield TooSmall(id="too-small")
+        yield KeyFooter()
+
+    def compose_panels(self) -> ComposeResult:
+        raise NotImplementedError
 
     def on_resize(self, event: Resize) -> None:
         self._fit(*event.size)

@@ -81,8 +81,6 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import WAITING, ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.widgets.too_small import TooSmall
-from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.run import LEGEND, both_modes_lines, command_words, mode_text, step_words
 from verifier_tui.words.text import one_line
 
@@ -296,7 +294,7 @@ class MainScreen(SizedScreen):
 
     # -- layout -----------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
+    def compose_panels(self) -> ComposeResult:
         fmt = self.fmt
         yield HeaderLine(id="header")
         yield ChoicesPanel(id="choices")
@@ -308,8 +306,6 @@ class MainScreen(SizedScreen):
             yield HistoryList(id="history", classes="sidebar")
             yield RewardPanel(id="reward")
             yield OutputPanel(fmt, id="output")
-        yield TooSmall(id="too-small")
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#cases").border_title = "Cases · s"

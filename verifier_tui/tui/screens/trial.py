@@ -37,10 +37,8 @@ from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS, AgreementPa
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCauseBox, RootCausePanel
-from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
-from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import PHASE_MARKS, change_words, no_task_for, replay_column, verdict_words
 
@@ -247,7 +245,7 @@ class TrialScreen(SizedScreen):
 
     # -- layout -------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
+    def compose_panels(self) -> ComposeResult:
         yield TrialHeader(id="trial-header")
         with RootCauseBox(id="root-cause-box"):
             yield RootCausePanel(id="root-cause")
@@ -262,8 +260,6 @@ class TrialScreen(SizedScreen):
             with Horizontal(id="sides"):
                 yield SidePanel(id="sandbox-side")
                 yield SidePanel(id="local-side")
-        yield TooSmall(id="too-small")
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#agreement").border_title = "Sandbox against the local replay"
