@@ -5,13 +5,21 @@ otherwise (a full disk) after the table, which is never lost."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import a_python_that_never_answers, interrupted, no_traceback, run_tool, signalled_at
+from tests.helpers.commands import (
+    a_python_that_never_answers,
+    held_at,
+    interrupted,
+    no_traceback,
+    run_tool,
+    signalled_at,
+)
 from tests.helpers.harbor import PASSED, READS_HELLO, SEPARATE, make_job, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, an_old_green_report, has_started
 from tests.helpers.tasks import PY
@@ -134,7 +142,7 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
         (
             "verifier_tui.engine.suite:collect",
             "after",
-            "stopped by SIGTERM before every one ran: 0 of 2 trials finished",
+            "stopped by SIGTERM before the trials to run were all found: none ran",
         ),
     ],
     ids=["as-the-last-trial-ends", "as-the-document-ends", "as-the-trials-are-read"],
@@ -203,8 +211,8 @@ def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_t
 ):
     """A CI job's timeout (or Ctrl+C) while ``test JOB --json --junit`` checks ``--python``: the tool exited 143 with
     stdout empty and the last run's report (all green) left for CI, where ``test`` on tasks prints its
-    document of no case run. As there: the check ends, the document says no trial finished, and the
-    report has the ``(stopped)`` error."""
+    document of no case run. As there: the check ends, the document says none ran (the trials are not
+    read after it), and the report has the ``(stopped)`` error."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     for name in ("a__aaaaaaa", "b__bbbbbbb"):
@@ -215,8 +223,31 @@ def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_t
     code, err = interrupted(env, args, asked.exists, sig, "never asked", out)
     assert code == 128 + sig and "Traceback" not in err and "did not answer" not in err, (code, err)
     data = json.loads(out.read_text())
-    assert data["stopped"] == f"stopped by {sig.name} before every one ran: 0 of 2 trials finished", data
+    assert data["stopped"] == f"stopped by {sig.name} before the trials to run were all found: none ran", data
     assert data["trials"] == [] and data["stopped"] in err, data
+    assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_while_the_trials_are_read_ends_the_reading(task, runs, tmp_path, env, sig):
+    """A CI job's timeout (or Ctrl+C) as ``test JOB`` read a job of thousands of trials: the signal
+    waited until every trial had been read. Here the reading never ends by itself (it waits on a FIFO
+    after the first trial): the signal ends it, no trial ran, and the document and the report say so,
+    as ``test`` on tasks does."""
+    job = runs / "jobs" / "j"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    for name in ("a__aaaaaaa", "b__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    fifo = tmp_path / "reading"
+    os.mkfifo(fifo)
+    report, out = an_old_green_report(tmp_path / "out.xml"), tmp_path / "out.json"
+    tool = held_at("verifier_tui.engine.harbor.folders:TrialRef.read", fifo)
+    args = ["test", job, "--json", "--junit", report, "--python", PY]
+    code, err = interrupted(env, args, "wait_for_partner", sig, "never waited on the FIFO", out, tool)
+    assert code == 128 + sig and "Traceback" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert data["stopped"] == f"stopped by {sig.name} before the trials to run were all found: none ran", data
+    assert data["trials"] == [] and data["trial_folders"] == 0 and data["stopped"] in err, data
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
 
 

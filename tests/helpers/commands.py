@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -281,7 +282,8 @@ class LineReader:
 
 # The tool sending itself a signal (by name) as a function (or method, Class.name) of its own, MODULE:NAME, returns (a
 # coroutine function's once awaited) or, "before", as it is called: a window a few milliseconds wide
-# (a CI job's timeout landing as the document is made) is hit every time, by a real signal.
+# (a CI job's timeout landing as the document is made) is hit every time, by a real signal. Given a FIFO's
+# path in place of the signal, the tool waits there to open it instead, for a signal sent from outside.
 SIGNALLED_AT = """
 import asyncio, importlib, os, signal, sys
 where, sig, when = sys.argv[1:4]
@@ -294,7 +296,10 @@ for owner in owners:
 real = getattr(target, name)
 
 def send():
-    os.kill(os.getpid(), getattr(signal, sig))
+    if sig.startswith("/"):  # a FIFO nothing writes: the tool waits there for a signal from outside
+        open(sig).close()
+    else:
+        os.kill(os.getpid(), getattr(signal, sig))
 
 if asyncio.iscoroutinefunction(real):
     async def hooked(*args, **kwargs):
@@ -320,6 +325,13 @@ def signalled_at(where: str, sig: int, when: str = "after") -> list[str]:
     """The tool as :data:`SIGNALLED_AT` starts it, ``sig`` sent at ``where`` (``module:function``):
     in place of :data:`TOOL`."""
     return [sys.executable, "-c", SIGNALLED_AT, where, signal.Signals(sig).name, when]
+
+
+def held_at(where: str, fifo: Path, when: str = "after") -> list[str]:
+    """The tool as :data:`SIGNALLED_AT` starts it, waiting at ``where`` to open ``fifo``, which nothing
+    writes (:func:`~tests.helpers.processes.waiting_in` ``wait_for_partner``): a step that lasts until
+    a signal from outside ends it."""
+    return [sys.executable, "-c", SIGNALLED_AT, where, str(fifo), when]
 
 
 def interrupted(
@@ -363,9 +375,14 @@ def json_of_a_stopped_test(env, args, tmp_path: Path) -> tuple[dict, str]:
 
 
 def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tuple[int, str]:
-    """``sig`` sent to the tool ``proc`` once ``ready()`` holds (within 60 s,
-    else the test fails saying ``never_ready``): its exit status and stderr
-    (text). A tool still running after that, or after ``ready`` raised, is killed."""
+    """``sig`` sent to the tool ``proc`` once ``ready()`` holds (``ready`` a string: once the tool
+    is :func:`~tests.helpers.processes.waiting_in` that kernel function) within 60 s, else the test
+    fails saying ``never_ready``: its exit status and stderr (text). A tool still running after
+    that, or after ``ready`` raised, is killed."""
+    if isinstance(ready, str):
+        from tests.helpers.processes import waiting_in
+
+        ready = partial(waiting_in, proc.pid, ready)
     try:
         deadline = time.monotonic() + 60
         while not ready():

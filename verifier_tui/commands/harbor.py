@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
     from verifier_tui.engine.readback import Explanation
-    from verifier_tui.engine.suite import JobTrials, NotReplayed
+    from verifier_tui.engine.suite import Collection, JobTrials, NotReplayed
 
 TRIAL_ONLY = ("trial", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
@@ -646,19 +646,17 @@ def _replays_problem(args: argparse.Namespace) -> str | None:
 
 
 def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> int:
-    from verifier_tui.commands.report import refused_run
-    from verifier_tui.engine.suite import CollectionError, NotReplayed, collect
+    from verifier_tui.engine.suite import NotReplayed
 
-    try:
-        collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
-    except CollectionError as exc:
-        return refused_run(args.junit, str(exc), own)
+    in_jobs = args.target.kind == "jobs"  # a jobs folder: each row names its job
+    collection = _read_trials(args, own, in_jobs)
+    if isinstance(collection, int):
+        return collection
     with collection:
         collection.keep_isolation(args.isolation)
         group = collection.groups[0]
         if group.error is not None:
             return _no_trial(args, group, own)
-        in_jobs = getattr(group.found, "jobs", None) is not None  # a jobs folder: each row names its job
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
@@ -810,7 +808,7 @@ def _replay_all(
     an error, never the last run's report left for CI to show as this one's;
     ``--json``'s document, begun on stdout, ends whole with those trials and that
     line; returned: the exit status."""
-    from verifier_tui.commands.report import stopped_case, stopped_words
+    from verifier_tui.commands.report import stopped_words
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
 
@@ -822,16 +820,53 @@ def _replay_all(
             return rows  # every replay had ended as the signal came: this run's reports, whole
         progress.erase()
         why = stopped_words(stop, len(rows), len(group.cases), "trials")
-        terminal.error(why)
-        wall = time.perf_counter() - started
-        if args.junit:  # first: stdout that cannot be written (a full disk) ends the command
-            problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
-            if problem is not None:
-                terminal.error(problem)
-        if stream is not None:
-            stream.end(_job_counts(args, group, rows, wall, stopped=why))
+        _say_stopped(args, group, in_jobs, rows, time.perf_counter() - started, why, stream)
         return stopping.exit_status(stop)
     return rows
+
+
+def _read_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]], in_jobs: bool) -> Collection | int:
+    """``test JOB``'s trials read (each is read again at its turn), or the exit status when they cannot be,
+    or when a signal ended the reading where it landed (thousands of trials take seconds): none ran then,
+    said as a stop mid-run is, of a job none of whose trials was read."""
+    from verifier_tui.commands.report import refused_run, stopped_words
+    from verifier_tui.engine.suite import CollectionError, JobTrials, collect
+
+    try:
+        collection = stopping.read_unless_stopped(
+            lambda: collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
+        )
+    except CollectionError as exc:
+        return refused_run(args.junit, str(exc), own)
+    if collection is not None:
+        return collection
+    halted = SystemExit(stopping.status(2))
+    unread = JobTrials(name=args.target.root.name, folder=args.target.root, replays=None)
+    why = stopped_words(halted, 0, 0, "trials")
+    _say_stopped(args, unread, in_jobs, [], 0.0, why, _TrialsStream(unread) if args.json else None)
+    return stopping.exit_status(halted)
+
+
+def _say_stopped(
+    args: argparse.Namespace,
+    group: JobTrials,
+    in_jobs: bool,
+    rows: list[JobRow],
+    wall: float,
+    why: str,
+    stream: _TrialsStream | None,
+) -> None:
+    """``test JOB`` stopped by a signal (``why``) with ``rows`` finished: that line, ``--junit``'s report of
+    them with it as an error, and ``--json``'s document ended whole with them and it."""
+    from verifier_tui.commands.report import stopped_case
+
+    terminal.error(why)
+    if args.junit:  # first: stdout that cannot be written (a full disk) ends the command
+        problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
+        if problem is not None:
+            terminal.error(problem)
+    if stream is not None:
+        stream.end(_job_counts(args, group, rows, wall, stopped=why))
 
 
 @record
@@ -951,6 +986,8 @@ def trial_folders(group: JobTrials) -> int:
     """The trial folders ``test`` found: its rows are these (a multi-step trial's, one per step)."""
     from verifier_tui.engine.harbor.folders import Job
 
+    if group.found is None:  # a signal ended the reading
+        return 0
     return len(group.found.trials) if isinstance(group.found, Job) else 1
 
 

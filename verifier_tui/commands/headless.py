@@ -164,10 +164,10 @@ def _test_cases(args: argparse.Namespace) -> int:
     """``test`` on tasks, once or ``--watch``."""
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.sandbox.isolation import IsolationError
-    from verifier_tui.engine.suite import Collection, CollectionError, arun_groups
+    from verifier_tui.engine.suite import Collection, CollectionError, arun_groups, collect
 
     try:
-        found = _read_tasks(args)
+        found = stopping.read_unless_stopped(lambda: collect(args.targets, args.options, args.case_patterns or ()))
     except (CollectionError, IsolationError) as exc:  # (a misspelt VERIFIER_TUI_SANDBOX: each session asks)
         return _not_collected(args, exc)
     if found is None:  # a signal ended the reading: nothing ran
@@ -244,25 +244,6 @@ def _test_cases(args: argparse.Namespace) -> int:
         if refused or _coverage_report(args, named) or junit is not None:
             return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
-
-
-def _read_tasks(args: argparse.Namespace) -> Collection | None:
-    """``test``'s tasks read, or None when a signal ended the reading where it landed (a folder of
-    thousands of tasks takes seconds): what was read is closed then, also when it came as the reading
-    returned."""
-    from verifier_tui.engine.suite import collect
-
-    read: list[Collection] = []
-
-    def reading() -> Collection:
-        read.append(collect(args.targets, args.options, args.case_patterns or ()))
-        return read[-1]
-
-    found = stopping.unless_stopped(reading)
-    if found is None:
-        for whole in read:
-            whole.close()
-    return found
 
 
 def _not_collected(args: argparse.Namespace, exc: Exception) -> int:

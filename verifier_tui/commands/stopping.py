@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from verifier_tui.engine.to_the_end import cleaning_up
 
@@ -30,6 +30,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine, Iterator
 
 T = TypeVar("T")
+
+
+class _Closed(Protocol):
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closed)
 
 _received: list[int] = []  # the signal that asked the command to stop, once one did
 _loop_task: list[Any] = []  # (loop, main task) while :func:`run` runs one
@@ -124,6 +131,23 @@ def unless_stopped(check: Callable[[], T]) -> T | None:
         if not (_received and _holding[0]):
             raise
         return None
+
+
+def read_unless_stopped(read: Callable[[], C]) -> C | None:
+    """``read()`` (``test``'s reading of its tasks or trials: seconds for thousands) as :func:`unless_stopped`
+    runs a check, ended where a signal lands: None then, what was read closed, also when the signal came as
+    the reading returned."""
+    made: list[C] = []
+
+    def reading() -> C:
+        made.append(read())
+        return made[-1]
+
+    found = unless_stopped(reading)
+    if found is None:
+        for whole in made:
+            whole.close()
+    return found
 
 
 def exit_status(stop: BaseException) -> int:
