@@ -13,6 +13,7 @@ Textual is imported only when the TUI is really started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -531,10 +532,20 @@ def main(argv: list[str] | None = None) -> int:
     headless command ends the process itself once its output is flushed
     (see :func:`_exit_now`)."""
     terminal.prepare_streams()  # a terminal that cannot take "·" gets "\xb7", never a traceback
-    args = parse(sys.argv[1:] if argv is None else list(argv))
-    restore = stopping.stop_cleanly_on_sigterm() if args.command is not None else None
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = words[0] if words and words[0] in COMMANDS else None
+    # Taken before the command line is read, and held from then on for test (not --watch, whose rounds
+    # end on a signal as watch's do): one that landed before test held them ended it saying nothing, no
+    # document on stdout and the last run's --junit report left for CI to show (Ctrl+C: a traceback).
+    restore = stopping.stop_cleanly_on_sigterm() if command is not None else None
     try:
-        code = stopping.status(_dispatch(args))
+        with contextlib.ExitStack() as held:
+            if command == "test":
+                held.enter_context(stopping.holding())
+            args = parse(words)
+            if command == "test" and args.watch:
+                held.close()
+            code = stopping.status(_dispatch(args))
     finally:
         if restore is not None:
             restore()

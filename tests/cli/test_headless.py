@@ -1171,15 +1171,17 @@ def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):
     assert data["stopped"] in err
 
 
-def _test_stopped_at(env, tmp_path, where: str, when: str, *more) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """``test hello-file --json --junit`` with SIGTERM landing at ``where`` (``when``, see
+def _test_stopped_at(
+    env, tmp_path, where: str, when: str, *more, sig: int = signal.SIGTERM
+) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """``test hello-file --json --junit`` with ``sig`` landing at ``where`` (``when``, see
     :data:`SIGNALLED_AT <tests.helpers.commands.SIGNALLED_AT>`): the command's end, and the names of
     its report's cases."""
     task = copy_example("hello-file", tmp_path / "hello-file")
     report = an_old_green_report(tmp_path / "out.xml")
-    tool = signalled_at(where, signal.SIGTERM, when)
+    tool = signalled_at(where, sig, when)
     done = run_tool(env, "test", task, "--json", "--junit", report, "--python", PY, *more, tool=tool)
-    assert done.returncode == 143 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    assert done.returncode == 128 + sig and "Traceback" not in done.stderr, (done.returncode, done.stderr)
     return done, [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
 
 
@@ -1219,6 +1221,24 @@ def test_a_sigterm_as_the_tasks_are_read_prints_the_document_of_no_case_run(env,
     assert data["stopped"] == "stopped by SIGTERM before the cases to run were all found: none ran", data
     assert data["cases"] == [] and cases == ["(stopped)"], (data, cases)
     assert data["stopped"] in done.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+@pytest.mark.parametrize(
+    ("where", "when"),
+    [("verifier_tui.cli:parse", "after"), ("verifier_tui.cli:classify", "before")],
+    ids=["as-the-command-line-is-read", "as-the-paths-are-classified"],
+)
+def test_a_signal_before_the_tasks_are_read_says_none_ran(env, tmp_path, where, when, sig):
+    """A CI job's timeout (or Ctrl+C) landing once ``test --json --junit`` had read its command line,
+    before it read its tasks: it exited 143 (130) saying nothing, stdout empty, the last run's report
+    left for CI to show as this one's (Ctrl+C right after the command line: a traceback). The signal is
+    held from the command line on, as in the reading: no case ran, and the line, the document and the
+    report say so."""
+    done, cases = _test_stopped_at(env, tmp_path, where, when, sig=sig)
+    data = json.loads(done.stdout)
+    assert data["stopped"] == f"stopped by {sig.name} before the cases to run were all found: none ran", data
+    assert data["cases"] == [] and cases == ["(stopped)"] and data["stopped"] in done.stderr, (data, cases)
 
 
 def test_a_signal_while_the_tasks_are_read_ends_the_reading(env, tmp_path):

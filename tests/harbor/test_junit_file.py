@@ -144,15 +144,20 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
             "after",
             "stopped by SIGTERM before the trials to run were all found: none ran",
         ),
+        (
+            "verifier_tui.commands.harbor:stand_in_of",
+            "after",
+            "stopped by SIGTERM before the trials to run were all found: none ran",
+        ),
     ],
-    ids=["as-the-last-trial-ends", "as-the-document-ends", "as-the-trials-are-read"],
+    ids=["as-the-last-trial-ends", "as-the-document-ends", "as-the-trials-are-read", "before-the-trials-are-read"],
 )
 def test_a_sigterm_outside_the_replays_leaves_the_whole_document_and_report(
     task, runs, tmp_path, env, where, when, stopped
 ):
     """A CI job's timeout landing as the last replay ended (the document said ``2 of 2 trials finished``
     stopped, the report had a ``(stopped)`` error, of a run that completed), as the document was ended
-    (its trials' array left open) or as the trials were read (stdout empty). The document ends whole:
+    (its trials' array left open), as the trials were read or before (stdout empty). The document ends whole:
     every trial and no ``stopped``, or none run and ``stopped`` saying so; the exit status says the signal."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)

@@ -623,11 +623,11 @@ def test_command(args: argparse.Namespace) -> int:
     if problem is not None:
         return _fail(problem)
     args.isolation = None  # each replay asks, if a signal ends the checks (none starts then)
-    with stopping.holding():  # the checks too, as test on tasks: a signal in them says no trial ran
-        problem = stopping.unless_stopped(lambda: _replays_problem(args))
-        if problem is not None:
-            return _refused_test(args, problem)
-        return _test_trials(args, own)
+    # a signal in the checks says no trial ran, as on tasks (held since the command line was read: cli.main)
+    problem = stopping.unless_stopped(lambda: _replays_problem(args))
+    if problem is not None:
+        return _refused_test(args, problem)
+    return _test_trials(args, own)
 
 
 def _replays_problem(args: argparse.Namespace) -> str | None:

@@ -154,10 +154,7 @@ def test_command(args: argparse.Namespace) -> int:
     status = _harbor_test(args)
     if status is not None:
         return status
-    if args.watch:  # its rounds end on a signal as watch does
-        return _test_cases(args)
-    with stopping.holding():
-        return _test_cases(args)
+    return _test_cases(args)  # signals held since its command line was read, but with --watch (cli.main)
 
 
 def _test_cases(args: argparse.Namespace) -> int:

@@ -93,7 +93,8 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
 
 @contextlib.contextmanager
 def holding() -> Iterator[None]:
-    """``test`` (``test JOB``) from reading its tasks until its document and report are written: a
+    """``test`` (``test JOB``; not ``--watch``) from its command line being read until its document and
+    report are written (:func:`verifier_tui.cli.main`): a
     signal (Ctrl+C too) cancels the runs while :func:`run` runs them, and is only recorded before
     and after, the command ending with :func:`status`. Raised where it landed, it left stdout empty
     (a signal as the tasks were read, or as the document was made once every run had ended) or the
