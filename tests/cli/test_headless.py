@@ -36,6 +36,7 @@ from tests.helpers.commands import (
     documented_fields,
     interrupted,
     json_of_a_stopped_test,
+    junit_of_a_test_to_a_full_disk,
     no_traceback,
     run_tool,
     signal_when,
@@ -1331,6 +1332,25 @@ def test_a_stopped_test_json_whose_stdout_is_a_full_disk_still_writes_its_junit_
     assert err.count("No space left on device") == 1 and "standard output" in err, err
     names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
     assert len(names) == 5 and names[-1] == "(stopped)", names
+
+
+@pytest.mark.parametrize("output", [["--json"], []], ids=["document", "table"])
+def test_a_test_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path, output):
+    """``test --json --junit out.xml >/dev/full`` (or its table), no signal: the command ended with
+    status 2 at the first line it could not print, before the report was written, the last run's (all
+    green) left for CI, where a stopped run writes its report first. It is written first here too:
+    every case in it, the full disk said in one line, status 2."""
+    task = copy_example("hello-file", tmp_path / "hello-file")
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, task, *output)
+    assert sorted(names) == ["correct", "missing-file", "wrong-case", "wrong-text"], names
+
+
+def test_a_test_of_no_case_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
+    """The same when nothing could be tested (a folder of tasks, none with a case): the document came
+    first, and the report of why was never written."""
+    make_task(tmp_path / "tasks" / "alpha")
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, tmp_path / "tasks", "--json")
+    assert names == ["(task)", "(command line)"], names
 
 
 # The tool, a second Ctrl+C landing as it writes the stopped run's report (a

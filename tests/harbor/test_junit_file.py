@@ -16,6 +16,7 @@ from tests.helpers.commands import (
     a_python_that_never_answers,
     held_at,
     interrupted,
+    junit_of_a_test_to_a_full_disk,
     no_traceback,
     run_tool,
     signalled_at,
@@ -47,6 +48,14 @@ def test_a_junit_file_the_disk_cannot_take_keeps_the_table_and_says_which_file(t
     assert done.returncode == 2
     assert "1 agree, 0 differ, 0 not compared" in done.stdout
     assert done.stderr.strip().endswith("--junit /dev/full: cannot write it: No space left on device")
+
+
+def test_a_test_job_whose_stdout_is_a_full_disk_still_writes_its_junit_report(task, runs, tmp_path, env):
+    """``test JOB --junit out.xml >/dev/full``: the command ended with status 2 at the table's first
+    line, before the report was written, the last run's (all green) left for CI, where a stopped
+    run writes its report first. It is written first here too, the full disk said in one line."""
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, a_job(task, runs, tmp_path))
+    assert len(names) == 1 and names[0].startswith("demo__"), names
 
 
 def test_a_junit_file_inside_the_job_is_refused(task, runs, tmp_path, env):

@@ -18,12 +18,13 @@ import subprocess
 import sys
 import threading
 import time
+import xml.etree.ElementTree as ET
 from functools import partial
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.tasks import HANG_GUARD_S, REPO
+from tests.helpers.tasks import HANG_GUARD_S, PY, REPO
 
 SUITE_PLUGINS = ("hypothesispytest", "syrupy", "textual-snapshot", "anyio", "asyncio", "xdist", "xdist.looponfail")
 
@@ -372,6 +373,27 @@ def json_of_a_stopped_test(env, args, tmp_path: Path) -> tuple[dict, str]:
     )
     assert code == 143 and "Traceback" not in err, (code, err)
     return json.loads(out.read_text()), err
+
+
+def junit_of_a_test_to_a_full_disk(env, tmp_path: Path, *args) -> list[str]:
+    """``test ARGS --junit out.xml >/dev/full``, ended with status 2 and one line for stdout's full disk:
+    the names of its report's cases."""
+    from tests.helpers.processes import an_old_green_report
+
+    report = an_old_green_report(tmp_path / "out.xml")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*TOOL, "test", *map(str, args), "--junit", str(report), "--python", PY],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=HANG_GUARD_S,
+        )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    assert done.stderr.count("No space left on device") == 1 and "standard output" in done.stderr, done.stderr
+    return [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
 
 
 def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tuple[int, str]:

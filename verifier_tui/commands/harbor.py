@@ -690,6 +690,8 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
     agree, differ, unknown = counts["agree"], counts["differ"], counts["not_compared"]
     used, unused = counts["stand_in"]["used_for"], counts["stand_in"]["not_used_for"]
     copied, network = _sandbox_words(rows)
+    # the report first, as when stopped: stdout that cannot be written (a full disk) ends the command
+    junit = _job_junit(args, group, in_jobs, rows, wall, (copied, network)) if args.junit else None
     if stream is not None:
         stream.end(counts)
     else:
@@ -708,10 +710,8 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
                 f"verifier-tui's runner judged {by_runner} of the {agree} that agree; the task's test.sh, as Harbor "
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
-    if args.junit:
-        problem = _job_junit(args, group, in_jobs, rows, wall, (copied, network))
-        if problem is not None:
-            return _fail(problem)
+    if junit is not None:
+        return _fail(junit)  # said after the table, which is printed all the same
     return _job_status(rows)
 
 

@@ -225,6 +225,8 @@ def _test_cases(args: argparse.Namespace) -> int:
         errors = [group for group in groups if group.error is not None]
         refused = [group for group in groups if report.refused(group)]
         named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
+        # the report first, as when stopped: stdout that cannot be written (a full disk) ends the command
+        junit = _test_junit(args, ran, collection, junit_name, wall) if args.junit else None
         if args.json:
             data = report.test_json(ran, wall, collection.without_cases, collection.without_step)
             terminal.out_json(coverage.with_member(args, data, named))
@@ -233,11 +235,8 @@ def _test_cases(args: argparse.Namespace) -> int:
                 ran, coverage.said(args, named), collection.without_cases, collection.without_step
             ):
                 terminal.out(line)
-        junit = None
-        if args.junit:
-            junit = _test_junit(args, ran, collection, junit_name, wall)
-            if junit is not None:
-                terminal.error(junit)
+        if junit is not None:
+            terminal.error(junit)  # said after the table, which is printed all the same
         if refused or _coverage_report(args, named) or junit is not None:
             return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
@@ -247,9 +246,11 @@ def _not_collected(args: argparse.Namespace, exc: Exception) -> int:
     """Nothing to test: said in one line (exit 2); tasks found, none with a case, are
     listed in a document and the report, as a task named alone is."""
     bare = getattr(exc, "without_cases", [])
+    # the report first: stdout that cannot be written (a full disk) ends the command
+    status = report.refused_run(args.junit, str(exc), report.given(args.options), report.junit_cases([], bare))
     if args.json and bare:
         terminal.out_json(report.test_json([], 0.0, bare))
-    return report.refused_run(args.junit, str(exc), report.given(args.options), report.junit_cases([], bare))
+    return status
 
 
 def _stopped_run(
@@ -314,6 +315,10 @@ def _nothing_to_test(
     script reading stdout got nothing to parse."""
     without = collection.without_cases
     ran: list[tuple[Any, list[RunResult]]] = [(group, []) for group in groups]
+    if args.junit and not report.output_file_problem("--junit", args.junit, own):
+        # a report of the last run left in place would show CI a green page; written first: stdout that
+        # cannot be written (a full disk) ends the command
+        report.write_junit(args.junit, name, report.junit_cases(ran, without, collection.without_step), 0.0)
     if args.json:
         terminal.out_json(report.test_json(ran, 0.0, without, collection.without_step))
     for group in groups:
@@ -324,9 +329,6 @@ def _nothing_to_test(
         terminal.error(report.without_case(task))
     for lacking in collection.without_step:
         terminal.error(report.without_the_step(lacking))
-    if args.junit and not report.output_file_problem("--junit", args.junit, own):
-        # a report of the last run left in place would show CI a green page
-        report.write_junit(args.junit, name, report.junit_cases(ran, without, collection.without_step), 0.0)
     return 2
 
 
