@@ -620,6 +620,34 @@ def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_
     assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 
+@pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
+def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordinary_user, place):
+    """A later tour: 600,000 empty folders in the view's ``/tmp`` (or its
+    64 MB ``/dev/shm``) use no block of the tmpfs, but about 600 MB of the
+    kernel's memory (an inode and a name each), which a container's memory
+    cgroup is charged for; measured without a cgroup, they scored 1.0 under
+    ``memory_mb = 256``."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        f"""\
+        import os
+
+        def verify(workspace):
+            os.mkdir("{place}/d")
+            for n in range(600_000):
+                os.mkdir(f"{place}/d/{{n}}")
+            print("made them all")
+            return 1.0
+    """,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
+        cases={"only": {}},
+    )
+    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
+    if "memory" in data["limits"]["cgroup"]:
+        pytest.skip("this user may make a memory cgroup: the kernel counts the run's files")
+    assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
+
+
 def test_storage_mb_is_the_size_of_tmp_and_how_cpus_is_applied_is_said(tmp_path, env, namespace):
     task = make_task(
         tmp_path / "t",

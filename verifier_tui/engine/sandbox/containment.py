@@ -292,9 +292,16 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept)
 
 
+INODE_BYTES = 1024
+"""What the kernel keeps for each file or folder of a tmpfs, outside its
+blocks: an inode (752 bytes on Linux 6.x) and a name (192, more for a long
+one). A memory cgroup is charged for them; a tmpfs's size does not bound them
+(600,000 empty folders in the view's 64 MB /dev/shm held 600 MB of them)."""
+
+
 def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
     """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev``, ``/dev/shm``: memory, as
-    a memory cgroup counts a container's shmem), read through its init's
+    a memory cgroup counts a container's shmem, and its files' inodes), read through its init's
     root once bwrap has made it (before that, its root is still this machine's).
     One the ``workspace`` is bound over (a test.sh's ``--workspace /tmp``) is
     a folder of this machine's disk there: not memory."""
@@ -309,7 +316,7 @@ def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
                 st = os.statvfs(f"/proc/{init}/root{place}")
             except OSError:
                 continue
-            total += (st.f_blocks - st.f_bfree) * st.f_frsize
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize + (st.f_files - st.f_ffree) * INODE_BYTES
     return total
 
 
