@@ -601,6 +601,32 @@ def test_the_sandbox_in_force_is_in_the_json_and_the_header(env, tmp_path, sandb
     assert text.splitlines()[1].startswith(f"sandbox: {sandbox}")
 
 
+def test_explain_says_the_sandbox_the_verifiers_import_ran_in(env, tmp_path, sandbox):
+    """A later tour: ``explain`` imports the verifier, whose import-time code
+    ran in the copy sandbox (it wrote a file of the user's) while neither its
+    text nor its ``--json`` said the run could write the user's files."""
+    mark = tmp_path / "written-by-the-import"
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
+        try:
+            open({str(mark)!r}, "w").close()
+        except OSError:
+            pass
+
+        def verify(workspace):
+            return 1.0
+    """,
+    )
+    env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
+    data = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert data["sandbox"] == sandbox and mark.exists() == (sandbox == "copy")
+    text = run_tool(env, "explain", task_dir, "--python", PY).stdout
+    assert text.splitlines()[1] == data["sandbox_words"]
+    if sandbox == "copy":
+        assert isolation.COPY_RISK in data["sandbox_words"]
+
+
 def test_a_bad_sandbox_value_is_one_line(env, tmp_path):
     task_dir = make_task(tmp_path / "t")
     done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="chroot"), "run", task_dir, "--python", PY)

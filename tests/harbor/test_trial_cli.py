@@ -1100,6 +1100,21 @@ def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhe
     assert data["local_skipped"] == "explain does not call verify"
 
 
+def test_explain_a_trial_says_the_sandbox_the_verifiers_import_ran_in(task, runs, tmp_path, env, elsewhere, sandbox):
+    """A later tour: ``explain TRIAL`` imports the trial's verifier, whose
+    import-time code ran in the copy sandbox without a word that it could
+    write the user's files."""
+    demo = task(toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
+    data = as_json(tool(env, "explain", trial.path, "--json", cwd=elsewhere))["explain"]
+    assert data["sandbox"] == sandbox, data
+    said = tool(env, "explain", trial.path, cwd=elsewhere).stdout
+    assert f"  {data['sandbox_words']}" in said.splitlines(), said
+    if sandbox == "copy":
+        assert "can write your files" in data["sandbox_words"]
+
+
 def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs, tmp_path, env, elsewhere):
     demo, trial = captured_trial(task, runs, tmp_path)
     proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
@@ -1513,6 +1528,8 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
         "task_data",
         "task_id",
         "response",
+        "sandbox",
+        "sandbox_words",
     }
     both = as_json(
         tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json", cwd=elsewhere)

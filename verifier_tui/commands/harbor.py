@@ -549,6 +549,8 @@ def explain_command(args: argparse.Namespace) -> int:
             task_data, step, refused = data["replay"]["task_data"], data["trial"]["step"], data["harbor_refuses_task"]
             said = list(explain.notices)
             data["explain"] = report.explain_inputs(explain, said, "harbor", step, refused, task_data, None, None)
+            if opened.isolation is not None:
+                data["explain"] |= report.sandbox_fields(opened.isolation)
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2
@@ -587,6 +589,8 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
         terminal.say(f"replay    the runner gave no explanation: {explain.error}")
     else:
         terminal.say("replay (Harbor mode, verify not called):")
+    if opened.isolation is not None:
+        terminal.say(f"  {opened.isolation.words}")
     if opened.plan.no_workspace:
         terminal.say(f"  no workspace: {opened.walk.workspace.words}")
     for note in explain.notices:

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from verifier_tui.engine.readback import Explanation
+    from verifier_tui.engine.sandbox.isolation import Isolation
     from verifier_tui.engine.session import Options, Session
     from verifier_tui.engine.suite import WithoutStep
 
@@ -179,7 +180,13 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     response = str(session.response.path) if session.response and session.response.path else None
     task_data = str(session.task_data) if session.task_data else None
     refused = session.task.config.refused
-    return explain_inputs(explanation, said, session.mode, session.step, refused, task_data, session.task_id, response)
+    data = explain_inputs(explanation, said, session.mode, session.step, refused, task_data, session.task_id, response)
+    return data | sandbox_fields(session.isolation)
+
+
+def sandbox_fields(isolation: Isolation) -> dict[str, str]:
+    """Where explain imported the verifier, whose top-level code runs then: said as a run says it."""
+    return {"sandbox": isolation.kind, "sandbox_words": isolation.words}
 
 
 def explain_inputs(
@@ -220,6 +227,7 @@ def inputs_line(session: Session) -> str:
 def explain_lines(session: Session, data: Explanation) -> list[str]:
     out: list[str] = []
     out.append(header(session))
+    out.append(session.isolation.words)
     out.append(inputs_line(session))
     for notice in notices(session) + list(data.notices):
         out.append(f"note: {one_line(notice)}")
