@@ -21,6 +21,7 @@ import pytest
 from tests.helpers.commands import TOOL, no_traceback, run_tool
 from tests.helpers.processes import answering, in_a_cgroup, wait_none_with
 from tests.helpers.tasks import PY, make_task, nest
+from verifier_tui.engine.sandbox import isolation
 
 
 def run_json(env, *args) -> dict:
@@ -337,6 +338,21 @@ def test_the_kernel_keyring_is_not_the_runs_to_read_or_write(tmp_path, env, name
     assert seen["add_key"] == "-1 Operation not permitted"
     assert seen["keyctl"] == "-1 Operation not permitted"
     assert seen["/proc/keys"] == "''"
+
+
+def test_what_docker_masks_of_proc_shows_the_run_nothing(tmp_path, env, namespace):
+    """A later tour, as root: the view's root read ``/proc/timer_list``
+    (root's alone: this machine's timers) and listed ``/proc/acpi``, which a
+    Docker container sees empty."""
+    here = [f"/proc/{name}" for name in isolation.PROC_MASKED if os.path.exists(f"/proc/{name}")]
+    if not here:
+        pytest.skip("this kernel has none of the files Docker masks")
+    task = make_task(tmp_path / "t", PROBE_FILES.format(paths=here), cases={"only": {}})
+    data = run_json(env, task)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    seen = said(data["stdout"])
+    for path in here:
+        assert seen[path] in ("read 0", "listed []", "PermissionError"), (path, seen[path])
 
 
 # ---------------------------------------------------------------------------

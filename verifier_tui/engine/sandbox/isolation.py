@@ -107,6 +107,9 @@ NOT_SHOWN = ("/tmp", "/var/tmp", "/dev", "/proc", "/sys", "/run", "/var/run", "/
 #: asks only for this machine's root, which root's run is (uid 0 maps to 0), so the run wrote
 #: ``kernel.core_pattern``, whose ``|program`` runs as root outside every namespace at the next crash.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/bus", "/proc/fs", "/proc/irq")
+#: What Docker masks of /proc (moby's oci/defaults.go, ``MaskedPaths``): a view run by
+#: root read this machine's timers in /proc/timer_list, root's alone. /proc/keys is masked apart.
+PROC_MASKED = ("asound", "acpi", "kcore", "latency_stats", "timer_list", "timer_stats", "sched_debug", "scsi")
 
 #: What bwrap must be at least: overlays (a big workspace) came in 0.11.0.
 BWRAP_AT_LEAST = (0, 11)
@@ -521,6 +524,7 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     # Masked: the keys' names and the user's key quotas (Docker masks /proc/keys)
     args += ["--proc", "/proc", "--dev-bind", "/dev/null", "/proc/keys", "--dev-bind", "/dev/null", "/proc/key-users"]
     args += [word for path in PROC_READ_ONLY for word in ("--ro-bind-try", path, path)]
+    args += _proc_masks()
     args += ["--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
@@ -588,6 +592,19 @@ def keyring_filter() -> bytes:
         program += [(give, 0, 0, allow), (give, 0, 0, refuse)]
     program.append((give, 0, 0, allow))
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
+def _proc_masks() -> list[str]:
+    """bwrap's arguments that cover what :data:`PROC_MASKED` names this kernel has (the
+    view's /proc is of the same kernel): a folder by an empty one, a file by /dev/null."""
+    args: list[str] = []
+    for name in PROC_MASKED:
+        path = f"/proc/{name}"
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            args += ["--dev-bind", "/dev/null", path]
+    return args
 
 
 def _env_file(ctl: str, env: tuple[tuple[str, str], ...]) -> str:
