@@ -433,26 +433,29 @@ def task_id(config: pytest.Config, group: Any, folder: Path | None = None) -> st
     return node_path(config, group.folder if folder is None else folder) + (f"::{one_id(apart)}" if apart else "")
 
 
-def _before_any_run(collection: Collection, options: Options, listing_only: bool) -> str | None:
+def _before_any_run(collection: Collection, options: Options, listing_only: bool) -> tuple[str | None, str | None]:
     """What stops every case and trial before any runs, in one usage line (None: nothing): the
     options', no case's, said once as the commands say it. The sandbox is chosen here once for
-    every case; where none can be had, each case fails with the line."""
+    every case; where none can be had, each case fails with the line. Second: the copy sandbox's
+    words when it is the one chosen (its runs can write the user's files), else None."""
     session = next((g.session for g in collection.groups if g.session is not None and g.cases), None)
     # A job's trials have no session until replayed: their interpreter is the option's (as test JOB checks it).
     jobs = any(g.session is None and g.cases for g in collection.groups)
     error = session.interpreter().error if session is not None else options.interpreter().error if jobs else None
     if error is not None:  # one --verifier-python for every task
-        return f"--verifier-python {error}"
+        return f"--verifier-python {error}", None
     if collection.runnable and not listing_only:
-        from verifier_tui.engine.sandbox.isolation import IsolationError, choose
+        from verifier_tui.engine.sandbox.isolation import COPY, IsolationError, choose
 
         try:  # one sandbox for every case and trial, asked once: no later probe can fail some of them
-            collection.keep_isolation(choose())
+            chosen = choose()
         except IsolationError:
             # Each case says it as it runs: a usage error would run none of the session's own tests
             # and leave the last --junitxml report in place, and under xdist crash every worker.
-            pass
-    return None
+            return None, None
+        collection.keep_isolation(chosen)
+        return None, chosen.words if chosen.kind == COPY else None
+    return None, None
 
 
 class VerifierCases:
@@ -485,7 +488,7 @@ class VerifierCases:
                 "--verifier-workspace, --verifier-case and --verifier-stand-in stand in for "
                 "/app in Harbor trials, and --verifier-cases names no Harbor job or trial"
             )
-        problem = _before_any_run(self.collection, options, config.option.collectonly)
+        problem, self.copy_sandbox = _before_any_run(self.collection, options, config.option.collectonly)
         if problem is not None:
             self.collection.close()
             raise pytest.UsageError(problem)
@@ -716,6 +719,9 @@ class VerifierCases:
         xml = self.config.stash.get(xml_key, None)
         if xml is None or report.when != "setup":
             return
+        if self.copy_sandbox is not None and "sandbox" not in self.noted:  # as test --junit's property
+            self.noted.add("sandbox")
+            xml.add_global_property("sandbox", self.copy_sandbox)
         from verifier_tui.commands.report import task_notes
         from verifier_tui.words.text import one_line
 
@@ -729,6 +735,11 @@ class VerifierCases:
                 if value not in self.noted:  # (a job given twice, as a trial and as itself)
                     self.noted.add(value)
                     xml.add_global_property("note", value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The copy sandbox said after the summary, as ``verifier-tui test`` says it."""
+        if self.copy_sandbox is not None:
+            terminalreporter.write_line(self.copy_sandbox)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.stopped_by is not None:  # as verifier-tui test ends on one

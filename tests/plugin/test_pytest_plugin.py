@@ -119,6 +119,32 @@ def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     correct.write_text('{"rewards": {"reward": 1.0}}')
 
 
+@pytest.mark.parametrize("xdist", [False, True])
+def test_cases_run_in_the_copy_sandbox_are_said_to_write_the_users_files(pytester, monkeypatch, xdist):
+    """A later tour: in the copy sandbox (asked for, or a CI machine whose
+    policy refuses user namespaces) a case's verifier wrote a file of the
+    user's, and pytest's output and ``--junitxml`` report said nothing of it,
+    where ``verifier-tui test`` says so after its summary and in its JUnit."""
+    from verifier_tui.engine.sandbox.isolation import COPY_RISK
+
+    mark = pytester.path / "written-by-the-case"
+    one_case_task(pytester, "t", f"def verify(workspace):\n    open({str(mark)!r}, 'w').close()\n    return 1.0\n")
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    more: tuple[str, ...] = ()
+    if xdist:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+        more = ("-n", "2")
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}", *more)
+    done.assert_outcomes(passed=1)
+    assert mark.exists()
+    said = [line for line in done.stdout.lines if COPY_RISK in line]
+    assert len(said) == 1 and said[0].startswith("sandbox: copy"), done.stdout.str()
+    properties = {p.get("name"): p.get("value") for p in ET.parse(report).getroot().iter("property")}
+    assert properties.get("sandbox") == said[0], properties
+
+
 def test_under_xdist(pytester, tasks, monkeypatch):
     pytest.importorskip("xdist")
     monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
