@@ -596,9 +596,65 @@ def test_without_a_cgroup_an_ordinary_users_run_is_measured_and_bound(ordinary_u
         assert "run_verifier.py" in data["out_of_memory"][0]
     text = ordinary_user.run("run", task).stdout
     limits = next(line for line in text.splitlines() if line.startswith("limits: "))
-    memory = "(a memory cgroup)" if "memory" in applied else "(measured, without a cgroup: socket buffers not counted)"
+    measured = "(measured, without a cgroup: socket and pipe buffers not counted)"
+    memory = "(a memory cgroup)" if "memory" in applied else measured
     cpus = "(a quota, as Docker's)" if "cpu" in applied else "(as affinity, not a quota)"
     assert f"256 MB {memory}" in limits and f"1 CPU {cpus}" in limits, limits
+
+
+def run_measured(ordinary_user, source: str, counts: str) -> tuple[Path, dict]:
+    """A task of one case whose verifier is ``source``, under ``memory_mb = 256``,
+    and its ``run --json`` as the ordinary user; skipped where that user may make a
+    memory cgroup, whose kernel then counts ``counts``."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        source,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
+        cases={"only": {}},
+    )
+    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
+    if "memory" in data["limits"]["cgroup"]:
+        pytest.skip(f"this user may make a memory cgroup: the kernel counts {counts}")
+    return task, data
+
+
+def test_without_a_cgroup_what_pipes_hold_is_said_not_counted(ordinary_user):
+    """A later tour, as an ordinary user (no cgroup): four processes holding
+    36,000 full pipes (about 290 MB of the kernel's memory, which a memory
+    cgroup is charged for and no file of /proc counts) scored 1.0 under
+    ``memory_mb = 256``, while the limits line said only socket buffers went
+    uncounted."""
+    task, data = run_measured(
+        ordinary_user,
+        """\
+        import os, resource, time
+
+        def verify(workspace):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (20000, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+            children = []
+            for _ in range(4):
+                read, write = os.pipe()
+                if os.fork() == 0:
+                    for _ in range(9000):
+                        out = os.pipe()[1]
+                        os.set_blocking(out, False)
+                        try:
+                            while True:
+                                os.write(out, b"x" * 4096)
+                        except BlockingIOError:
+                            pass
+                    os.write(write, b"full")
+                    time.sleep(60)
+                children.append(read)
+            print("held", sum(len(os.read(read, 4)) for read in children) // 4 * 9000, "full pipes")
+            return 1.0
+    """,
+        "what pipes hold",
+    )
+    if data["rewards"] == {"reward": 1.0}:  # not counted: said so
+        text = ordinary_user.run("run", task).stdout
+        limits = next(line for line in text.splitlines() if line.startswith("limits: "))
+        assert "256 MB (measured, without a cgroup: socket and pipe buffers not counted)" in limits, limits
 
 
 def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_user):
@@ -607,8 +663,8 @@ def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_
     the init runs as the run's user, so ``/proc/1/mem`` is the run's to write.
     So renamed, 600 MB written to the view's ``/dev`` under ``memory_mb = 256``
     scored 1.0. The init is now the process whose root is no longer this machine's."""
-    task = make_task(
-        ordinary_user.root / "tasks" / "t",
+    _task, data = run_measured(
+        ordinary_user,
         """\
         def verify(workspace):
             with open("/proc/1/stat") as handle:
@@ -627,12 +683,8 @@ def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_
             print("wrote 600 MB")
             return 1.0
     """,
-        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
-        cases={"only": {}},
+        "the run's tmpfs",
     )
-    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
-    if "memory" in data["limits"]["cgroup"]:
-        pytest.skip("this user may make a memory cgroup: the kernel counts the run's tmpfs")
     assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 
@@ -643,8 +695,8 @@ def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordina
     kernel's memory (an inode and a name each), which a container's memory
     cgroup is charged for; measured without a cgroup, they scored 1.0 under
     ``memory_mb = 256``."""
-    task = make_task(
-        ordinary_user.root / "tasks" / "t",
+    _task, data = run_measured(
+        ordinary_user,
         f"""\
         import os
 
@@ -655,12 +707,8 @@ def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordina
             print("made them all")
             return 1.0
     """,
-        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
-        cases={"only": {}},
+        "the run's files",
     )
-    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
-    if "memory" in data["limits"]["cgroup"]:
-        pytest.skip("this user may make a memory cgroup: the kernel counts the run's files")
     assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 

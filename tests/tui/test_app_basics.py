@@ -243,7 +243,7 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         network = "network public (user-mode)" if helper() else "no network (network public: slirp4netns is not"
         if sandbox == "namespace":
             # a cgroup of the run's own where this user may make one (root here), said either way
-            measured = " (measured, without a cgroup: socket buffers not counted)"
+            measured = " (measured, without a cgroup: socket and pipe buffers not counted)"
             memory = " (a memory cgroup)" if "memory" in places() else measured
             cpu = " (a quota, as Docker's)" if "cpu" in places() else " (as affinity, not a quota)"
             limits = f"limits: 1024 MB{memory} · 1 CPU{cpu} · storage 2048 MB (on /tmp only) · {network}"
@@ -251,8 +251,8 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
             assert tooltip.endswith("· starts in /app")
         else:
             assert tooltip.endswith(  # the copy sandbox measures the memory, as a view without a cgroup does
-                "limits: 1024 MB (measured, without a cgroup: socket buffers not counted) · 1 CPU (as affinity, not"
-                " a quota) · storage 2048 MB (not applied)"
+                "limits: 1024 MB (measured, without a cgroup: socket and pipe buffers not counted) · 1 CPU (as"
+                " affinity, not a quota) · storage 2048 MB (not applied)"
             )
 
 
