@@ -648,37 +648,39 @@ async def test_a_huge_cost_is_a_short_cell_in_the_trials_table(task, runs):
         assert "$1.000e+300" in text_of(app, "#job-header")
 
 
+async def footer_shows(app, pilot, back: str) -> None:
+    """The footer offers ``back``, the way back, last, and shows every key it offers."""
+    promised = footer_promises(app.screen)
+    assert promised[-1] == back, promised
+    await until(
+        pilot,
+        lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+        f"the footer shows {promised}",
+        lambda app: screen_text(app).splitlines()[-1],
+    )
+
+
 async def test_each_job_screen_s_footer_shows_esc_the_way_back_at_80_columns(real):
     # The job's overview and two jobs compared, opened from the jobs list, and a multi-step trial's steps opened
     # from its job: esc went back, but no footer said so (the trial's screen says `esc trials`).
     app = job_app(real / "jobs")
-
-    async def footer_shows(back: str) -> None:
-        promised = footer_promises(app.screen)
-        assert promised[-1] == back, promised
-        await until(
-            pilot,
-            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
-            f"the footer shows {promised}",
-            lambda app: screen_text(app).splitlines()[-1],
-        )
 
     async with app.run_test(size=(80, 24)) as pilot:
         await read_all(app)
         await pilot.press("enter")  # multi-step, the latest started
         await read_all(app)
         assert isinstance(app.screen, JobOverviewScreen)
-        await footer_shows("esc jobs")
+        await footer_shows(app, pilot, "esc jobs")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, JobScreen), "the trial's steps")
-        await footer_shows("esc trials")
+        await footer_shows(app, pilot, "esc trials")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "back on the job")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
         await pilot.press("space", "down", "space", "c")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
-        await footer_shows("esc jobs")
+        await footer_shows(app, pilot, "esc jobs")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs from the comparison")
 
@@ -694,14 +696,8 @@ async def test_a_running_job_s_footer_shows_read_again_and_esc_at_80_columns(rea
         await read_all(app)
         await pilot.press("enter")
         await read_all(app)
-        promised = footer_promises(app.screen)
-        assert "r read again" in promised and promised[-1] == "esc jobs", promised
-        await until(
-            pilot,
-            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
-            f"the footer shows {promised}",
-            lambda app: screen_text(app).splitlines()[-1],
-        )
+        assert "r read again" in footer_promises(app.screen)
+        await footer_shows(app, pilot, "esc jobs")
 
 
 async def test_a_huge_exception_type_leaves_the_overviews_filter_line_in_view(real, tmp_path):

@@ -3,15 +3,19 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
+import shutil
+
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
 from tests.harbor.test_compare_tui import TIMEOUT, compared
-from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.test_job_tui import footer_shows, job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
-from tests.tui.app_under_test import screen_text
+from tests.tui.app_under_test import footer_promises, screen_text
+from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 SMALL = (80, 24)
@@ -339,3 +343,42 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         await until(
             pilot, lambda: (summary.region.width, summary.region.height) == (160, wide), "its lines back", screen_text
         )
+
+
+async def test_at_60_columns_each_job_screen_s_footer_still_shows_esc_the_way_back(real, tmp_path):
+    """At 60x20 a running job's footer was cut after "r read again q", two jobs
+    compared after "? help q": esc, the way back to the jobs, unseen. The keys
+    the line above the tables names (f x t s) leave the footer there."""
+    jobs = tmp_path / "jobs"
+    for name in ("multi-step", "oracle-pass"):
+        shutil.copytree(real / "jobs" / name, jobs / name)
+    (jobs / "oracle-pass" / "result.json").unlink()  # Harbor has not ended it: r reads it again
+    app = job_app(jobs)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await read_all(app)
+        app.screen.query_one(DataTable).move_cursor(row=[job.name for job in app.screen.jobs].index("oracle-pass"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "the job's overview")
+        await read_all(app)
+        assert "r read again" in footer_promises(app.screen)
+        await footer_shows(app, pilot, "esc jobs")
+        await pilot.press("f")  # named on the line above the tables, it still filters
+        await until(pilot, lambda: "failures only" in text_of(app, "#job-header"), "failures only")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
+        await pilot.press("space", "down", "space", "c")  # the cursor came back on oracle-pass: the latest first
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
+        await read_all(app)
+        await footer_shows(app, pilot, "esc jobs")
+        assert "? help" in footer_promises(app.screen)  # the line naming f t s is cut with the summary here
+        await pilot.resize_terminal(100, 30)  # wide enough again: the footer names every key
+        await until(pilot, lambda: "s sort" in screen_text(app).splitlines()[-1], "s sort in the footer")
+        await pilot.resize_terminal(60, 20)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs from the comparison")
+        app.screen.query_one(DataTable).move_cursor(row=[job.name for job in app.screen.jobs].index("multi-step"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "a job Harbor ended")
+        await read_all(app)
+        assert "filter" in footer_promises(app.screen) and "s sort" in footer_promises(app.screen)  # room for all
+        await footer_shows(app, pilot, "esc jobs")

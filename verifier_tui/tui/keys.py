@@ -28,7 +28,7 @@ HELP = key("?", "help", "help", "Keys", "This list")  # a screen with no marks t
 def footer_when_wide(binding: Binding, width: int) -> list[Binding]:
     """``binding``, left out of the footer (which must fit 100 columns, the
     narrowest a screen draws in), and before it its twin shown in the footer,
-    run as ``wide('ACTION', WIDTH)``: a :class:`~verifier_tui.tui.screens.keyed.SizedScreen`
+    run as ``wide('ACTION', WIDTH)``: a :class:`~verifier_tui.tui.screens.keyed.KeyedScreen`
     offers the twin only while it is ``width`` columns wide or more (at 160 the
     footer had half its line empty, the key unseen), else the binding itself.
     One of the two is offered at a time, so the palette and the help list the key once."""

@@ -23,7 +23,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TasksScreen, cell
+from verifier_tui.tui.screens.job_overview import TasksScreen, cell, named_above
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name
@@ -39,9 +39,20 @@ class CompareScreen(TasksScreen):
     TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
     TRIAL_WORD = "flipped trial"
     BINDINGS = [
-        key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
-        key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
-        key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
+        *named_above(
+            key(
+                "f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"
+            ),
+            key(
+                "t",
+                "task",
+                "task",
+                "Filter by task",
+                "Only the flipped trials of the task under the cursor (again: all)",
+            ),
+            key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
+        ),
+        # kept at any width: the comparison's summary (with the line naming f t s) is the first thing cut to fit
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back to the jobs", "the list of jobs the two were marked in"),

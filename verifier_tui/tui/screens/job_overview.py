@@ -37,7 +37,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT, key
+from verifier_tui.tui.keys import HELP, QUIT, footer_when_wide, key
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -145,6 +145,29 @@ class TasksScreen(FolderScreen):
     def on_resize(self) -> None:
         self.refresh_bindings()
 
+    #: The command palette's ``▏^p palette`` at the footer's right, with the space before it.
+    PALETTE_WIDTH = 12
+    _measuring = False
+
+    def wide_enough(self, width: int) -> bool:
+        """Narrower than every key it offers, the footer cut the last, esc (the way back): the keys
+        the line above the tables names (:func:`named_above`) then leave it, as ``?`` does (the palette
+        and the help list them still). Measured as Textual 8.2.8's compact footer lays keys out: a key
+        and its word, a space after; a group's keys and its word, with a space more before them."""
+        if self._measuring:
+            return True  # the footer as it would be with them
+        self._measuring = True
+        try:
+            shown = [binding for _node, binding, _enabled, _tip in self.active_bindings.values() if binding.show]
+        finally:
+            self._measuring = False
+        keys = self.app.get_key_display
+        need = sum(len(f"{keys(b)} {b.description} ") for b in shown if b.group is None) + self.PALETTE_WIDTH
+        for group in {b.group for b in shown if b.group is not None}:
+            grouped = " ".join(keys(b) for b in shown if b.group is group)
+            need += len(f" {grouped} {group.description} ")
+        return super().wide_enough(width) and self.size.width >= need
+
     @staticmethod
     def _keys_line(words: str, keys: str) -> list[Any]:
         """``words · keys`` (keys two spaces apart), for the header (:class:`Flowing`) to wrap
@@ -159,7 +182,7 @@ class TasksScreen(FolderScreen):
         """tab goes round the trials, the tasks and the summary when it is
         cut, offering the next one (the trials when no table is focused)."""
         if action != "focus_table":
-            return True
+            return super().check_action(action, parameters)
         focused = self.focused
         if focused is self.query_one("#job-trials"):
             following = "job-tasks"
@@ -198,35 +221,49 @@ class TasksScreen(FolderScreen):
 FILTERS = Binding.Group("filter")
 
 
+def named_above(*bindings: Binding) -> list[Binding]:
+    """``bindings``, in the footer while it has room for every key it offers
+    (:meth:`TasksScreen.wide_enough`): the line above the tables names them."""
+    return [twin for binding in bindings for twin in footer_when_wide(replace(binding, show=False), 0)]
+
+
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
     READ_GROUP = "job-read"
     BINDINGS = [
-        key(
-            "f",
-            "failures",
-            "failures",
-            "Failures only",
-            "Show only the trials that did not pass (again: all)",
-            group=FILTERS,
+        *named_above(
+            key(
+                "f",
+                "failures",
+                "failures",
+                "Failures only",
+                "Show only the trials that did not pass (again: all)",
+                group=FILTERS,
+            ),
+            key(
+                "x",
+                "next_exception",
+                "exception",
+                "Filter by exception type",
+                "Each press shows the trials of the next exception type Harbor recorded, then all again",
+                group=FILTERS,
+            ),
+            key(
+                "t",
+                "task",
+                "task",
+                "Filter by task",
+                "Only the trials of the task under the cursor in the tasks table (again: every task)",
+                group=FILTERS,
+            ),
+            key(
+                "s",
+                "sort",
+                "sort",
+                "Sort the trials",
+                "By name, how they ended, reward, duration (longest first), task",
+            ),
         ),
-        key(
-            "x",
-            "next_exception",
-            "exception",
-            "Filter by exception type",
-            "Each press shows the trials of the next exception type Harbor recorded, then all again",
-            group=FILTERS,
-        ),
-        key(
-            "t",
-            "task",
-            "task",
-            "Filter by task",
-            "Only the trials of the task under the cursor in the tasks table (again: every task)",
-            group=FILTERS,
-        ),
-        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
         # Offered once a job Harbor has not ended is read: what it shows is
         # its folders as they were then, and Harbor may be writing them still.
         key(

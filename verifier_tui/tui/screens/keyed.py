@@ -97,6 +97,21 @@ class KeyedScreen(Screen[None]):
                 markup=False,
             )
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key's twin for the footer (``wide('ACTION', WIDTH)``) is offered while the screen is
+        wide enough for it, and the key itself is (its action's own check) then."""
+        if action == "wide":
+            _, name, inner = parse(str(parameters[0]))
+            return self.wide_enough(int(str(parameters[1]))) and self.check_action(name, inner)
+        return True
+
+    def wide_enough(self, width: int) -> bool:
+        """Whether a twin for the footer of ``width`` columns is offered."""
+        return self.size.width >= width
+
+    async def action_wide(self, action: str, _width: int) -> None:
+        await self.run_action(action)
+
     def action_help(self) -> None:
         keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
         self.app.push_screen(
@@ -141,17 +156,6 @@ class SizedScreen(KeyedScreen):
     def on_resize(self, event: Resize) -> None:
         self._fit(*event.size)
         self.refresh_bindings()  # the keys shown when wide, in or out of the footer
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A key's twin for the footer (``wide('ACTION', WIDTH)``) is offered while the screen is
-        that wide, and the key itself is (its action's own check) then."""
-        if action == "wide":
-            _, name, inner = parse(str(parameters[0]))
-            return self.size.width >= int(str(parameters[1])) and self.check_action(name, inner)
-        return True
-
-    async def action_wide(self, action: str, _width: int) -> None:
-        await self.run_action(action)
 
     def on_screen_resume(self) -> None:
         """A dialog over it closed: its notice names this screen's keys again."""
