@@ -530,6 +530,31 @@ async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, run
         assert "verifier/ holds rewards reward=1.0 so far" in " ".join(sandbox.split())
 
 
+async def test_r_on_a_trial_harbor_had_not_ended_reads_it_again_and_shows_it_ended(task, runs):
+    """r on a trial Harbor had not ended when it was opened said "nothing to replay" (or replayed)
+    and the screen kept saying "not finished" after Harbor ended it: the folder was read once."""
+    demo = task()
+    ended = make_trial(runs / "jobs" / "k" / "demo__aaaaaaa", task=demo, **PASSED)
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=demo, result="missing", **PASSED)
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("r")  # not ended yet: read again, and said so
+        await app.wait_for_replays(2)
+        assert "not finished" in text_of(app, "#root-cause")
+        assert app.notices[-1] == "the trial read again: Harbor has not ended it yet", app.notices
+        shutil.copy2(ended / "result.json", trial / "result.json")  # Harbor ends the trial
+        await pilot.press("r")
+        await app.wait_for_replays(3)
+        await pilot.pause()
+        cause = " ".join(text_of(app, "#root-cause").split())
+        assert "not finished" not in cause and "Harbor scored 1.0" in cause, cause
+        assert text_of(app, "#sandbox-side .side-body").startswith("Harbor scored 1.0"), text_of(
+            app, "#sandbox-side .side-body"
+        )
+        assert app.notices[-1] == "the trial read again: Harbor has ended it since", app.notices
+
+
 async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
     _, trial = failing_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)

@@ -1,7 +1,8 @@
 """The replays of one trial's screen, over the
 :class:`~verifier_tui.tui.controller.Controller` both screens share: every
 change to the task (the verifier edited) re-reads the task and replays. The
-sandbox side is never re-read: it is what Harbor recorded.
+sandbox side is what Harbor recorded: only the screen's r re-reads it, on a
+trial Harbor had not ended.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+
+
+#: The trigger of a replay after its trial's folder was read again (its task then too).
+READ_AGAIN = "trial read again"
 
 
 class ReplayController(Controller):
@@ -43,7 +48,7 @@ class ReplayController(Controller):
     async def _run(self, trigger: str, change: Change | None) -> tuple[str, Replayed]:
         if change is not None:
             trigger = change_words(self.opened, trigger, change)
-        if change is not None or trigger not in ("start", "stand-in chosen"):
+        if change is not None or trigger not in ("start", "stand-in chosen", READ_AGAIN):
             # The task may have changed (a save, or one held while live reload
             # was off): its drift since the run (a digest of its files), its settings.
             await asyncio.to_thread(self.opened.refresh)

@@ -3,7 +3,8 @@ replay's plan, and a :class:`~verifier_tui.engine.session.Session` kept open
 across replays, so that live reload re-runs the replay in the same staged
 layout and only what changed is copied again.
 
-The sandbox side never changes (it is what Harbor recorded); the local side
+The sandbox side is what Harbor recorded: it changes only when a trial Harbor
+had not ended is read again (:meth:`TrialSession.read_again`). The local side
 is re-run and compared each time. After a change to the task (the verifier
 edited), the walkthrough is read again, so the task's drift from the run
 ("tests/verifier.py changed since the run") and its ``task.toml`` settings
@@ -106,7 +107,16 @@ class TrialSession:
         self.stand_in: tuple[Path | None, str | None] = (stand_in.workspace, stand_in.case)
         self.empty_stand_in = stand_in.empty
         self._over_capture = False
-        self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, given=self._given)
+        self.session: Session | None = None
+        self.last: Replayed | None = None
+        self.session_problem: str | None = None
+        self._walk()
+
+    def _walk(self) -> None:
+        """The trial walked (its task found, its sandbox side read), the replay planned, its session opened."""
+        self.walk: TrialWalkthrough = walk_trial(
+            self.trial, self.step, task_dir=self._task_dir, cache=self._cache, given=self._given
+        )
         self._baseline = None
         found = self.walk.location.path
         if found is not None and self.walk.drift is not None and self.walk.drift.same:
@@ -116,10 +126,15 @@ class TrialSession:
 
             self._baseline = task_digest(found)
         self.plan: ReplayPlan = self._plan()
-        self.session: Session | None = None
-        self.last: Replayed | None = None
-        self.session_problem: str | None = None
         self._open_session()
+
+    def read_again(self, trial: Trial) -> None:
+        """``trial``, its folder read anew (:func:`~verifier_tui.engine.harbor.folders.open_trial`), in place
+        of the one read before, and all that follows from it. Harbor writes result.json (with
+        ``finished_at``) as it ends a trial, the verifier's files and the artifacts it captures before
+        that: a trial opened while Harbor ran it may have ended since."""
+        self.trial = trial
+        self._walk()
 
     # -- the plan and its session ----------------------------------------------------
 

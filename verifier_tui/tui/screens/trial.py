@@ -31,7 +31,7 @@ from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.screens.picker import PickerScreen
-from verifier_tui.tui.trial_controller import ReplayController
+from verifier_tui.tui.trial_controller import READ_AGAIN, ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS, AgreementPanel, asks_for_stand_in
 from verifier_tui.tui.widgets.phase_table import PhaseTable
@@ -43,6 +43,8 @@ from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import PHASE_MARKS, change_words, no_task_for, replay_column, verdict_words
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.content import Content
     from textual.dom import DOMNode
 
@@ -61,7 +63,12 @@ STAND_IN = Binding.Group("stand-in")
 class TrialScreen(SizedScreen):
     BINDINGS = [
         key(
-            "r", "run", "replay", "Replay now", "Run the verifier locally again, in Harbor mode, on the trial's inputs"
+            "r",
+            "run",
+            "replay",
+            "Replay now",
+            "Run the verifier locally again, in Harbor mode, on the trial's inputs "
+            "(a trial Harbor had not ended: its folder read again first)",
         ),
         key(
             "w",
@@ -335,6 +342,9 @@ class TrialScreen(SizedScreen):
     # -- keys -------------------------------------------------------------------------------
 
     def action_run(self) -> None:
+        if not self.opened.trial.finished:
+            self._read_again()
+            return
         replayed = self.replayed
         if self.controller.live is None and replayed is not None and replayed.local is None:
             # Nothing runs (no task, no stand-in for /app), and the screen would not move: r looked
@@ -522,15 +532,37 @@ class TrialScreen(SizedScreen):
     # -- stand-ins for /app ---------------------------------------------------------------------
 
     async def _replay_on(self, *, workspace: Path | None = None, case: str | None = None, empty: bool = False) -> None:
-        """Replay on another workspace (or case, or the trial's own): a new session, a new controller."""
+        """Replay on another workspace (or case, or the trial's own)."""
+        await self._renew(
+            lambda: self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty), "stand-in chosen"
+        )
+
+    async def _renew(self, change: Callable[[], None], trigger: str) -> None:
+        """``change`` made to the trial opened, which gives it a new session: a new controller, and a replay."""
         live_reload = self.controller.live_reload
         await self.controller.close()
         try:
-            self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty)
+            change()
         finally:
             self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=live_reload)
         self._show_trial()
-        self.controller.start("stand-in chosen")
+        self.controller.start(trigger)
+
+    @work(name="read the trial again", group="read-again", exclusive=True, exit_on_error=False)
+    async def _read_again(self) -> None:
+        """r on a trial Harbor had not ended when it was read: what the screen shows of it is its folder
+        as it was then, and Harbor may have written its result.json (and the rest) since."""
+        from verifier_tui.engine.harbor.folders import HarborFolderError, open_trial
+
+        try:
+            trial = open_trial(self.opened.trial.path)
+        except (HarborFolderError, OSError) as exc:  # gone or unreadable since it was opened
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.notify(f"r: cannot read the trial again: {why}", severity="error", markup=False)
+            return
+        await self._renew(lambda: self.opened.read_again(trial), READ_AGAIN)
+        ended = "has ended it since" if trial.finished else "has not ended it yet"
+        self.notify(f"the trial read again: Harbor {ended}", markup=False)
 
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
