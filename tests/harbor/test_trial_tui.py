@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import time
 
@@ -553,6 +554,25 @@ async def test_r_on_a_trial_harbor_had_not_ended_reads_it_again_and_shows_it_end
             app, "#sandbox-side .side-body"
         )
         assert app.notices[-1] == "the trial read again: Harbor has ended it since", app.notices
+
+
+async def test_a_replay_in_flight_says_how_long_it_has_run(task, runs):
+    """A replay said "▶ replaying after start" and nothing else till it ended: a verifier that ran for
+    minutes (up to the task's timeout) left a screen where nothing moved, as if it had frozen."""
+    from tests.harbor.trial_app_under_test import TrialAppUnderTest
+    from verifier_tui.engine.harbor.folders import open_trial
+    from verifier_tui.engine.session import Options
+
+    slow = task(verifier="import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n")
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=slow, app={"hello.txt": "hi"}, **PASSED)
+    app = TrialAppUnderTest(open_trial(trial), None, options=Options(), watch=False)  # its clock shown
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot,
+            lambda: re.search(r"▶ replaying after start +[0-9.]+ s", text_of(app, "#trial-status")),
+            "the replay's time in the status line",
+            lambda app: text_of(app, "#trial-status"),
+        )
 
 
 async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):

@@ -256,7 +256,7 @@ class TrialScreen(SizedScreen):
         yield TrialHeader(id="trial-header")
         with RootCauseBox(id="root-cause-box"):
             yield RootCausePanel(id="root-cause")
-        yield ReplayStatus(id="trial-status")
+        yield ReplayStatus(self.fmt, id="trial-status")
         # What the lines above leave: the facts capped to a share of it (app.tcss),
         # so the sides keep rows however long the root cause, and the screen never
         # scrolls (no key scrolls it back); tab reaches what the cap cuts.

@@ -3,13 +3,14 @@ replay in flight or the last replay's agreement with the sandbox."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from verifier_tui.tui.display import content
+from verifier_tui.tui.widgets.status_line import ClockedLine
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import agreement_words
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.harbor.trial_session import Replayed
+    from verifier_tui.tui.display import Display
 
 WATCH_WORDS = {
     "starting": ("live reload: starting", "$text-muted"),
@@ -27,7 +29,7 @@ WATCH_WORDS = {
 AGREEMENT_STYLES = {"same": "bold $success", "differ": "bold $error"}
 
 
-class ReplayStatus(Widget):
+class ReplayStatus(ClockedLine):
     """Each attribute below, set, redraws the line."""
 
     # layout=True: what a change says may take another line (app.tcss), or give one back.
@@ -40,12 +42,17 @@ class ReplayStatus(Widget):
     stale: reactive[str | None] = reactive(None, layout=True)
     """What changed since the replay shown, live reload being off (None: nothing)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, fmt: Display, **kwargs: Any) -> None:
+        super().__init__(fmt, **kwargs)
         self.count = 0
 
     def set_running(self, trigger: str) -> None:
         self.state = content(("▶ replaying ", "bold $accent"), (f"after {one_line(trigger)}", "$text-muted"))
+        self.time_run(time.monotonic())
+
+    def watch_state(self) -> None:
+        """Whatever else it says now (how a replay ended, that it failed), no replay is timed."""
+        self.time_run(None)
 
     def set_finished(self, replayed: Replayed, trigger: str) -> None:
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
@@ -81,4 +88,5 @@ class ReplayStatus(Widget):
             if self.stale
             else ()
         )
-        return content((text, style), "   ", self.state, *stale)
+        clock = (f"  {self.elapsed}", "bold") if self.elapsed else ""
+        return content((text, style), "   ", self.state, clock, *stale)

@@ -28,12 +28,44 @@ if TYPE_CHECKING:
 TICK_S = 0.1
 
 
-class StatusLine(Widget):
-    """Each attribute below, set, redraws the line. What a run in flight sets
-    ten times a second (``elapsed``) is a repaint alone, on one line, so the
-    screen is not laid out again; a note, an outcome or a run starting or
-    ending lays it out again: the stylesheet lets the line wrap to three, so a
-    long note (R's, a case kept, a run that could not start) is read whole."""
+class ClockedLine(Widget):
+    """A line that says how long the run in flight has run (a task's, a trial's replay): a run's
+    time moving is what tells a long one from a frozen screen. Set ten times a second,
+    ``elapsed`` is a repaint alone, on one line, so the screen is not laid out again."""
+
+    elapsed = reactive("")
+    """How long the run in flight has run, as shown."""
+
+    def __init__(self, fmt: Display, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fmt = fmt
+        self._timer: Timer | None = None
+        self._started: float | None = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(TICK_S, self._tick, pause=True)
+
+    def time_run(self, started: float | None) -> None:
+        """Time the run that started at ``started`` (``time.monotonic``), or none (None)."""
+        self._started = started
+        self.elapsed = ""
+        if self._timer is None:
+            return
+        if started is None:
+            self._timer.pause()
+        else:
+            self._timer.resume()
+
+    def _tick(self) -> None:
+        if self._started is not None:
+            self.elapsed = self.fmt.elapsed(time.monotonic() - self._started)
+
+
+class StatusLine(ClockedLine):
+    """Each attribute below, set, redraws the line. A note, an outcome or a
+    run starting or ending lays it out again: the stylesheet lets the line
+    wrap to three, so a long note (R's, a case kept, a run that could not
+    start) is read whole."""
 
     watching: reactive[tuple[str, str]] = reactive(("starting", ""), layout=True)
     """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
@@ -42,8 +74,6 @@ class StatusLine(Widget):
     starts and ends (the ticks set ``elapsed``): laid out then, or an outcome
     shown when another case's run ends (``set_finished(None)``) kept the one
     line of "running"."""
-    elapsed = reactive("")
-    """How long the run in flight has run, as shown."""
     last: reactive[Content | None] = reactive(None, always_update=True, layout=True)
     """The last run's outcome."""
     note: reactive[Content | None] = reactive(None, always_update=True, layout=True)
@@ -52,14 +82,6 @@ class StatusLine(Widget):
     """"Every case on save" is on: said beside live reload's state."""
     stale: reactive[str | None] = reactive(None, layout=True)
     """What changed since the shown run, live reload being off (None: nothing)."""
-
-    def __init__(self, fmt: Display, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.fmt = fmt
-        self._timer: Timer | None = None
-
-    def on_mount(self) -> None:
-        self._timer = self.set_interval(TICK_S, self._tick, pause=True)
 
     def set_running(self, case: str | None, trigger: str) -> None:
         self.note = None
@@ -87,17 +109,7 @@ class StatusLine(Widget):
         self.note = content((text, style))
 
     def watch_running(self, running: tuple[str, str, float] | None) -> None:
-        self.elapsed = ""
-        if self._timer is None:
-            return
-        if running is None:
-            self._timer.pause()
-        else:
-            self._timer.resume()
-
-    def _tick(self) -> None:
-        if self.running is not None:
-            self.elapsed = self.fmt.elapsed(time.monotonic() - self.running[2])
+        self.time_run(None if running is None else running[2])
 
     def render(self) -> Content:
         state, detail = self.watching
