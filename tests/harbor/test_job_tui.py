@@ -762,3 +762,31 @@ async def test_the_jobs_list_counts_the_trial_folders_of_a_job_without_result_js
         table = app.screen.query_one(DataTable)
         row = [str(cell) for cell in table.get_row_at(0)]
         assert row[1] == "running" and row[3] == "2"
+
+
+async def test_r_reads_the_jobs_list_again_after_harbor_ended_a_job_keeping_its_marks(real, tmp_path):
+    """A job Harbor ran while the list was read stayed "no result.json: the job is running" for good: its
+    overview's r showed it ended, and esc came back to the list that said it was still running, with no key
+    to read it again."""
+    jobs = tmp_path / "jobs"
+    for name in ("oracle-pass", "nop-fail"):
+        shutil.copytree(real / "jobs" / name, jobs / name)
+    (jobs / "oracle-pass" / "result.json").rename(tmp_path / "later.json")
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+
+        def row(name: str) -> list[str]:
+            table = app.screen.query_one(DataTable)
+            return [str(cell) for cell in table.get_row_at([job.name for job in app.screen.jobs].index(name))]
+
+        assert "running" in row("oracle-pass")[4]
+        app.screen.query_one(DataTable).move_cursor(row=[job.name for job in app.screen.jobs].index("oracle-pass"))
+        await pilot.press("space")
+        assert "r read again" in footer_promises(app.screen)
+        (tmp_path / "later.json").rename(jobs / "oracle-pass" / "result.json")  # Harbor ends the job
+        await pilot.press("r")
+        await until(pilot, lambda: app.screen.done and app.screen.jobs and row("oracle-pass")[4] == "1 passed", "read")
+        assert row("oracle-pass")[0] == "A" and row("nop-fail")[0] == " "  # the mark stays on its job
+        table = app.screen.query_one(DataTable)
+        assert app.screen.jobs[table.cursor_row].name == "oracle-pass"  # and the cursor

@@ -44,6 +44,13 @@ class JobsScreen(FolderScreen):
             "Compare the two marked jobs",
             "Per task: each job's trials passed and mean, the difference, the trials whose outcome flipped",
         ),
+        key(
+            "r",
+            "read_again",
+            "read again",
+            "Read the jobs again",
+            "Harbor may have started jobs in the folder, or ended some, since it was read",
+        ),
         HELP,
         QUIT,
     ]
@@ -127,14 +134,27 @@ class JobsScreen(FolderScreen):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show, jobs, notes)
 
+    def action_read_again(self) -> None:
+        """The folder as it is now, the marks and the cursor kept on their jobs."""
+        self.done = False
+        self._header()
+        self._read()
+
     def _show(self, jobs: list[JobSummary], notes: list[str]) -> None:
+        table = self.query_one(DataTable)
+        # Read again, the rows may come in another order (a job started since): what was marked, and the
+        # row under the cursor, are found again by their folders.
+        marked = [self.jobs[index].path for index in self.marked]
+        current = self.jobs[table.cursor_row].path if 0 <= table.cursor_row < len(self.jobs) else None
+        paths = [job.path for job in jobs]
+        self.marked = [paths.index(path) for path in marked if path in paths]
         self.jobs, self.done, self.notes = jobs, True, notes
         rows = []
-        for job in jobs:
+        for index, job in enumerate(jobs):
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
             rows.append(
                 (
-                    " ",
+                    self._mark(index),
                     cell(job.name),
                     job.mean_words,
                     job.trials_words,
@@ -143,8 +163,15 @@ class JobsScreen(FolderScreen):
                     cell(", ".join(one_name(agent) for agent in job.agents) or "-"),
                 )
             )
-        self.query_one(DataTable).add_rows(rows)
+        table.clear()
+        table.add_rows(rows)
+        if current in paths:
+            table.move_cursor(row=paths.index(current))
         self._header()
+
+    def _mark(self, index: int) -> str:
+        """The comparison's side of the job in row ``index``, A or B, or a space."""
+        return "AB"[self.marked.index(index)] if index in self.marked else " "
 
     def action_mark(self) -> None:
         """Mark the job under the cursor (a third mark lets go of the first)."""
@@ -157,7 +184,7 @@ class JobsScreen(FolderScreen):
         else:
             self.marked = [*self.marked, row][-2:]
         for index in range(len(self.jobs)):
-            mark = "AB"[self.marked.index(index)] if index in self.marked else " "  # the comparison's sides
+            mark = self._mark(index)
             if table.get_cell_at(Coordinate(index, 0)) != mark:
                 table.update_cell_at(Coordinate(index, 0), mark)
         self._header()
