@@ -1345,12 +1345,40 @@ def test_a_test_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, t
     assert sorted(names) == ["correct", "missing-file", "wrong-case", "wrong-text"], names
 
 
-def test_a_test_of_no_case_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
-    """The same when nothing could be tested (a folder of tasks, none with a case): the document came
-    first, and the report of why was never written."""
+def _tasks_of_no_case(tmp_path: Path) -> Path:
     make_task(tmp_path / "tasks" / "alpha")
-    names = junit_of_a_test_to_a_full_disk(env, tmp_path, tmp_path / "tasks", "--json")
-    assert names == ["(task)", "(command line)"], names
+    return tmp_path / "tasks"
+
+
+def _a_task_harbor_refuses(tmp_path: Path) -> Path:
+    task = copy_example("hello-file", tmp_path / "hello-file")
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0"', "version = 1"))
+    return task
+
+
+@pytest.mark.parametrize(
+    ("make", "cases"),
+    [
+        (_tasks_of_no_case, ["(command line)", "(task)"]),
+        (_a_task_harbor_refuses, ["correct", "missing-file", "wrong-case", "wrong-text"]),
+    ],
+    ids=["no-case", "refused-task"],
+)
+def test_a_test_of_nothing_to_run_whose_stdout_is_a_full_disk_still_writes_its_junit_report(env, tmp_path, make, cases):
+    """The same when nothing could be tested (a folder of tasks, none with a case; a task Harbor
+    refuses, its cases not run): the document came first, and the report of why was never written."""
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, make(tmp_path), "--json")
+    assert sorted(names) == cases, names
+
+
+def test_a_task_harbor_refuses_says_a_junit_file_the_disk_cannot_take(env, tmp_path):
+    """Nothing run, and a report the disk refuses: both said, exit 2 (the full disk went unsaid, as
+    though the report of the refusal were there for CI)."""
+    done = run_tool(env, "test", _a_task_harbor_refuses(tmp_path), "--junit", "/dev/full", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and "Harbor would refuse to run this task" in done.stderr, done.stderr
+    assert done.stderr.strip().endswith("--junit /dev/full: cannot write it: No space left on device"), done.stderr
 
 
 # The tool, a second Ctrl+C landing as it writes the stopped run's report (a

@@ -58,6 +58,14 @@ def test_a_test_job_whose_stdout_is_a_full_disk_still_writes_its_junit_report(ta
     assert len(names) == 1 and names[0].startswith("demo__"), names
 
 
+def test_a_test_job_of_no_trial_says_a_junit_file_the_disk_cannot_take(runs, env):
+    """Nothing to replay, and a report the disk refuses: both said, exit 2 (the full disk went unsaid)."""
+    done = run_tool(env, "test", make_job(runs / "jobs" / "empty", {}), "--junit", "/dev/full", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and "no trial folders in this job" in done.stderr, done.stderr
+    assert done.stderr.strip().endswith("--junit /dev/full: cannot write it: No space left on device"), done.stderr
+
+
 def test_a_junit_file_inside_the_job_is_refused(task, runs, tmp_path, env):
     """Nothing of a job or its trials is written: a report among them neither."""
     job = a_job(task, runs, tmp_path)

@@ -315,10 +315,11 @@ def _nothing_to_test(
     script reading stdout got nothing to parse."""
     without = collection.without_cases
     ran: list[tuple[Any, list[RunResult]]] = [(group, []) for group in groups]
+    junit = None
     if args.junit and not report.output_file_problem("--junit", args.junit, own):
         # a report of the last run left in place would show CI a green page; written first: stdout that
         # cannot be written (a full disk) ends the command
-        report.write_junit(args.junit, name, report.junit_cases(ran, without, collection.without_step), 0.0)
+        junit = report.write_junit(args.junit, name, report.junit_cases(ran, without, collection.without_step), 0.0)
     if args.json:
         terminal.out_json(report.test_json(ran, 0.0, without, collection.without_step))
     for group in groups:
@@ -329,6 +330,8 @@ def _nothing_to_test(
         terminal.error(report.without_case(task))
     for lacking in collection.without_step:
         terminal.error(report.without_the_step(lacking))
+    if junit is not None:
+        terminal.error(junit)
     return 2
 
 

@@ -795,7 +795,9 @@ def refused_run(
     terminal.error(message)
     if junit is not None and output_file_problem("--junit", junit, own) is None:
         error = JunitCase("verifier-tui", "(command line)", "0", error=message)
-        write_junit(junit, "verifier-tui", [*listed, error], 0.0)
+        problem = write_junit(junit, "verifier-tui", [*listed, error], 0.0)
+        if problem is not None:  # unsaid, CI would show the last run's report as this one's
+            terminal.error(problem)
     return 2
 
 
