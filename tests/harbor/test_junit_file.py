@@ -9,6 +9,7 @@ import os
 import signal
 import textwrap
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +57,23 @@ def test_a_test_job_whose_stdout_is_a_full_disk_still_writes_its_junit_report(ta
     run writes its report first. It is written first here too, the full disk said in one line."""
     names = junit_of_a_test_to_a_full_disk(env, tmp_path, a_job(task, runs, tmp_path))
     assert len(names) == 1 and names[0].startswith("demo__"), names
+
+
+def test_a_test_job_json_whose_stdout_is_a_full_disk_writes_a_report_that_it_stopped(task, runs, tmp_path, env):
+    """``test JOB --json --junit out.xml >/dev/full``: the document's first lines, printed before any
+    replay, could not be written, and the command ended there, the last run's report (all green) left
+    for CI. Its report now says the run stopped because standard output could not be written."""
+    report = tmp_path / "out.xml"
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, a_job(task, runs, tmp_path), "--json")
+    assert names == ["(stopped)"], names
+    error = ET.parse(report).getroot().find("testcase/error")
+    assert error is not None and "standard output" in error.get("message", ""), ET.tostring(ET.parse(report).getroot())
+
+
+def test_a_test_job_of_no_trial_whose_stdout_is_a_full_disk_still_writes_its_junit_report(runs, tmp_path, env):
+    """A job with no trial folder: its document came before the report, which was never written."""
+    names = junit_of_a_test_to_a_full_disk(env, tmp_path, make_job(runs / "jobs" / "empty", {}), "--json")
+    assert names == ["(command line)"], names
 
 
 def test_a_test_job_of_no_trial_says_a_junit_file_the_disk_cannot_take(runs, env):
@@ -250,27 +268,44 @@ def test_a_sigterm_as_python_is_checked_for_test_job_prints_the_document_of_no_t
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
-def test_a_signal_while_the_trials_are_read_ends_the_reading(task, runs, tmp_path, env, sig):
-    """A CI job's timeout (or Ctrl+C) as ``test JOB`` read a job of thousands of trials: the signal
-    waited until every trial had been read. Here the reading never ends by itself (it waits on a FIFO
-    after the first trial): the signal ends it, no trial ran, and the document and the report say so,
-    as ``test`` on tasks does."""
+def _a_job_read_until_a_signal(task, runs, tmp_path, env, sig, out):
+    """``test JOB --json --junit out.xml > out`` signalled while it reads the trials (the reading waits
+    on a FIFO after the first trial): its exit status, stderr and report."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     for name in ("a__aaaaaaa", "b__bbbbbbb"):
         sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
     fifo = tmp_path / "reading"
     os.mkfifo(fifo)
-    report, out = an_old_green_report(tmp_path / "out.xml"), tmp_path / "out.json"
+    report = an_old_green_report(tmp_path / "out.xml")
     tool = held_at("verifier_tui.engine.harbor.folders:TrialRef.read", fifo)
     args = ["test", job, "--json", "--junit", report, "--python", PY]
     code, err = interrupted(env, args, "wait_for_partner", sig, "never waited on the FIFO", out, tool)
+    return code, err, report
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_while_the_trials_are_read_ends_the_reading(task, runs, tmp_path, env, sig):
+    """A CI job's timeout (or Ctrl+C) as ``test JOB`` read a job of thousands of trials: the signal
+    waited until every trial had been read. Here the reading never ends by itself (it waits on a FIFO
+    after the first trial): the signal ends it, no trial ran, and the document and the report say so,
+    as ``test`` on tasks does."""
+    out = tmp_path / "out.json"
+    code, err, report = _a_job_read_until_a_signal(task, runs, tmp_path, env, sig, out)
     assert code == 128 + sig and "Traceback" not in err, (code, err)
     data = json.loads(out.read_text())
     assert data["stopped"] == f"stopped by {sig.name} before the trials to run were all found: none ran", data
     assert data["trials"] == [] and data["trial_folders"] == 0 and data["stopped"] in err, data
     assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"]
+
+
+def test_a_signal_while_the_trials_are_read_writes_the_report_though_stdout_is_a_full_disk(task, runs, tmp_path, env):
+    """The same, stdout a full disk: the document's first lines, printed before the report, ended the
+    command, and the last run's report (all green) was left for CI. The report says the stop."""
+    code, err, report = _a_job_read_until_a_signal(task, runs, tmp_path, env, signal.SIGTERM, Path("/dev/full"))
+    assert "Traceback" not in err and err.count("No space left on device") == 1, (code, err)
+    assert [case.get("name") for case in ET.parse(report).getroot().iter("testcase")] == ["(stopped)"], err
+    assert code == 128 + signal.SIGTERM, (code, err)
 
 
 def test_the_folders_a_job_leaves_out_are_notes_of_the_junit_report_as_of_the_table(task, runs, tmp_path, env):

@@ -662,10 +662,10 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
         if group.error is not None:
             return _no_trial(args, group, own)
         started = time.perf_counter()
-        stream = _TrialsStream(group) if args.json else None
+        stream: _TrialsStream | None = None
 
         # --json streams each trial's line as it ends: that is its progress
-        progress = terminal.Progress(len(group.cases), "trials", "differ", wanted=stream is None)
+        progress = terminal.Progress(len(group.cases), "trials", "differ", wanted=not args.json)
 
         def keep(_group: JobTrials, index: int, opened: TrialSession | NotReplayed) -> JobRow:
             """A trial's row, its session closed: only the words are kept."""
@@ -684,7 +684,13 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
 
         kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
         try:
+            stream = _TrialsStream(group) if args.json else None
             rows = _replay_all(args, group, keep, kept, in_jobs, progress, started, stream)
+        except OSError:
+            # --json's document is written as the replays go, before the report: stdout that cannot be
+            # written (a full disk) ends the command, and the last run's report, left, would be CI's to show
+            _stdout_failed(args, group, in_jobs, [kept[i] for i in sorted(kept)], started)
+            raise
         finally:
             progress.erase()
         if isinstance(rows, int):
@@ -732,9 +738,11 @@ def _no_trial(args: argparse.Namespace, group: JobTrials, own: list[tuple[str, P
     same (no trial in it, why in its problems), as test TASK prints its own with nothing to test."""
     from verifier_tui.commands.report import refused_run
 
+    # the report first: stdout that cannot be written (a full disk) ends the command
+    status = refused_run(args.junit, f"{group.folder}: {group.error}", own)
     if args.json:
         _TrialsStream(group).end(_job_counts(args, group, [], 0.0))
-    return refused_run(args.junit, f"{group.folder}: {group.error}", own)
+    return status
 
 
 def _job_counts(
@@ -847,7 +855,9 @@ def _read_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]], i
     halted = SystemExit(stopping.status(2))
     unread = JobTrials(name=args.target.root.name, folder=args.target.root, replays=None)
     why = stopped_words(halted, 0, 0, "trials")
-    _say_stopped(args, unread, in_jobs, [], 0.0, why, _TrialsStream(unread) if args.json else None)
+    _say_stopped(args, unread, in_jobs, [], 0.0, why, None)
+    if args.json:  # begun after the report: stdout that cannot be written (a full disk) ends the command
+        _TrialsStream(unread).end(_job_counts(args, unread, [], 0.0, stopped=why))
     return stopping.exit_status(halted)
 
 
@@ -871,6 +881,17 @@ def _say_stopped(
             terminal.error(problem)
     if stream is not None:
         stream.end(_job_counts(args, group, rows, wall, stopped=why))
+
+
+def _stdout_failed(
+    args: argparse.Namespace, group: JobTrials, in_jobs: bool, rows: list[JobRow], started: float
+) -> None:
+    """``test JOB --json``'s document cut by stdout that could not be written (a full disk), ``rows`` finished:
+    said as a signal's stop is, ``--junit``'s report holding why the rest never ran as a ``(stopped)`` error.
+    Any other error leaves the report alone."""
+    if terminal.output_failed():
+        why = f"stopped as standard output could not be written: {len(rows)} of {len(group.cases)} trials finished"
+        _say_stopped(args, group, in_jobs, rows, time.perf_counter() - started, why, None)
 
 
 @record
