@@ -1226,3 +1226,12 @@ def test_the_command_that_reproduces_a_run_on_this_machines_network_shares_it(tm
     again = run_in_shell_text(shlex.join(data["command"]), env, tmp_path)
     assert json.loads(again.stdout)["limits"]["network_given"] == "host", data["command"]
     assert "--network" not in run_json(env, task_dir)["command"]  # the task's own network: nothing to say
+
+
+def test_a_stages_folders_read_on_the_class_are_their_descriptors(tmp_path):
+    """``Stage.tests_dir`` (introspection, a debugger's watch) raised AttributeError on ``None.root``:
+    on the class each folder is its descriptor; on a stage, the path under that stage's root."""
+    from verifier_tui.engine.sandbox.stage import Stage
+
+    assert Stage.reward_dir.parts == ("logs", "verifier")
+    assert Stage(root=tmp_path).reward_dir == tmp_path / "logs" / "verifier"

@@ -48,7 +48,7 @@ import threading
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from verifier_tui.engine import cache, procfs, untrusted
 from verifier_tui.engine.filters import BYTECODE
@@ -92,7 +92,13 @@ class _Folder:
     def __init__(self, *parts: str) -> None:
         self.parts = parts
 
-    def __get__(self, stage: Stage, owner: object = None) -> Path:
+    @overload
+    def __get__(self, stage: None, owner: object = None) -> _Folder: ...
+    @overload
+    def __get__(self, stage: Stage, owner: object = None) -> Path: ...
+    def __get__(self, stage: Stage | None, owner: object = None) -> Path | _Folder:
+        if stage is None:  # read on the class (introspection): the descriptor, as a property is
+            return self
         return stage.root.joinpath(*self.parts)
 
 
