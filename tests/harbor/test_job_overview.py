@@ -1240,3 +1240,18 @@ def test_the_jobs_list_counts_the_trial_folders_of_a_job_without_result_json(run
     assert "no result.json" in row
     job = json.loads(run_tool(env, "run", "--json", jobs, cwd=tmp_path).stdout)["jobs"][0]
     assert (job["n_total_trials"], job["trial_folders"]) == (None, 2)
+
+
+def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real, tmp_path):
+    # A scratch folder holding a downloaded job and a verifier being tried: `run verifier.py` listed the
+    # jobs and exited 0, so a CI step that ran the verifier passed without running it.
+    scratch = tmp_path / "scratch"
+    shutil.copytree(real / "jobs" / "oracle-pass", scratch / "oracle-pass")
+    (scratch / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+    (scratch / "notes.txt").write_text("")
+    done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
+    no_traceback(done)
+    assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}
+    done = run_tool(env, "run", scratch / "notes.txt")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "notes.txt is not a Python file" in done.stderr

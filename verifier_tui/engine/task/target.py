@@ -235,7 +235,8 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
     opened on that step. None when nothing Harbor is there."""
     start = Path(os.path.normpath(Path(path).expanduser().absolute()))  # no "..", links kept
-    if start.is_file():
+    a_file = start.is_file()
+    if a_file:
         start = start.parent
     kind = harbor_kind(start)
     if kind is not None:
@@ -251,7 +252,9 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
         if harbor_kind(probe) == "trial":
             step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
             return "trial", probe, step
-    held = folder_of(start)
+    # A file beside job or trial folders is that file (a verifier being tried in a scratch folder
+    # holding a downloaded job), never the folder around it: Harbor writes no file there.
+    held = None if a_file else folder_of(start)
     if held is not None:  # a folder of trials without job files reads as a job
         return ("jobs" if held == "jobs" else "job"), start, None
     return None
