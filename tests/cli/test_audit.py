@@ -607,3 +607,16 @@ def test_probes_that_find_no_file_descriptor_are_each_said_not_started(env, tmp_
     rows = sorted(done.stdout.splitlines()[2:-1])
     assert len(rows) == 2 and rows[0].startswith("✓  "), done.stdout
     assert rows[1].startswith("✗  ") and "could not start: " in rows[1], done.stdout
+
+
+def test_what_every_probe_ran_without_is_said_as_run_and_test_say_it(env, tmp_path):
+    # The task's env names a variable this machine lacks, which Harbor would refuse to run without:
+    # `run` and `test` said so, audit judged every probe on a run without it in silence.
+    task = lenient_task(tmp_path)
+    write(task / "task.toml", 'version = "1.0"\n[verifier]\nenv = { TOKEN = "${VT_AUDIT_UNSET}" }\n')
+    env = {k: v for k, v in env.items() if k != "VT_AUDIT_UNSET"}
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    said = [line for line in done.stdout.splitlines() if "VT_AUDIT_UNSET is not set" in line]
+    assert len(said) == 1 and said[0].startswith("note: "), done.stdout
+    assert "Harbor would stop with ValueError" in said[0]

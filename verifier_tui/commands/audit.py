@@ -104,9 +104,10 @@ def _print(
     ]
     notes += [f"case {one_line(c.name)}: {_case_problem(p)}" for c in task.cases for p in c.problems]
     notes += case_notes
-    failed = judged.run if judged is not None and judged.failed else None
-    # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
-    for notice in dict.fromkeys(notes + (failed.notices if failed else [])):
+    # What every run had (a failed bar case's: a file staging skipped; a variable of the task's env this
+    # machine lacks, which Harbor would refuse to run without), as run and test say it.
+    ran = [*([judged.run] if judged is not None and judged.run is not None else []), *(f.result for f in findings)]
+    for notice in dict.fromkeys(notes + report.common_notes(ran)):
         terminal.out(f"note: {one_line(notice)}")
     if judged is not None and judged.failed:
         terminal.out(_failed_bar_line(judged, session))

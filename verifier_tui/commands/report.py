@@ -513,8 +513,14 @@ def shared_notes(results: list[RunResult]) -> list[str]:
     none when every case passed. A failed case's other notes are its own."""
     if all(result.expected_matched for result in results):
         return []
+    return common_notes(results)
+
+
+def common_notes(results: list[RunResult]) -> list[str]:
+    """The notes every one of ``results`` has (a variable of the task's env left
+    out, a module shadowing the standard library): what all of them ran with."""
     others = [run_notes(result) for result in results[1:]]
-    return [note for note in run_notes(results[0]) if all(note in notes for notes in others)]
+    return [note for note in run_notes(results[0]) if all(note in notes for notes in others)] if results else []
 
 
 def test_lines(
