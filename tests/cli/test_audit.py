@@ -620,3 +620,14 @@ def test_what_every_probe_ran_without_is_said_as_run_and_test_say_it(env, tmp_pa
     said = [line for line in done.stdout.splitlines() if "VT_AUDIT_UNSET is not set" in line]
     assert len(said) == 1 and said[0].startswith("note: "), done.stdout
     assert "Harbor would stop with ValueError" in said[0]
+
+
+def test_audit_json_has_the_notes_the_text_says(env, tmp_path):
+    task = lenient_task(tmp_path)
+    write(task / "task.toml", 'version = "1.0"\n[verifier]\nenv = { TOKEN = "${VT_AUDIT_UNSET}" }\n')
+    env = {k: v for k, v in env.items() if k != "VT_AUDIT_UNSET"}
+    text = run_tool(env, "audit", task, "--python", PY).stdout
+    data = json.loads(run_tool(env, "audit", task, "--python", PY, "--json").stdout)
+    said = [line.removeprefix("note: ") for line in text.splitlines() if line.startswith("note: ")]
+    assert any("VT_AUDIT_UNSET is not set" in note for note in said)
+    assert data["notices"] == said

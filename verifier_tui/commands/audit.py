@@ -61,6 +61,7 @@ def audit_command(args: argparse.Namespace) -> int:
         flagged = [finding for finding in findings if finding.matches is not None]
         judgeable = any(finding.result.outcome not in UNJUDGED for finding in findings)
         refused = task.config.refused
+        notes = _notes(session, findings, judged, unread + unprobed)
         if args.json:
             terminal.out_json(
                 {
@@ -71,30 +72,21 @@ def audit_command(args: argparse.Namespace) -> int:
                     "unread": unread,
                     "unprobed": unprobed,
                     "flagged": len(flagged),
+                    "notices": notes,
                     "harbor_refuses_task": refused,
                     "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
                 }
             )
         else:
-            _print(session, findings, judged, flagged, judgeable, unread + unprobed)
+            _print(session, findings, judged, flagged, judgeable, notes)
     if judged is None or judged.failed or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0
 
 
-def _print(
-    session: Session,
-    findings: list[Finding],
-    judged: Bar | None,
-    flagged: list[Finding],
-    judgeable: bool,
-    case_notes: list[str],
-) -> None:
+def _notes(session: Session, findings: list[Finding], judged: Bar | None, case_notes: list[str]) -> list[str]:
+    """What the text says in ``note:`` lines and ``--json`` in ``notices``, each once."""
     task = session.task
-    cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
-    runner = runner_words(session)
-    said = [f"task {one_line(task.name)}", f"verifier {here(session.verifier or '')}", session.options.python]
-    terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     notes = [*task.notices(), *verifier_notices(task, session.verifier)]
     # A multi-step task: the probes run tests/ with its [verifier], which Harbor never runs as such. audit
     # takes no --step, so the note names the command that runs one step, as the pytest plugin's does.
@@ -107,7 +99,23 @@ def _print(
     # What every run had (a failed bar case's: a file staging skipped; a variable of the task's env this
     # machine lacks, which Harbor would refuse to run without), as run and test say it.
     ran = [*([judged.run] if judged is not None and judged.run is not None else []), *(f.result for f in findings)]
-    for notice in dict.fromkeys(notes + report.common_notes(ran)):
+    return list(dict.fromkeys(notes + report.common_notes(ran)))
+
+
+def _print(
+    session: Session,
+    findings: list[Finding],
+    judged: Bar | None,
+    flagged: list[Finding],
+    judgeable: bool,
+    notes: list[str],
+) -> None:
+    task = session.task
+    cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
+    runner = runner_words(session)
+    said = [f"task {one_line(task.name)}", f"verifier {here(session.verifier or '')}", session.options.python]
+    terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
+    for notice in notes:
         terminal.out(f"note: {one_line(notice)}")
     if judged is not None and judged.failed:
         terminal.out(_failed_bar_line(judged, session))
