@@ -693,6 +693,9 @@ class VerifierCases:
                     task = VerifierTask.from_parent(
                         collector, name=one_id(name), nodeid=nodeid, path=folder, group=group, cases=cases
                     )
+                    # -k takes the words of the id shown, as pytest's own nodes hold the folders of a test's path:
+                    # a task named otherwise in task.toml (its node's name) is also its folder's.
+                    task.extra_keyword_matches.add(nodeid)
                     if group.session is None:
                         jobs[nodeid] = task
                     tasks.append(task)

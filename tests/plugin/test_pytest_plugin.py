@@ -93,6 +93,15 @@ def test_a_raising_verifier_reports_the_traceback_on_the_users_files(pytester, t
     assert "FileNotFoundError" in text and "/stage-" not in text  # no scratch path is left in it
 
 
+def test_k_selects_a_task_by_the_folder_its_ids_show(pytester):
+    # A task whose task.toml names it otherwise than its folder: -k by the folder in the id selected
+    # nothing, as the id's own words are what -k takes on any test; -k by its [task] name still selects it.
+    one_case_task(pytester, "hello-world", toml='[task]\nname = "myorg/greeter"\n')
+    one_case_task(pytester, "other")
+    run(pytester, "--verifier-cases", "tasks", "-k", "hello-world").assert_outcomes(passed=1, deselected=1)
+    run(pytester, "--verifier-cases", "tasks", "-k", "greeter").assert_outcomes(passed=1, deselected=1)
+
+
 def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-k", "hello-file and wrong")
     done.assert_outcomes(passed=2, deselected=6)
