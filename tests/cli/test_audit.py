@@ -374,6 +374,9 @@ def test_a_task_harbor_would_refuse_is_said_and_exits_2(env, tmp_path):
     assert done.stdout.splitlines()[-1].startswith("Harbor would refuse to run this task: "), done.stdout
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
     assert data["harbor_refuses_task"]
+    # Said once, last, as test says it once: a note above it said the same sentence again.
+    assert sum(data["harbor_refuses_task"] in line for line in done.stdout.splitlines()) == 1, done.stdout
+    assert not any(data["harbor_refuses_task"] in note for note in data["notices"])
 
 
 def test_a_case_whose_workspace_leads_out_of_the_task_is_said_not_probed_in_silence(env, tmp_path):

@@ -19,7 +19,7 @@ from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.suite import MAKE_A_CASE
 from verifier_tui.engine.task.cases import ON_SCRATCH
-from verifier_tui.engine.task.config import refused_words
+from verifier_tui.engine.task.config import USES_DEFAULTS, refused_words
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.task.steps import steps_notices
 from verifier_tui.words.paths import here
@@ -87,7 +87,13 @@ def audit_command(args: argparse.Namespace) -> int:
 def _notes(session: Session, findings: list[Finding], judged: Bar | None, case_notes: list[str]) -> list[str]:
     """What the text says in ``note:`` lines and ``--json`` in ``notices``, each once."""
     task = session.task
-    notes = [*task.notices(), *verifier_notices(task, session.verifier)]
+    # Why Harbor would refuse the task is said once, last (_print_tail), as test says it once.
+    said_last = refused_words(task.config.refused) if task.config.refused is not None else None
+    notes = [
+        n
+        for n in [*task.notices(), *verifier_notices(task, session.verifier)]
+        if said_last is None or n.removesuffix(USES_DEFAULTS) != said_last
+    ]
     # A multi-step task: the probes run tests/ with its [verifier], which Harbor never runs as such. audit
     # takes no --step, so the note names the command that runs one step, as the pytest plugin's does.
     notes += [
