@@ -513,6 +513,28 @@ def test_a_cases_folder_the_user_cannot_read_is_said_not_taken_for_none(ordinary
     assert f"note: {unread}: no case is listed" in ran.stdout, ran.stdout
 
 
+def test_a_case_folder_the_user_cannot_read_is_a_note_whichever_case_sorts_first(ordinary_user):
+    """A case folder of mode 000 was a note and the audit went on, unless its name sorted
+    first (the case run and explain take by default, which audit never chooses): then the
+    whole audit was refused in one line, exit 2."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        ANSWER_IS_42,
+        cases={"a-locked": {"answer.txt": "41\n"}, "right": {"answer.txt": "42\n"}, "z-locked": {}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    for locked in ("a-locked", "z-locked"):
+        (task / "cases" / locked).chmod(0)
+    done = ordinary_user.run("audit", task)
+    no_traceback(done)
+    assert done.stderr == "", done.stderr
+    for locked in ("a-locked", "z-locked"):
+        assert f"note: case {locked}: {task / 'cases' / locked} cannot be read (Permission denied)" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("0 of 4 probes score as high as right's 1"), done.stdout
+    assert done.returncode == 0
+
+
 def test_audit_on_a_place_in_a_trial_names_the_trial_it_is_in(env, tmp_path):
     """``audit TRIAL/agent`` said `.../agent is a Harbor trial folder`, and of
     ``TRIAL/verifier/test-stdout.txt`` that a file is a folder; ``audit jobs/`` `open the

@@ -37,6 +37,9 @@ UNJUDGED = (Outcome.TIMED_OUT, Outcome.KILLED, Outcome.COULD_NOT_START)
 
 def audit_command(args: argparse.Namespace) -> int:
     with Session(args.target, args.options) as session:
+        # audit runs every case's inputs, never the case run takes by default (the first by name): one that
+        # cannot be read is a note below, whatever its name, not a refusal of the whole audit.
+        session.select_case(None)
         if report.refused_before_running(session):  # a --python that cannot run the runner too: no probe could start
             return 2
         task = session.task
