@@ -277,7 +277,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
                 "explain": "print the runner's explanation as JSON",
                 "test": "print the results as JSON (with --watch: one document per round, one per line)",
                 "watch": "one JSON document per run, one per line",
-                "audit": "print each probe's result as JSON",
+                "audit": "print the audit as one JSON document: the bar, each probe, the notes",
                 "compare": "print the comparison as one JSON document",
             },
         ),

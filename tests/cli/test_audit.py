@@ -656,3 +656,9 @@ def test_audit_json_has_the_notes_the_text_says(env, tmp_path):
     said = [line.removeprefix("note: ") for line in text.splitlines() if line.startswith("note: ")]
     assert any("VT_AUDIT_UNSET is not set" in note for note in said)
     assert data["notices"] == said
+
+
+def test_audit_help_says_its_json_is_one_document(env):
+    # It said "print each probe's result as JSON", as if a line a probe followed (as watch prints a line a run).
+    said = " ".join(run_tool(env, "audit", "--help").stdout.split())
+    assert "--json print the audit as one JSON document" in said, said
