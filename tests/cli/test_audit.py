@@ -662,3 +662,19 @@ def test_audit_help_says_its_json_is_one_document(env):
     # It said "print each probe's result as JSON", as if a line a probe followed (as watch prints a line a run).
     said = " ".join(run_tool(env, "audit", "--help").stdout.split())
     assert "--json print the audit as one JSON document" in said, said
+
+
+def test_what_the_probes_are_given_that_harbor_would_not_give_is_said_as_test_says_it(env, tmp_path):
+    # The cases take task_data.json beside task.toml, which Harbor never uploads (verify gets {} there), and a
+    # ${VAR} the task's env fills from this shell: test said both, audit judged the probes on them unsaid.
+    task = copy_example("sum-column", tmp_path / "sum-column")
+    toml = (task / "task.toml").read_text()
+    (task / "task.toml").write_text(toml + '\n[verifier.env]\nWHO = "${VT_AUDIT_SET}"\n')
+    env = {**env, "VT_AUDIT_SET": "me"}
+    tested = [line for line in run_tool(env, "test", task, "--python", PY).stdout.splitlines() if "note: " in line]
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    for words in ("task_data.json beside task.toml is verifier-tui's own", "VT_AUDIT_SET"):
+        assert any(words in line for line in tested), tested
+        assert any(words in line for line in notes), done.stdout

@@ -94,7 +94,7 @@ def _notes(session: Session, findings: list[Finding], judged: Bar | None, case_n
     said_last = refused_words(task.config.refused) if task.config.refused is not None else None
     notes = [
         n
-        for n in [*task.notices(), *verifier_notices(task, session.verifier)]
+        for n in [*task.notices(), *verifier_notices(task, session.verifier), *session.given_notices()]
         if said_last is None or n.removesuffix(USES_DEFAULTS) != said_last
     ]
     # A multi-step task: the probes run tests/ with its [verifier], which Harbor never runs as such. audit

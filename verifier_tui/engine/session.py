@@ -544,12 +544,19 @@ class Session:
         the verifier's, and which runner runs and what the sandbox would run.
         The one list ``run``, each case of ``test``, ``test``'s task header and
         the pytest plugin's TaskNote start from, so they never disagree."""
-        config = self.task.config
         return [
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
             *self._steps_notices(),
+            *self.given_notices(),
+        ]
+
+    def given_notices(self) -> list[str]:
+        """What every run of the task is given that Harbor's sandbox would not give it, or would take
+        from elsewhere: task_data.json beside task.toml, a ``${VAR}`` of the task's env filled here."""
+        config = self.task.config
+        return [
             *self._root_data_unseen(),
             # a replay's values are filled already, never from the user's environment
             *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
