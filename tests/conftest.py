@@ -12,6 +12,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers.commands import inner_pytest_options
 from tests.helpers.processes import answering, needs_namespaces
@@ -38,6 +39,12 @@ def _outlive_hangups() -> None:
 
 if _HANGUP_IGNORED:
     _outlive_hangups()
+
+# These machines are shared: one example of a property test may wait on another
+# process for longer than Hypothesis's 200 ms deadline, and fail a test that
+# found nothing. No property test here is about speed.
+settings.register_profile("shared-machines", deadline=None)
+settings.load_profile("shared-machines")
 
 
 @pytest.hookimpl(optionalhook=True)
