@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.commands import HANG_GUARD_S, no_traceback, run_tool, start_watch, stop
 from tests.helpers.processes import wait_waiting_in, waiting_in
 from tests.helpers.tasks import make_task
@@ -251,6 +253,16 @@ def test_a_harborignore_that_is_not_utf8_is_one_harbor_refuses(env, example):
     task = example("hello-file")
     (task / "tests" / ".harborignore").write_bytes("# brouillon réservé\n*.log\n".encode("latin-1"))
     _refused_on_every_face(env, task, "tests/.harborignore is not UTF-8 text")
+
+
+@pytest.mark.parametrize("pattern", ["data[z-a].txt", "notes\\"])
+def test_a_harborignore_pattern_pathspec_cannot_read_is_one_harbor_refuses(env, example, pattern):
+    """A backwards range (``[z-a]``: re.error) or a lone trailing backslash (GitIgnorePatternError):
+    Harbor's ``GitIgnoreSpec.from_lines`` raises on it as it reads the folder's rules, loading the task.
+    The tool ended in a traceback on the one and took the other for no pattern, exit 0."""
+    task = example("hello-file")
+    (task / "tests" / ".harborignore").write_text(f"*.log\n{pattern}\n", encoding="utf-8")
+    _refused_on_every_face(env, task, f"tests/.harborignore has a pattern Harbor cannot read: {pattern}")
 
 
 def test_a_verifier_image_that_bundles_the_tests_needs_no_test_sh(env, example):

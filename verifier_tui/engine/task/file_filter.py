@@ -66,6 +66,12 @@ class TaskFileFilter:
         self._rules_of(folder)
         return folder / HARBORIGNORE in self.undecodable
 
+    def refused_in(self, folder: Path) -> tuple[str, str] | None:
+        """The pattern of the ``.harborignore`` of ``folder`` that ``GitIgnoreSpec.from_lines``
+        raises on, and the exception's name (:attr:`IgnoreRules.refused`)."""
+        rules = self._rules_of(folder)
+        return rules.refused if rules is not None else None
+
     def _rules_of(self, folder: Path) -> IgnoreRules | None:
         if self.consulted is not None:
             self.consulted.add(folder)

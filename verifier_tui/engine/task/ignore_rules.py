@@ -163,13 +163,20 @@ class IgnoreRules:
     def __init__(self, lines: Iterable[str], *, git_flavour: bool = False) -> None:
         self.git_flavour = git_flavour
         self._patterns: list[tuple[re.Pattern[str], bool]] = []
+        self.refused: tuple[str, str] | None = None
+        """The first line ``pathspec`` raises on, and the exception's name: a lone trailing
+        backslash (``GitIgnorePatternError``), or a range ``re`` refuses (``[z-a]``: ``re.error``,
+        as the bracket is handed to ``re`` as written). Harbor cannot load rules holding it; here
+        the line is taken as no pattern."""
         for line in lines:
             try:
                 regex, include = pattern_regex(line, git_flavour=git_flavour)
+                if regex is not None and include is not None:
+                    self._patterns.append((re.compile(regex), include))
             except ValueError:
-                continue  # pathspec raises here; Harbor would fail the whole run, we keep going
-            if regex is not None and include is not None:
-                self._patterns.append((re.compile(regex), include))
+                self.refused = self.refused or (line, "GitIgnorePatternError")
+            except re.error:
+                self.refused = self.refused or (line, "re.error")
 
     def check(self, relative: str) -> bool | None:
         """``relative``: a POSIX path under the rules' folder (``dir/`` for a folder)."""

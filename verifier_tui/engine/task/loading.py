@@ -268,7 +268,7 @@ class _Walk:
     def _rules_refused(self, folder: Path, real: str, names: list[str]) -> tuple[str, str] | None:
         """``TaskFileFilter.ignore_rules``: the ``.harborignore`` of a folder Harbor reads rules in,
         read as soon as a path in the folder but itself is checked, must lie in the task, be a
-        regular file and be UTF-8 text (``read_text()``), in that order."""
+        regular file, be UTF-8 text (``read_text()``) and hold patterns ``pathspec`` reads, in that order."""
         if HARBORIGNORE not in names or len(names) < 2 or not self.filter.reads_rules(folder):
             return None
         rules = folder / HARBORIGNORE
@@ -280,6 +280,9 @@ class _Walk:
             return f"{shown} is not a regular file (Ignore rules must be a regular file)", INVALID
         if self.filter.undecodable_in(folder):
             return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
+        refused = self.filter.refused_in(folder)
+        if refused is not None:
+            return f"{shown} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
         return None
 
 
