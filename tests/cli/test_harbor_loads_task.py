@@ -265,6 +265,18 @@ def test_a_harborignore_pattern_pathspec_cannot_read_is_one_harbor_refuses(env, 
     _refused_on_every_face(env, task, f"tests/.harborignore has a pattern Harbor cannot read: {pattern}")
 
 
+def test_a_harborignore_pattern_python_warns_of_prints_no_warning(env, example):
+    """``[[a]x`` is a pattern pathspec reads (a bracket holding ``[`` and ``a``), whose regex ``re``
+    compiles with a FutureWarning ("Possible nested set"): the tool printed that warning, naming
+    its own source file and line, on stderr of every command reading the task."""
+    task = example("hello-file")
+    (task / "tests" / ".harborignore").write_text("[[a]x\n", encoding="utf-8")
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert done.returncode == 0 and json.loads(done.stdout)["harbor_refuses_task"] is None, done.stdout
+    assert "Warning" not in done.stderr, done.stderr
+
+
 def test_a_verifier_image_that_bundles_the_tests_needs_no_test_sh(env, example):
     """[verifier.environment] docker_image in separate mode: the image holds the tests, Harbor
     asks for no tests/test.sh (verifier_mode.py bundled_tests), so the task is not refused."""

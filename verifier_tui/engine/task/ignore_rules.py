@@ -19,6 +19,7 @@ translation below follows ``pathspec/patterns/gitignore/basic.py`` and
 from __future__ import annotations
 
 import re
+import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -156,6 +157,15 @@ def _ending(segment: str, git_flavour: bool) -> str:
     return "/?$" if segment == "*" else "(?:/|$)"
 
 
+def _compiled(regex: str) -> re.Pattern[str]:
+    """``re.compile``, quiet: a bracket holding ``[`` or ``--`` (``[[a]x``, as pathspec hands it to
+    ``re`` too) makes ``re`` warn (FutureWarning, "Possible nested set"), which Python prints on
+    stderr naming this file, and which ``-W error`` (a user's pytest running the plugin) raises."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile(regex)
+
+
 class IgnoreRules:
     """The patterns of one ignore file. :meth:`check` gives what the file says
     about a path: True (ignored), False (re-included) or None (no pattern matched)."""
@@ -172,7 +182,7 @@ class IgnoreRules:
             try:
                 regex, include = pattern_regex(line, git_flavour=git_flavour)
                 if regex is not None and include is not None:
-                    self._patterns.append((re.compile(regex), include))
+                    self._patterns.append((_compiled(regex), include))
             except ValueError:
                 self.refused = self.refused or (line, "GitIgnorePatternError")
             except re.error:
