@@ -94,3 +94,26 @@ def test_a_flood_of_stderr_is_said_as_what_lost_the_stack_not_a_signal_handler(e
     if data["stack"] is None:  # the dump, pushed out of the kept end of stderr
         assert data["stack_unavailable"].startswith("the runner's stack is not in what was kept of stderr"), data
         assert "does the verifier handle" not in data["stack_unavailable"]
+
+
+def test_a_forged_stack_line_past_pythons_digit_limit_is_no_traceback(env, tmp_path):
+    """stderr is the verifier's to write: a stack dump of its own, its frame naming a line of 5,000
+    digits (``int()`` refuses text past 4,300), then stuck: the timed-out run ended in the tool's
+    ValueError instead of saying where it was stuck."""
+    task_dir = make_task(
+        tmp_path / "forged",
+        """
+        import sys, time
+
+        def verify(workspace):
+            sys.stderr.write("Current thread 0x00007f (most recent call first):\\n")
+            sys.stderr.write('  File "/tests/verifier.py", line ' + "9" * 5000 + " in verify\\n\\n")
+            sys.stderr.flush()
+            time.sleep(60)
+        """,
+    )
+    done = run_tool(env, "run", "--json", task_dir, "--timeout", "1", "--python", PY)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "timed_out"
+    assert data["stuck_at"] is None or "9" * 5000 not in json.dumps(data["stuck_at"]), data["stuck_at"]

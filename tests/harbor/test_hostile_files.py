@@ -199,6 +199,24 @@ def test_a_nul_in_a_manifest_destination_is_no_traceback(trial, env, tmp_path):
         assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
 
 
+@pytest.mark.parametrize(
+    "printed",
+    [
+        'Traceback (most recent call last):\n  File "/tests/verifier.py", line {n}, in verify\nValueError: x\n',
+        "/tests/test.sh: line {n}: cd: /opt/x: No such file or directory\n",
+        '  File "/tests/verifier.py", line {n}, in verify\n',
+    ],
+)
+def test_a_line_number_past_pythons_digit_limit_in_test_stdout_is_no_traceback(printed, trial, env, tmp_path):
+    """test-stdout.txt is the verifier's to write: a frame or a shell's line naming a line of 5,000
+    digits (no file has one; ``int()`` refuses text past 4,300) ended every command on the trial, and
+    on its job, in the tool's ValueError."""
+    (trial.path / "verifier" / "test-stdout.txt").write_text(printed.format(n="9" * 5000))
+    for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path], ["run", trial.path, "--json"]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+
+
 def test_a_loop_of_links_in_the_trials_task_is_no_traceback(trial, env, tmp_path, runs):
     """A task whose tests/ holds a link to a link back to it: working out the task's digest,
     to compare with lock.json's, raised `RuntimeError: Symlink loop`, a traceback for every

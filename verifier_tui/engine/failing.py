@@ -22,12 +22,12 @@ import re
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import LINE_NUMBER, RunResult
 from verifier_tui.engine.record import record
 
 # A frame of an exception group's report is printed behind `  | ` (runner_output._ungrouped).
 # Within a line: ``\s`` would match line breaks too, and a run of blank lines rescanned at each made it quadratic.
-_FRAME = re.compile(r'^[ \t]*(?:\|[ \t]+)?File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
+_FRAME = re.compile(rf'^[ \t]*(?:\|[ \t]+)?File "(?P<path>[^"]+)", line (?P<line>{LINE_NUMBER})', re.M)
 
 Location = tuple[Path, int]
 

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 #: How the runner starts the one line it writes on a contract error (exit 2), its cause after it.
 CONTRACT_PREFIX = "run_verifier: error: "
+#: A line number as Python's traceback or a shell prints one (a C int, ten digits at most): a longer run
+#: of digits in what a run printed names no line, and ``int()`` refuses text past 4,300 digits.
+LINE_NUMBER = r"\d{1,10}(?!\d)"
 
 
 # The runner's words before what verify returned: its line names the value right after them.

@@ -27,7 +27,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import CONTRACT_PREFIX, contract_line_at
+from verifier_tui.engine.model import CONTRACT_PREFIX, LINE_NUMBER, contract_line_at
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -40,11 +40,11 @@ _CHAIN_LINES = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?\s*$')
+_FRAME = re.compile(rf'^\s+File "(?P<file>[^"]+)", line (?P<line>{LINE_NUMBER})(?:, in (?P<function>.+))?\s*$')
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
-_SHELL_ERROR = re.compile(r"^(?P<script>\S*test\.sh): (?:line )?(?P<line>\d+): (?P<message>.+)$")
+_SHELL_ERROR = re.compile(rf"^(?P<script>\S*test\.sh): (?:line )?(?P<line>{LINE_NUMBER}): (?P<message>.+)$")
 # An ExceptionGroup (asyncio.TaskGroup's) is printed with every line of its
 # report behind `  | `, each sub-exception's indented further, between `+-` rules.
 _GROUP_MARK = re.compile(r"^ *[|+](?P<rest>.*)$")
