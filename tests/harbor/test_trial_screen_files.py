@@ -197,6 +197,8 @@ async def test_a_trajectory_cut_short_or_not_atif_says_so(task, runs, tmp_path):
         for content, words in (
             (json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
             ('{"steps": "none"}', "not an ATIF trajectory: no steps list"),
+            # the agent's to write: calls (or results) that are no list are none, and the rest is shown
+            (json.dumps({"steps": [{"tool_calls": 5, "observation": {"results": 7}}, {"message": "after"}]}), "after"),
             ("[" * 100_000, "trajectory.json"),
         ):
             trajectory.write_text(content)

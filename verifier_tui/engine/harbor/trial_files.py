@@ -217,6 +217,13 @@ def _metrics(metrics: Any) -> str:
     )
 
 
+def _items(document: dict[str, Any], key: str) -> list[Any]:
+    """``document[key]`` when it is a list (ATIF's ``tool_calls``, ``results``), else none: the agent
+    wrote the file, and a number there is not iterable."""
+    value = document.get(key)
+    return value if isinstance(value, list) else []
+
+
 def conversation(data: Any) -> list[tuple[str, str]]:
     """An ATIF trajectory as a conversation: each step's role and message,
     its reasoning, its tool calls and what they returned."""
@@ -246,12 +253,12 @@ def conversation(data: Any) -> list[tuple[str, str]]:
         if isinstance(step.get("reasoning_content"), str) and step["reasoning_content"].strip():
             out.append(("muted", "  (reasoning)"))
             out += [("muted", f"  {line}") for line in _cut(step["reasoning_content"]).splitlines()]
-        for call in step.get("tool_calls") or []:
+        for call in _items(step, "tool_calls"):
             if isinstance(call, dict):
                 arguments = json.dumps(call.get("arguments"), ensure_ascii=False)
                 out.append(("warn", f"  → {call.get('function_name')}({_cut(arguments)})"))
         observation = untrusted.table(step, "observation")
-        for result in observation.get("results") or []:
+        for result in _items(observation, "results"):
             if not isinstance(result, dict):
                 continue
             out.append(("muted", f"  ← {result.get('source_call_id') or 'observation'}"))
