@@ -28,6 +28,7 @@ from verifier_tui.engine.harbor.compare import Compared, compare
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_overviews, read_trial_row
 from verifier_tui.engine.harbor.reading import EARLIEST_YEAR, FUTURE_SLACK_S
+from verifier_tui.engine.harbor.trial_files import VIEWS, conversation, file_view
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
@@ -67,6 +68,8 @@ TRIAL_FILES = [
     "verifier/reward.txt",
     "verifier/reward.json",
     "agent/exit-code.txt",
+    "agent/oracle.txt",
+    "agent/trajectory.json",
 ]
 
 
@@ -88,6 +91,9 @@ def test_a_trial_with_anything_in_place_of_one_file_reads_without_raising(data, 
         one_line(note)
     walk = bounded(walk_trial, trial, step, task_dir=trial_folder.parent.parent.parent / "tasks" / "demo")
     json.dumps(trial_json(walk))  # what --json prints
+    for key, _title in VIEWS:  # each file the trial screen shows on its key
+        view = bounded(file_view, walk, key)
+        assert view.lines and all(isinstance(text, str) for _kind, text in view.lines), view
 
 
 @SETTINGS
@@ -117,6 +123,50 @@ def test_a_trial_with_anything_in_place_of_one_file_is_accounted_for_in_its_jobs
     for task in comparison.tasks:
         assert not any("\n" in cell for cell in (task.task, *task.cells())), task.cells()
     json.dumps(comparison.to_json())
+
+
+#: A field of ATIF's: a value of each wrong kind, or any JSON.
+FIELD = st.sampled_from([7, -1, 1.5, True, "text", {"k": 1}, [1], None]) | JSON_VALUES
+ATIF_PARTS = st.lists(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "image"]) | FIELD},
+        optional={"text": FIELD, "source": FIELD},
+    ),
+    max_size=3,
+)
+ATIF_STEPS = st.fixed_dictionaries(
+    {},
+    optional={
+        "step_id": FIELD,
+        "source": FIELD,
+        "timestamp": FIELD,
+        "message": FIELD | ATIF_PARTS,
+        "reasoning_content": FIELD,
+        "tool_calls": FIELD
+        | st.lists(st.fixed_dictionaries({}, optional={"function_name": FIELD, "arguments": FIELD})),
+        "observation": FIELD
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "results": FIELD
+                | st.lists(st.fixed_dictionaries({}, optional={"source_call_id": FIELD, "content": ATIF_PARTS}))
+            },
+        ),
+        "metrics": FIELD | st.fixed_dictionaries({}, optional={"prompt_tokens": FIELD}),
+    },
+)
+
+
+@settings(SETTINGS, max_examples=50)
+@given(
+    steps=st.lists(ATIF_STEPS | FIELD, max_size=3),
+    agent=FIELD | st.fixed_dictionaries({}, optional={"name": FIELD, "model_name": FIELD}),
+    final=FIELD,
+)
+def test_a_trajectory_of_any_shape_is_shown_as_lines(steps, agent, final):
+    """The agent writes trajectory.json: any value in any field of ATIF's shape is shown or passed over."""
+    lines = conversation({"schema_version": "ATIF-v1.6", "agent": agent, "steps": steps, "final_metrics": final})
+    assert lines and all(isinstance(kind, str) and isinstance(text, str) for kind, text in lines)
 
 
 @SETTINGS
