@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.harbor import HARBOR_REAL, make_trial
-from tests.helpers.hostile import JSON_VALUES, bounded, contents, one_line, put
+from tests.helpers.hostile import ANY_FIELD, JSON_VALUES, bounded, contents, one_line, put
 from tests.helpers.tasks import make_task
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import shadows
@@ -125,43 +125,41 @@ def test_a_trial_with_anything_in_place_of_one_file_is_accounted_for_in_its_jobs
     json.dumps(comparison.to_json())
 
 
-#: A field of ATIF's: a value of each wrong kind, or any JSON.
-FIELD = st.sampled_from([7, -1, 1.5, True, "text", {"k": 1}, [1], None]) | JSON_VALUES
 ATIF_PARTS = st.lists(
     st.fixed_dictionaries(
-        {"type": st.sampled_from(["text", "image"]) | FIELD},
-        optional={"text": FIELD, "source": FIELD},
+        {"type": st.sampled_from(["text", "image"]) | ANY_FIELD},
+        optional={"text": ANY_FIELD, "source": ANY_FIELD},
     ),
     max_size=3,
 )
 ATIF_STEPS = st.fixed_dictionaries(
     {},
     optional={
-        "step_id": FIELD,
-        "source": FIELD,
-        "timestamp": FIELD,
-        "message": FIELD | ATIF_PARTS,
-        "reasoning_content": FIELD,
-        "tool_calls": FIELD
-        | st.lists(st.fixed_dictionaries({}, optional={"function_name": FIELD, "arguments": FIELD})),
-        "observation": FIELD
+        "step_id": ANY_FIELD,
+        "source": ANY_FIELD,
+        "timestamp": ANY_FIELD,
+        "message": ANY_FIELD | ATIF_PARTS,
+        "reasoning_content": ANY_FIELD,
+        "tool_calls": ANY_FIELD
+        | st.lists(st.fixed_dictionaries({}, optional={"function_name": ANY_FIELD, "arguments": ANY_FIELD})),
+        "observation": ANY_FIELD
         | st.fixed_dictionaries(
             {},
             optional={
-                "results": FIELD
-                | st.lists(st.fixed_dictionaries({}, optional={"source_call_id": FIELD, "content": ATIF_PARTS}))
+                "results": ANY_FIELD
+                | st.lists(st.fixed_dictionaries({}, optional={"source_call_id": ANY_FIELD, "content": ATIF_PARTS}))
             },
         ),
-        "metrics": FIELD | st.fixed_dictionaries({}, optional={"prompt_tokens": FIELD}),
+        "metrics": ANY_FIELD | st.fixed_dictionaries({}, optional={"prompt_tokens": ANY_FIELD}),
     },
 )
 
 
 @settings(SETTINGS, max_examples=50)
 @given(
-    steps=st.lists(ATIF_STEPS | FIELD, max_size=3),
-    agent=FIELD | st.fixed_dictionaries({}, optional={"name": FIELD, "model_name": FIELD}),
-    final=FIELD,
+    steps=st.lists(ATIF_STEPS | ANY_FIELD, max_size=3),
+    agent=ANY_FIELD | st.fixed_dictionaries({}, optional={"name": ANY_FIELD, "model_name": ANY_FIELD}),
+    final=ANY_FIELD,
 )
 def test_a_trajectory_of_any_shape_is_shown_as_lines(steps, agent, final):
     """The agent writes trajectory.json: any value in any field of ATIF's shape is shown or passed over."""

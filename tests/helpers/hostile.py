@@ -20,6 +20,9 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(utf8_text(max_size=12), inner, max_size=4),
     max_leaves=20,
 )
+#: A field of a document another program wrote: a value of each JSON kind, truthy where it can be (a
+#: number where a list belongs is not taken for none, as 0 is), or any JSON.
+ANY_FIELD = st.sampled_from([7, -1, 1.5, True, "text", {"k": 1}, [1], None]) | JSON_VALUES
 
 
 def _deep(depth: int) -> bytes:
