@@ -600,6 +600,22 @@ def test_the_runners_coverage_file_gives_lines_or_a_problem(found, tmp_path_fact
         assert (lines.path, lines.missing, sorted(lines.executed)) == (Path("/task/tests/verifier.py"), [5], [1, 4])
 
 
+@SETTINGS
+@given(found=contents(VERIFIER_SOURCE))
+def test_a_measured_files_source_is_its_lines_or_none_whatever_is_there_now(found, tmp_path_factory):
+    """The coverage view and ``test --coverage`` read a measured file again for its lines, after
+    the runs: by then a FIFO may be in its place (it froze them), or a link to a device (read to
+    no end). Each gives the lines there are, or none."""
+    from verifier_tui.engine.coverage import source_lines
+
+    folder = tmp_path_factory.mktemp("measured")
+    put(folder / "verifier.py", found)
+    lines = bounded(source_lines, folder / "verifier.py")
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)
+    if found[0] != "bytes":
+        assert lines == []
+
+
 def test_an_integer_past_pythons_digit_limit_is_said_as_such(tmp_path):
     """Valid JSON that Python's reader (Harbor's too) refuses: said plainly,
     not as invalid JSON with advice about the interpreter's settings."""

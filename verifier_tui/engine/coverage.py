@@ -211,12 +211,13 @@ def source_lines(path: Path) -> list[str]:
     """The file's lines as Python numbers them (empty when it cannot be read):
     in the encoding it declares (PEP 263), and broken only at ``\\n``,
     ``\\r\\n`` and ``\\r``. ``str.splitlines`` breaks at a form feed and at
-    U+2028 too, and every line after one was shown beside the wrong mark."""
+    U+2028 too, and every line after one was shown beside the wrong mark. Read as every file of
+    the user's is, after the runs: a FIFO or a device may be in its place by now."""
     try:
-        data = path.read_bytes()
-    except (OSError, ValueError):  # (ValueError: a name no file can have)
+        data = untrusted.read_bytes(path, MEASURED_LIMIT, keep="head").data
+    except ValueError:  # a name no file can have (a NUL in it)
         return []
-    return _split(data)
+    return _split(data) if data is not None else []
 
 
 def _split(data: bytes) -> list[str]:
