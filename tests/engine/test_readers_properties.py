@@ -616,6 +616,26 @@ def test_a_measured_files_source_is_its_lines_or_none_whatever_is_there_now(foun
         assert lines == []
 
 
+@SETTINGS
+@given(before=contents(VERIFIER_SOURCE), after=contents(VERIFIER_SOURCE))
+def test_a_saved_file_is_told_apart_by_what_a_run_reads_whatever_is_there(before, after, tmp_path_factory):
+    """``watch`` tells a save's late events (vim setting the mode again) from a new save by what a run
+    reads of each file: a FIFO, a device or a link in its place is never opened nor taken as unchanged,
+    and a regular file's new bytes are a change."""
+    from verifier_tui.engine.watch.live import _as_read_all
+
+    folder = tmp_path_factory.mktemp("watched")
+    path = folder / "verifier.py"
+    put(path, before)
+    first = bounded(_as_read_all, [path])[path]
+    put(path, after)
+    second = bounded(_as_read_all, [path])[path]
+    for found, read in ((before, first), (after, second)):
+        assert (read is None) == (found[0] != "bytes"), (found, read)
+    if first is not None and before[1] != after[1]:
+        assert second != first
+
+
 def test_an_integer_past_pythons_digit_limit_is_said_as_such(tmp_path):
     """Valid JSON that Python's reader (Harbor's too) refuses: said plainly,
     not as invalid JSON with advice about the interpreter's settings."""
