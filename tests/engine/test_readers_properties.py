@@ -96,6 +96,53 @@ def test_a_trial_with_anything_in_place_of_one_file_reads_without_raising(data, 
         assert view.lines and all(isinstance(text, str) for _kind, text in view.lines), view
 
 
+#: Where in a trial's config (config.json, and result.json's copy of it) the tool reads a field.
+CONFIG_FIELDS = [
+    ("task",),
+    ("task", "path"),
+    ("task", "name"),
+    ("trial_name",),
+    ("agent",),
+    ("agent", "name"),
+    ("agent", "model_name"),
+    ("agents",),
+    ("environment", "env"),
+    ("verifier", "env"),
+    ("verifier",),
+    ("timeout_multiplier",),
+    ("verifier_timeout_multiplier",),
+]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_trial_config_with_anything_in_any_field_reads_without_raising(data, trial_folder, tmp_path_factory):
+    """Harbor's config of the trial, another machine's file: any value in any field the tool reads
+    (the task's path and name, the agent's, the environment's and verifier's env, the timeouts)
+    gives the trial's screen, its --json and its row of the overview, each note one line."""
+    trial_path = tmp_path_factory.mktemp("trial") / "demo__aaaaaaa"
+    shutil.copytree(trial_folder, trial_path, symlinks=True)
+    edits = data.draw(st.lists(st.tuples(st.sampled_from(CONFIG_FIELDS), ANY_FIELD), min_size=1, max_size=3))
+    for name in ("config.json", "result.json"):
+        document = json.loads((trial_path / name).read_text())
+        config = document if name == "config.json" else document.get("config")
+        for keys, value in edits if isinstance(config, dict) else []:
+            table = config
+            for key in keys[:-1]:
+                table = table.setdefault(key, {}) if isinstance(table.get(key, {}), dict) else {}
+            table[keys[-1]] = value
+        (trial_path / name).write_text(json.dumps(document))
+    opened, step = bounded(open_harbor, trial_path)
+    trial, step = select_trial(opened, None, step)
+    walk = bounded(walk_trial, trial, step, task_dir=trial_folder.parent.parent.parent / "tasks" / "demo")
+    for note in (*trial.notes, *walk.notes):
+        one_line(note)
+    json.dumps(trial_json(walk))
+    for key, _title in VIEWS:
+        bounded(file_view, walk, key)
+    one_line(bounded(read_trial_row, trial_path).problem)
+
+
 @SETTINGS
 @given(data=st.data())
 def test_a_trial_with_anything_in_place_of_one_file_is_accounted_for_in_its_jobs_overview_and_comparison(
