@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -167,6 +168,40 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
     assert [trial["trial"]["name"] for trial in data["trials"]] == ["b__bbbbbbb"], data["trials"]
     assert data["stopped"] == "stopped by SIGTERM before every one ran: 1 of 2 trials finished", data
     assert data["stopped"] in done.stderr and data["agree"] == 1 and data["trial_folders"] == 2
+
+
+# stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams
+FAILS_AFTER = """
+import errno, sys
+from verifier_tui.commands import terminal
+n = int(sys.argv.pop(1))
+real, count = terminal._write_all, [0]
+def failing(handle, text):
+    if handle is sys.stdout:
+        count[0] += 1
+        if count[0] > n:
+            raise OSError(errno.ENOSPC, "No space left on device")
+    return real(handle, text)
+terminal._write_all = failing
+from verifier_tui.cli import main
+sys.exit(main())
+"""
+
+
+def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs, tmp_path, env):
+    """``test JOB --json --junit out.xml`` to a disk that fills as the trials stream: the trial whose
+    line could not be written was left out of the report, though its replay had ended. It is in it,
+    with the ``(stopped)`` error saying standard output could not be written."""
+    job = runs / "jobs" / "j"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    for name in ("a__aaaaaaa", "b__bbbbbbb", "c__ccccccc"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    report = an_old_green_report(tmp_path / "out.xml")
+    tool = [sys.executable, "-c", FAILS_AFTER, "1"]  # the document's head with a's line; b's fails
+    done = run_tool(env, "test", job, "--json", "--junit", report, "--python", PY, "-j", "1", tool=tool)
+    no_traceback(done)
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert sorted(names[:-1]) == ["a__aaaaaaa", "b__bbbbbbb"] and names[-1] == "(stopped)", names
 
 
 @pytest.mark.parametrize(

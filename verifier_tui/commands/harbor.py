@@ -668,18 +668,18 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
         progress = terminal.Progress(len(group.cases), "trials", "differ", wanted=not args.json)
 
         def keep(_group: JobTrials, index: int, opened: TrialSession | NotReplayed) -> JobRow:
-            """A trial's row, its session closed: only the words are kept."""
+            """A trial's row, its session closed: only the words are kept. Kept before its line is
+            printed: a stdout that fails on it (a full disk) leaves the trial in the report all the same."""
             if isinstance(opened, NotReplayed):
-                if stream is not None:
-                    stream.put(index, opened.to_json())
-                row = not_replayed_row(opened, in_jobs)
+                row = kept[index] = not_replayed_row(opened, in_jobs)
+                said = opened.to_json()
             else:
-                if stream is not None:
-                    stream.put(index, opened.to_json(opened.last))
                 assert opened.last is not None  # the replay just ran
-                row = job_row(opened, opened.last, stderr=bool(args.junit), in_jobs=in_jobs)
+                row = kept[index] = job_row(opened, opened.last, stderr=bool(args.junit), in_jobs=in_jobs)
+                said = opened.to_json(opened.last)
+            if stream is not None:
+                stream.put(index, said)
             progress.step(row.same is False)
-            kept[index] = row
             return row
 
         kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
