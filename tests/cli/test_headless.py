@@ -34,6 +34,7 @@ from tests.helpers.commands import (
     WarmTool,
     a_python_that_never_answers,
     documented_fields,
+    hung_up,
     interrupted,
     json_of_a_stopped_test,
     junit_of_a_test_to_a_full_disk,
@@ -1154,6 +1155,20 @@ def test_a_signal_mid_test_leaves_a_junit_report_of_this_run_not_the_last(env, t
     assert cases[("verifier-tui", "(stopped)")].find("error").get("message").startswith(stopped)
     assert suite.get("errors") == "1"
     assert err.count(stopped) == 1, err  # said once
+
+
+def test_a_terminal_that_closes_mid_test_leaves_a_junit_report_of_this_run(env, tmp_path):
+    """``test --junit out.xml`` in an ssh session that drops: SIGHUP, and the stop's line to the closed
+    terminal failed (EIO) before the report was written, so the last run's, all green, stayed for CI.
+    The report is written first, whatever becomes of the line."""
+    task = _stuck_case_task(tmp_path / "slow")
+    report = an_old_green_report(tmp_path / "out.xml")
+    scratch = env["TMPDIR"]
+    code = hung_up(env, ["test", str(task), "--junit", str(report), "--python", PY], lambda: has_started(scratch))
+    assert code is not None, "the tool outlived its terminal"
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert names == ["(stopped)"], names
+    assert list(Path(scratch).iterdir()) == []
 
 
 def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):

@@ -17,6 +17,7 @@ import pytest
 from tests.helpers.commands import (
     a_python_that_never_answers,
     held_at,
+    hung_up,
     interrupted,
     junit_of_a_test_to_a_full_disk,
     no_traceback,
@@ -168,6 +169,18 @@ def test_a_signal_mid_test_job_json_leaves_one_whole_document(task, runs, tmp_pa
     assert [trial["trial"]["name"] for trial in data["trials"]] == ["b__bbbbbbb"], data["trials"]
     assert data["stopped"] == "stopped by SIGTERM before every one ran: 1 of 2 trials finished", data
     assert data["stopped"] in done.stderr and data["agree"] == 1 and data["trial_folders"] == 2
+
+
+def test_a_terminal_that_closes_mid_test_job_leaves_a_junit_report_of_this_run(task, runs, tmp_path, env):
+    """``test JOB --junit out.xml`` in an ssh session that drops: SIGHUP, and the stop's line to the
+    closed terminal failed (EIO) before the report was written: the last run's, all green, stayed for CI."""
+    job = _a_job_with_a_slow_first_trial(task, runs, tmp_path)
+    report = an_old_green_report(tmp_path / "out.xml")
+    scratch = env["TMPDIR"]
+    args = ["test", str(job), "--junit", str(report), "-j", "1", "--python", PY]
+    assert hung_up(env, args, lambda: has_started(scratch)) is not None, "the tool outlived its terminal"
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert names[-1] == "(stopped)" and set(names[:-1]) <= {"b__bbbbbbb"}, names  # b, quick, may have ended
 
 
 # stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams

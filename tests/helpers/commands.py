@@ -21,10 +21,14 @@ import time
 import xml.etree.ElementTree as ET
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.helpers.tasks import HANG_GUARD_S, PY, REPO
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SUITE_PLUGINS = ("hypothesispytest", "syrupy", "textual-snapshot", "anyio", "asyncio", "xdist", "xdist.looponfail")
 
@@ -465,6 +469,30 @@ def start_in_terminal(env: dict[str, str], args: list[str], shell: str | None = 
             os.execve("/bin/sh", ["sh", "-c", shell], child_env)
         os.execve(TOOL[0], [*TOOL, *args], child_env)
     return pid, fd
+
+
+def hung_up(env: dict[str, str], args: list[str], ready: Callable[[], bool], stderr: Path | None = None) -> int | None:
+    """``verifier-tui ARGS`` in a terminal that closes once ``ready()`` (an ssh session dropped): the
+    kernel sends SIGHUP, and every write to the terminal fails from then on (EIO); stderr to the file
+    ``stderr`` when one is given. Its exit status (None: it outlived the guard, and was killed)."""
+    shell = None if stderr is None else f"exec {shlex.join([*TOOL, *args])} 2>{shlex.quote(str(stderr))}"
+    pid, fd = start_in_terminal(env, args, shell)
+    deadline = time.monotonic() + HANG_GUARD_S
+    try:
+        while not ready() and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:  # drained: a full terminal would hold the tool up
+                with contextlib.suppress(OSError):
+                    os.read(fd, 65536)
+    finally:
+        os.close(fd)
+    while time.monotonic() < deadline:
+        done, raw = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(raw)
+        select.select([], [], [], 0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return None
 
 
 def run_in_terminal(

@@ -872,15 +872,25 @@ def _say_stopped(
 ) -> None:
     """``test JOB`` stopped by a signal (``why``) with ``rows`` finished: that line, ``--junit``'s report of
     them with it as an error, and ``--json``'s document ended whole with them and it."""
-    from verifier_tui.commands.report import stopped_case
-
+    # the report first: a stderr or stdout that cannot be written (a closed terminal, a full disk) ends the command
+    problem = _stopped_report(args, group, in_jobs, rows, wall, why)
     terminal.error(why)
-    if args.junit:  # first: stdout that cannot be written (a full disk) ends the command
-        problem = _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
-        if problem is not None:
-            terminal.error(problem)
+    if problem is not None:
+        terminal.error(problem)
     if stream is not None:
         stream.end(_job_counts(args, group, rows, wall, stopped=why))
+
+
+def _stopped_report(
+    args: argparse.Namespace, group: JobTrials, in_jobs: bool, rows: list[JobRow], wall: float, why: str
+) -> str | None:
+    """``--junit``'s report of a stopped ``test JOB``: ``rows`` and ``why`` as a ``(stopped)`` error; why
+    it could not be written (None: it was, or none was asked for)."""
+    from verifier_tui.commands.report import stopped_case
+
+    if not args.junit:
+        return None
+    return _job_junit(args, group, in_jobs, rows, wall, _sandbox_words(rows), stopped_case(why))
 
 
 def _stdout_failed(

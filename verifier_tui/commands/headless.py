@@ -267,11 +267,11 @@ def _stopped_run(
     own, ``(stopped)``."""
     count = sum(len(group.cases) for group in collection.runnable)
     why = report.stopped_words(stop, sum(len(rs) for _group, rs in ran), count, "cases")
+    # the report first: a stderr or stdout that cannot be written (a closed terminal, a full disk) ends the command
+    problem = _test_junit(args, ran, collection, name, wall, report.stopped_case(why)) if args.junit else None
     terminal.error(why)
-    if args.junit:  # first: stdout that cannot be written (a full disk) ends the command
-        problem = _test_junit(args, ran, collection, name, wall, report.stopped_case(why))
-        if problem is not None:
-            terminal.error(problem)
+    if problem is not None:
+        terminal.error(problem)
     if args.json:
         terminal.out_json(report.test_json(ran, wall, collection.without_cases, collection.without_step, why))
 

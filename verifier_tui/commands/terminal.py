@@ -191,12 +191,21 @@ class Progress:
         self.bad_ones += bad
         if self.shown:
             tail = f" · {self.bad_ones} {self.bad}" if self.bad_ones else ""
-            write(f"\r{self.ended}/{self.total} {self.noun}{tail}\x1b[K", "stderr")
+            self._show(f"\r{self.ended}/{self.total} {self.noun}{tail}\x1b[K")
 
     def erase(self) -> None:
         if self.shown and self.ended:
-            write("\r\x1b[K", "stderr")
+            self._show("\r\x1b[K")
             self.ended = 0
+
+    @staticmethod
+    def _show(text: str) -> None:
+        # A counter the terminal no longer takes (closed: EIO) ends nothing: a stop's report is written
+        # after it, and stderr's lines after it are dropped (write).
+        try:
+            write(text, "stderr")
+        except OSError:
+            pass
 
 
 def reader_gone() -> bool:
