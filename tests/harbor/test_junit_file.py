@@ -183,6 +183,22 @@ def test_a_terminal_that_closes_mid_test_job_leaves_a_junit_report_of_this_run(t
     assert names[-1] == "(stopped)" and set(names[:-1]) <= {"b__bbbbbbb"}, names  # b, quick, may have ended
 
 
+def test_a_stop_whose_document_then_fails_is_reported_once_with_its_first_cause(task, runs, tmp_path, env):
+    """``test JOB --json --junit out.xml 2>err`` in a terminal that closes: SIGHUP stopped it and the
+    report said so; then the document's end, to the closed terminal, failed (EIO), and the stop was
+    reported again as standard output's: a second stop line, and the report rewritten with that cause
+    (a FIFO's reader got two documents). One report, one line: the signal's."""
+    job = _a_job_with_a_slow_first_trial(task, runs, tmp_path)
+    report, err = an_old_green_report(tmp_path / "out.xml"), tmp_path / "err.txt"
+    scratch = env["TMPDIR"]
+    args = ["test", str(job), "--json", "--junit", str(report), "-j", "1", "--python", PY]
+    assert hung_up(env, args, lambda: has_started(scratch), stderr=err) is not None, "it outlived its terminal"
+    said = err.read_text()
+    assert "Traceback" not in said and said.count("stopped") == 1, said
+    error = ET.parse(report).getroot().find("testcase[@name='(stopped)']/error")
+    assert error is not None and error.get("message", "").startswith("stopped by SIGHUP"), said
+
+
 # stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams
 FAILS_AFTER = """
 import errno, sys

@@ -685,12 +685,13 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
         kept: dict[int, JobRow] = {}  # the rows so far, by trial: for a stop
         try:
             stream = _TrialsStream(group) if args.json else None
-            rows = _replay_all(args, group, keep, kept, in_jobs, progress, started, stream)
         except OSError:
-            # --json's document is written as the replays go, before the report: stdout that cannot be
-            # written (a full disk) ends the command, and the last run's report, left, would be CI's to show
-            _stdout_failed(args, group, in_jobs, [kept[i] for i in sorted(kept)], started)
+            # --json's document begins before the report: stdout that cannot be written (a full disk) ends the
+            # command, and the last run's report, left, would be CI's to show (mid-run: _replay_all)
+            _stdout_failed(args, group, in_jobs, [], started)
             raise
+        try:
+            rows = _replay_all(args, group, keep, kept, in_jobs, progress, started, stream)
         finally:
             progress.erase()
         if isinstance(rows, int):
@@ -832,8 +833,12 @@ def _replay_all(
             return rows  # every replay had ended as the signal came: this run's reports, whole
         progress.erase()
         why = stopped_words(stop, len(rows), len(group.cases), "trials")
+        # said once, by its first cause: a stdout that then fails (a closed terminal) is no second stop
         _say_stopped(args, group, in_jobs, rows, time.perf_counter() - started, why, stream)
         return stopping.exit_status(stop)
+    except OSError:
+        _stdout_failed(args, group, in_jobs, [kept[i] for i in sorted(kept)], started)
+        raise
     return rows
 
 
