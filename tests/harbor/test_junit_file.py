@@ -220,7 +220,7 @@ sys.exit(main())
 def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs, tmp_path, env):
     """``test JOB --json --junit out.xml`` to a disk that fills as the trials stream: the trial whose
     line could not be written was left out of the report, though its replay had ended. It is in it,
-    with the ``(stopped)`` error saying standard output could not be written."""
+    with the ``(stopped)`` error saying standard output could not be written, said in one line."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     for name in ("a__aaaaaaa", "b__bbbbbbb", "c__ccccccc"):
@@ -231,6 +231,7 @@ def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs,
     no_traceback(done)
     names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
     assert sorted(names[:-1]) == ["a__aaaaaaa", "b__bbbbbbb"] and names[-1] == "(stopped)", names
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "No space left" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(

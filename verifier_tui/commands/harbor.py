@@ -902,11 +902,13 @@ def _stdout_failed(
     args: argparse.Namespace, group: JobTrials, in_jobs: bool, rows: list[JobRow], started: float
 ) -> None:
     """``test JOB --json``'s document cut by stdout that could not be written (a full disk), ``rows`` finished:
-    said as a signal's stop is, ``--junit``'s report holding why the rest never ran as a ``(stopped)`` error.
-    Any other error leaves the report alone."""
+    ``--junit``'s report holds why the rest never ran as a ``(stopped)`` error, and the command's one line
+    (cli.main) says the stdout's error. Any other error leaves the report alone."""
     if terminal.output_failed():
         why = f"stopped as standard output could not be written: {len(rows)} of {len(group.cases)} trials finished"
-        _say_stopped(args, group, in_jobs, rows, time.perf_counter() - started, why, None)
+        problem = _stopped_report(args, group, in_jobs, rows, time.perf_counter() - started, why)
+        if problem is not None:
+            terminal.error(problem)
 
 
 @record
