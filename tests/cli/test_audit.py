@@ -492,6 +492,25 @@ def test_a_folder_the_user_cannot_read_in_a_case_is_said_not_dropped_from_the_pr
     assert data["unread"] == [notes[0].removeprefix("note: ")]
 
 
+def test_what_every_probe_that_ran_had_is_said_though_one_probe_could_not_start(ordinary_user):
+    """A tests/calendar.py that keeps the standard library's out, and one case whose workspace cannot
+    be copied whole: its probes never started, so had no note, and the note every other probe had
+    (the shadowed module) vanished from the audit. It is said, of the probes that ran."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        ANSWER_IS_42,
+        cases={"right": {"answer.txt": "42\n"}, "wrong": {"answer.txt": "41\n", "private/key.txt": "k\n"}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task / "tests" / "calendar.py", "X = 1\n")
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "wrong" / "workspace" / "private").chmod(0)
+    done = ordinary_user.run("audit", task)
+    no_traceback(done)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ") and "calendar" in line]
+    assert len(notes) == 1, done.stdout
+
+
 def test_a_cases_folder_the_user_cannot_read_is_said_not_taken_for_none(ordinary_user):
     """A task's cases/ of mode 000, run as an ordinary user: audit said the
     task "has no cases", test "no case with a usable expected.json under

@@ -106,8 +106,10 @@ def _notes(session: Session, findings: list[Finding], judged: Bar | None, case_n
     notes += [f"case {one_line(c.name)}: {_case_problem(p)}" for c in task.cases for p in c.problems]
     notes += case_notes
     # What every run had (a failed bar case's: a file staging skipped; a variable of the task's env this
-    # machine lacks, which Harbor would refuse to run without), as run and test say it.
+    # machine lacks, which Harbor would refuse to run without), as run and test say it. Of the runs that
+    # started: one that could not (a workspace not copied whole) has no notes, and would hide them all.
     ran = [*([judged.run] if judged is not None and judged.run is not None else []), *(f.result for f in findings)]
+    ran = [r for r in ran if r.outcome is not Outcome.COULD_NOT_START]
     return list(dict.fromkeys(notes + report.common_notes(ran)))
 
 
