@@ -1255,3 +1255,23 @@ def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real
     done = run_tool(env, "run", scratch / "notes.txt")
     assert (done.returncode, done.stdout) == (2, "")
     assert "notes.txt is not a Python file" in done.stderr
+
+
+def test_a_harbor_file_of_a_copied_job_without_its_log_names_the_job(env, real, tmp_path):
+    # A job copied without job.log and config.json (its result.json, lock.json and trials kept): `run
+    # JOB/result.json` said "not a Python file", exit 2, where it showed the job. Harbor's own file
+    # names in a job (job.py, models/trial/paths.py) name their folder; another file does not.
+    job = tmp_path / "copied"
+    shutil.copytree(real / "jobs" / "oracle-pass", job)
+    for gone in ("job.log", "config.json"):
+        (job / gone).unlink()
+    trial = next(path for path in job.iterdir() if path.is_dir())
+    shutil.copytree(trial, job / f"{trial.name}-2")  # two trials: the job's overview, no replay
+    (job / "notes.txt").write_text("")
+    for name in ("result.json", "lock.json"):
+        done = run_tool(env, "run", "--json", job / name, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["job"]["trials"] == 2
+    done = run_tool(env, "run", job / "notes.txt")
+    assert done.returncode == 2 and "notes.txt is not a Python file" in done.stderr, done.stderr
