@@ -511,6 +511,26 @@ def test_what_every_probe_that_ran_had_is_said_though_one_probe_could_not_start(
     assert len(notes) == 1, done.stdout
 
 
+def test_the_probes_of_no_case_take_the_first_readable_cases_inputs(ordinary_user):
+    """greeting-rows (each case names its row of tasks.jsonl) without its expected.json files: the empty
+    workspace and planted probes ran with no case's task data, so its verifier raised (KeyError) where
+    it wrote a reward of 0. They take the inputs of the first case that can be read, as before audit
+    stopped choosing a case of its own; a case folder the user cannot read is passed over, a note."""
+    task = copy_example("greeting-rows", ordinary_user.root / "tasks" / "greeting-rows")
+    for expected in task.glob("cases/*/expected.json"):
+        expected.unlink()
+    (task / "cases" / "0-locked").mkdir()
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "0-locked").chmod(0)  # sorts first
+    done = ordinary_user.run("audit", "--json", task)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    probes = {probe["probe"]: probe for probe in data["probes"]}
+    for caseless in ("an empty workspace", "reward files planted in /logs/verifier"):
+        assert probes[caseless]["verdict_error"] is None and probes[caseless]["reward"] == 0, probes[caseless]
+    assert any("0-locked" in note for note in [*data["unread"], *data["notices"]]), data
+
+
 def test_a_cases_folder_the_user_cannot_read_is_said_not_taken_for_none(ordinary_user):
     """A task's cases/ of mode 000, run as an ordinary user: audit said the
     task "has no cases", test "no case with a usable expected.json under

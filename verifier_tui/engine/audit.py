@@ -316,9 +316,10 @@ async def arun(
 
     # The probes of no case (an empty workspace, planted rewards) take the bar case's task data, the task
     # they are judged as, and no response: an agent that did nothing said nothing, and Harbor, which
-    # publishes the task, never passes one. The session's own inputs were its first case's, response too,
-    # so their verdict hung on which case's name sorts first.
-    caseless = replace(session.spec_for_case(bar_case) if bar_case is not None else session.spec(), response=None)
+    # publishes the task, never passes one. With no bar, the first case that can be read gives it (a task
+    # of rows has no task without one: its verifier raised for want of a row); none only when none can.
+    given = bar_case or next((case for case in cases if case.unreadable is None), None)
+    caseless = replace(session.spec_for_case(given) if given is not None else session.spec(), response=None)
 
     async def one(index: int, probe: Probe) -> Finding:
         spec = session.spec_for_case(probe.case) if probe.case is not None else caseless
