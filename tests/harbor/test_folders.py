@@ -256,3 +256,21 @@ def test_a_job_of_several_trials_needs_a_trial_named(task, runs):
         HarborFolderError, match="has 2 trials: choose one with --trial NAME \\(demo__aaaaaaa, demo__bbbbbbb\\)"
     ):
         select_trial(open_harbor(job)[0])
+
+
+def test_a_trial_opened_through_the_users_own_link_is_read_again_through_it(task, runs, tmp_path):
+    """r refuses a trial folder that became a link (or another folder) since it was read; one the
+    user opened through a link of their own is the same folder still, and is read again."""
+    from verifier_tui.engine.harbor.folders import open_trial, read_trial_again
+
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="missing", **PASSED)
+    mine = tmp_path / "mine"
+    mine.symlink_to(trial)
+    again = read_trial_again(open_trial(mine))
+    assert again.path == mine and not again.finished
+    other = make_trial(tmp_path / "k" / "demo__bbbbbbb", task=task(), **PASSED)
+    opened = open_trial(mine)
+    mine.unlink()
+    mine.symlink_to(other)  # the same link, now to another trial
+    with pytest.raises(HarborFolderError, match="mine is another folder now"):
+        read_trial_again(opened)

@@ -531,13 +531,18 @@ async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, run
         assert "verifier/ holds rewards reward=1.0 so far" in " ".join(sandbox.split())
 
 
+def unended_trial(task, runs, ended_at):
+    """A trial Harbor has not ended, ended at ``ended_at`` (its copy with Harbor's result.json), and the app on it."""
+    demo = task()
+    ended = make_trial(ended_at, task=demo, **PASSED)
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=demo, result="missing", **PASSED)
+    return ended, trial, make_trial_app(trial)
+
+
 async def test_r_on_a_trial_harbor_had_not_ended_reads_it_again_and_shows_it_ended(task, runs):
     """r on a trial Harbor had not ended when it was opened said "nothing to replay" (or replayed)
     and the screen kept saying "not finished" after Harbor ended it: the folder was read once."""
-    demo = task()
-    ended = make_trial(runs / "jobs" / "k" / "demo__aaaaaaa", task=demo, **PASSED)
-    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=demo, result="missing", **PASSED)
-    app = make_trial_app(trial)
+    ended, trial, app = unended_trial(task, runs, runs / "jobs" / "k" / "demo__aaaaaaa")
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.press("r")  # not ended yet: read again, and said so
@@ -554,6 +559,33 @@ async def test_r_on_a_trial_harbor_had_not_ended_reads_it_again_and_shows_it_end
             app, "#sandbox-side .side-body"
         )
         assert app.notices[-1] == "the trial read again: Harbor has ended it since", app.notices
+
+
+async def test_r_refuses_a_trial_folder_replaced_by_a_link_or_another_folder(task, runs, tmp_path):
+    """r on a trial Harbor had not ended followed a link put in the trial folder's place: another trial
+    was shown under this one's name, "Harbor has ended it since". The job overview never follows a
+    trial folder that is a link; r now refuses one too, or another folder made at its path, and the
+    screen keeps the trial it showed."""
+    other, trial, app = unended_trial(task, runs, tmp_path / "elsewhere" / "x__bbbbbbb")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        before = text_of(app, "#sandbox-side .side-body")
+        shutil.rmtree(trial)
+        trial.symlink_to(other)
+        await pilot.press("r")
+        await until(pilot, lambda: app.notices and app.notices[-1].startswith("r: "), "r refused")
+        assert app.notices[-1] == "r: cannot read the trial again: demo__aaaaaaa is now a link", app.notices
+        trial.unlink()
+        shutil.copytree(other, trial)  # a folder of its own at the trial's path
+        await pilot.press("r")
+        await until(pilot, lambda: len([n for n in app.notices if n.startswith("r: ")]) == 2, "r refused again")
+        assert app.notices[-1] == (
+            "r: cannot read the trial again: demo__aaaaaaa is another folder now (replaced since it was read)"
+        ), app.notices
+        assert "not finished" in text_of(app, "#root-cause")
+        assert text_of(app, "#sandbox-side .side-body") == before
+        assert not [n for n in app.notices if n.startswith("the trial read again")]
 
 
 async def test_a_replay_in_flight_says_how_long_it_has_run(task, runs):

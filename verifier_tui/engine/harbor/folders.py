@@ -115,6 +115,10 @@ class StepView:
         return self.name or "(single step)"
 
 
+#: Whether a path is a link, and the device and inode of the folder it leads to.
+FolderIdentity = tuple[bool, int, int]
+
+
 @record
 class Trial:
     """A trial folder, read."""
@@ -127,6 +131,7 @@ class Trial:
     steps: list[StepView]
     exception_text: str | None
     log_text: str
+    identity: FolderIdentity  # the folder read, taken before reading it
     job_path: Path | None = None
     harbor_version: str | None = None  # from the job's lock.json, when there is one
     absent: list[str] = field(default_factory=list)  # what an older (or killed) Harbor did not write
@@ -506,13 +511,19 @@ def read_manifest(folder: Path, trial: Path) -> tuple[JsonFile, tuple[ManifestEn
     return manifest, tuple(entries)
 
 
-def open_trial(path: Path | str) -> Trial:
-    """Read a trial folder (see the module docstring for what may be missing)."""
-    folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
+def _identity(folder: Path) -> FolderIdentity:
     try:
+        found = os.stat(folder)
         os.scandir(folder).close()
     except OSError as exc:  # said of the folder, not of the first file a later step happens to look at
         raise HarborFolderError(f"the trial folder {folder.name} cannot be read ({exc.strerror or exc})") from None
+    return folder.is_symlink(), found.st_dev, found.st_ino
+
+
+def open_trial(path: Path | str) -> Trial:
+    """Read a trial folder (see the module docstring for what may be missing)."""
+    folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    identity = _identity(folder)
     config = read_json(folder / CONFIG, beneath=folder)
     result = read_json(folder / RESULT, beneath=folder)
     lock = read_json(folder / LOCK, beneath=folder)
@@ -576,7 +587,24 @@ def open_trial(path: Path | str) -> Trial:
         harbor_version=version,
         absent=absent,
         notes=notes,
+        identity=identity,
     )
+
+
+def read_trial_again(trial: Trial) -> Trial:
+    """``trial``'s folder read anew, refused (HarborFolderError) when its path
+    no longer leads to the folder read: the job overview never follows a trial
+    folder that is a link (whoever wrote the job may point one at any folder),
+    and a link or another folder put in its place since is no longer this trial."""
+    again = open_trial(trial.path)
+    was_link, *folder = trial.identity
+    # Looked at after the reading too: a folder swapped meanwhile is refused.
+    for is_link, *now in (again.identity, _identity(trial.path)):
+        if is_link and not was_link:
+            raise HarborFolderError(f"{trial.path.name} is now a link")
+        if now != folder:
+            raise HarborFolderError(f"{trial.path.name} is another folder now (replaced since it was read)")
+    return again
 
 
 def _rel(path: Path, folder: Path) -> str:

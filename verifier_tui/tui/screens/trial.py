@@ -552,11 +552,11 @@ class TrialScreen(SizedScreen):
     async def _read_again(self) -> None:
         """r on a trial Harbor had not ended when it was read: what the screen shows of it is its folder
         as it was then, and Harbor may have written its result.json (and the rest) since."""
-        from verifier_tui.engine.harbor.folders import HarborFolderError, open_trial
+        from verifier_tui.engine.harbor.folders import HarborFolderError, read_trial_again
 
         try:
-            trial = open_trial(self.opened.trial.path)
-        except (HarborFolderError, OSError) as exc:  # gone or unreadable since it was opened
+            trial = read_trial_again(self.opened.trial)
+        except (HarborFolderError, OSError) as exc:  # gone, unreadable or replaced since it was opened
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             self.notify(f"r: cannot read the trial again: {why}", severity="error", markup=False)
             return
