@@ -588,6 +588,21 @@ async def test_r_refuses_a_trial_folder_replaced_by_a_link_or_another_folder(tas
         assert not [n for n in app.notices if n.startswith("the trial read again")]
 
 
+async def test_r_says_a_result_json_that_cannot_be_read_is_no_end(task, runs, tmp_path):
+    """A result.json that became a link (never followed), read again, was said "Harbor has ended it
+    since": one that cannot be read says nothing of an end. r says so, and why."""
+    ended, trial, app = unended_trial(task, runs, tmp_path / "k" / "demo__aaaaaaa")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        (trial / "result.json").symlink_to(ended / "result.json")
+        await pilot.press("r")
+        await app.wait_for_replays(2)
+        await pilot.pause()
+        notice = app.notices[-1]
+        said = "the trial read again: whether Harbor has ended it cannot be told: result.json is a link to "
+        assert notice.startswith(said) and notice.endswith(": not read here"), notice
+
+
 async def test_a_replay_in_flight_says_how_long_it_has_run(task, runs):
     """A replay said "▶ replaying after start" and nothing else till it ended: a verifier that ran for
     minutes (up to the task's timeout) left a screen where nothing moved, as if it had frozen."""

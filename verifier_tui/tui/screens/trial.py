@@ -561,6 +561,13 @@ class TrialScreen(SizedScreen):
             self.notify(f"r: cannot read the trial again: {why}", severity="error", markup=False)
             return
         await self._renew(lambda: self.opened.read_again(trial), READ_AGAIN)
+        if trial.result.state == "unreadable":  # says nothing of an end (not_ended), and the screen shows why
+            self.notify(
+                f"the trial read again: whether Harbor has ended it cannot be told: {trial.result.problem}",
+                severity="warning",
+                markup=False,
+            )
+            return
         ended = "has ended it since" if trial.finished else "has not ended it yet"
         self.notify(f"the trial read again: Harbor {ended}", markup=False)
 
