@@ -345,6 +345,40 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         )
 
 
+async def test_a_narrow_running_job_keeps_help_in_the_footer_when_its_keys_leave_it(real, tmp_path):
+    """At 60x20 a running job's footer left f x t s out for the line above the tables that names them,
+    but that line was cut there too: `tab tasks r read again q quit esc jobs`, nothing on screen naming
+    f x t s or ?. Whenever keys leave the footer, ? help stays in it (the help lists them)."""
+    jobs = tmp_path / "jobs"
+    shutil.copytree(real / "jobs" / "oracle-pass", jobs / "oracle-pass")
+    (jobs / "oracle-pass" / "result.json").unlink()  # Harbor has not ended it: r reads it again
+    app = job_app(jobs)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "the job's overview")
+        await read_all(app)
+        await footer_shows(app, pilot, "esc jobs")
+        assert "? help" in footer_promises(app.screen) and "s sort" not in footer_promises(app.screen)
+        await pilot.resize_terminal(100, 30)  # room for every key, and the line naming them (? keys) in view
+        await until(pilot, lambda: "s sort" in screen_text(app).splitlines()[-1], "s sort in the footer")
+        assert "? help" not in footer_promises(app.screen)
+        await footer_shows(app, pilot, "esc jobs")
+
+    ended = shutil.copytree(real / "jobs" / "multi-step", tmp_path / "more" / "multi-step")
+    for n in range(6):  # a note each: the summary is cut above the line naming the keys
+        (ended / f"stray{n}").mkdir()
+    app = job_app(ended.parent)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, JobOverviewScreen), "the job's overview")
+        await read_all(app)
+        await pilot.pause()
+        assert "? keys" not in screen_text(app)
+        assert footer_promises(app.screen) == ["tab tasks", "filter", "s sort", "? help", "q quit", "esc jobs"]
+
+
 async def test_at_60_columns_each_job_screen_s_footer_still_shows_esc_the_way_back(real, tmp_path):
     """At 60x20 a running job's footer was cut after "r read again q", two jobs
     compared after "? help q": esc, the way back to the jobs, unseen. The keys

@@ -151,9 +151,10 @@ class TasksScreen(FolderScreen):
 
     def wide_enough(self, width: int) -> bool:
         """Narrower than every key it offers, the footer cut the last, esc (the way back): the keys
-        the line above the tables names (:func:`named_above`) then leave it, as ``?`` does (the palette
-        and the help list them still). Measured as Textual 8.2.8's compact footer lays keys out: a key
-        and its word, a space after; a group's keys and its word, with a space more before them."""
+        the line above the tables names (:func:`named_above`) then leave it, and ``?`` is in it (the
+        palette and the help list them still): that line may be cut to fit too. Measured as Textual
+        8.2.8's compact footer lays keys out: a key and its word, a space after; a group's keys and
+        its word, with a space more before them."""
         if self._measuring:
             return True  # the footer as it would be with them
         self._measuring = True
@@ -180,7 +181,13 @@ class TasksScreen(FolderScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab goes round the trials, the tasks and the summary when it is
-        cut, offering the next one (the trials when no table is focused)."""
+        cut, offering the next one (the trials when no table is focused).
+        ``?`` leaves the footer (:data:`HELP_NAMED_ABOVE`) only while the line
+        above the tables, the summary's last, names it and the footer has room
+        for every key: else the footer is where it is seen."""
+        if action == "named_help":
+            whole = self.query_one("#job-summary").max_scroll_y == 0
+            return whole and (self._measuring or self.wide_enough(0))
         if action != "focus_table":
             return super().check_action(action, parameters)
         focused = self.focused
@@ -191,6 +198,9 @@ class TasksScreen(FolderScreen):
         else:
             following = "job-trials"
         return parameters[0] == following
+
+    def action_named_help(self) -> None:
+        self.action_help()
 
     @on(DataTable.RowSelected, "#job-tasks")
     def _task_chosen(self, event: DataTable.RowSelected) -> None:
@@ -225,6 +235,10 @@ def named_above(*bindings: Binding) -> list[Binding]:
     """``bindings``, in the footer while it has room for every key it offers
     (:meth:`TasksScreen.wide_enough`): the line above the tables names them."""
     return [twin for binding in bindings for twin in footer_when_wide(replace(binding, show=False), 0)]
+
+
+#: ``?`` out of the footer while the line above the tables names it (:meth:`TasksScreen.check_action`), else in it.
+HELP_NAMED_ABOVE = [replace(HELP, action="named_help", show=False), HELP]
 
 
 class JobOverviewScreen(TasksScreen):
@@ -275,7 +289,7 @@ class JobOverviewScreen(TasksScreen):
         ),
         # ? is in the line above the tables ("? keys") and the palette: with the filters' one entry
         # the footer then fits 80 columns down to esc, the way back, r read again and all
-        replace(HELP, show=False),
+        *HELP_NAMED_ABOVE,
         QUIT,
         key("escape", "back", "jobs", "Back to the jobs", "the list of jobs this job was opened from"),
     ]
