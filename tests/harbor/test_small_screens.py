@@ -117,6 +117,26 @@ async def test_at_80x24_the_jobs_list_shows_each_jobs_name_how_its_trials_ended_
         assert "A" in shown[1].split()[0] and "multi-step" in shown[1]
 
 
+async def test_at_50_columns_the_jobs_list_keeps_help_and_quit_in_its_footer(real):
+    """Once r came to the jobs list its footer at 50 columns was cut to `space mark c compare r read again
+    ? he`, q quit unseen. The keys its hint line names (space, c) leave the footer first, as on the
+    job screens, which keeps r, ? help and q quit whole."""
+    app = job_app(real / "jobs")
+    async with app.run_test(size=(50, 20)) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        assert "space marks two jobs, c compares them" in screen_text(app)
+        assert footer_promises(app.screen) == ["r read again", "? help", "q quit"]
+        await until(pilot, lambda: "q quit" in screen_text(app).splitlines()[-1], "q quit in the footer")
+        await pilot.press("space", "down", "space", "c")  # they still work
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "two jobs compared")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JobsScreen), "back on the jobs")
+        await pilot.resize_terminal(100, 30)
+        await until(pilot, lambda: "space mark" in screen_text(app).splitlines()[-1], "space mark in the footer")
+        assert footer_promises(app.screen) == ["space mark", "c compare", "r read again", "? help", "q quit"]
+
+
 async def test_at_100_columns_the_jobs_list_shows_every_column_header_whole(real):
     """Harbor's four jobs at 100x30 (the smallest a task's screen draws in): the
     last column's header was cut to "agent (mode", its values whole beneath it."""

@@ -23,7 +23,8 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TasksScreen, cell, named_above
+from verifier_tui.tui.screens.job_overview import TasksScreen, cell
+from verifier_tui.tui.screens.keyed import named_above
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line, one_name

@@ -37,8 +37,8 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import HELP, QUIT, footer_when_wide, key
-from verifier_tui.tui.screens.keyed import FolderScreen
+from verifier_tui.tui.keys import HELP, QUIT, key
+from verifier_tui.tui.screens.keyed import FolderScreen, named_above
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.run import unlisted_job
@@ -142,33 +142,6 @@ class TasksScreen(FolderScreen):
         # Whether the summary is cut (so tab stops there) changes as it fills and with the terminal's size.
         self.watch(self.query_one("#job-summary"), "virtual_size", lambda _size: self.refresh_bindings())
 
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    #: The command palette's ``▏^p palette`` at the footer's right, with the space before it.
-    PALETTE_WIDTH = 12
-    _measuring = False
-
-    def wide_enough(self, width: int) -> bool:
-        """Narrower than every key it offers, the footer cut the last, esc (the way back): the keys
-        the line above the tables names (:func:`named_above`) then leave it, and ``?`` is in it (the
-        palette and the help list them still): that line may be cut to fit too. Measured as Textual
-        8.2.8's compact footer lays keys out: a key and its word, a space after; a group's keys and
-        its word, with a space more before them."""
-        if self._measuring:
-            return True  # the footer as it would be with them
-        self._measuring = True
-        try:
-            shown = [binding for _node, binding, _enabled, _tip in self.active_bindings.values() if binding.show]
-        finally:
-            self._measuring = False
-        keys = self.app.get_key_display
-        need = sum(len(f"{keys(b)} {b.description} ") for b in shown if b.group is None) + self.PALETTE_WIDTH
-        for group in {b.group for b in shown if b.group is not None}:
-            grouped = " ".join(keys(b) for b in shown if b.group is group)
-            need += len(f" {grouped} {group.description} ")
-        return super().wide_enough(width) and self.size.width >= need
-
     @staticmethod
     def _keys_line(words: str, keys: str) -> list[Any]:
         """``words · keys`` (keys two spaces apart), for the header (:class:`Flowing`) to wrap
@@ -229,12 +202,6 @@ class TasksScreen(FolderScreen):
 #: f x t share one footer entry, "f x t filter": the line above the tables names each
 #: ("f failures  x exception  t task"), as the task screen's header names s v f p t.
 FILTERS = Binding.Group("filter")
-
-
-def named_above(*bindings: Binding) -> list[Binding]:
-    """``bindings``, in the footer while it has room for every key it offers
-    (:meth:`TasksScreen.wide_enough`): the line above the tables names them."""
-    return [twin for binding in bindings for twin in footer_when_wide(replace(binding, show=False), 0)]
 
 
 #: ``?`` out of the footer while the line above the tables names it (:meth:`TasksScreen.check_action`), else in it.

@@ -19,7 +19,7 @@ from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import cell
-from verifier_tui.tui.screens.keyed import FolderScreen
+from verifier_tui.tui.screens.keyed import FolderScreen, named_above
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line, one_name
@@ -34,15 +34,21 @@ LIST_NOTES_SHOWN = 3
 
 class JobsScreen(FolderScreen):
     BINDINGS = [
-        key(
-            "space", "mark", "mark", "Mark the job", "Mark (or unmark) the job under the cursor; c compares two marked"
-        ),
-        key(
-            "c",
-            "compare",
-            "compare",
-            "Compare the two marked jobs",
-            "Per task: each job's trials passed and mean, the difference, the trials whose outcome flipped",
+        *named_above(
+            key(
+                "space",
+                "mark",
+                "mark",
+                "Mark the job",
+                "Mark (or unmark) the job under the cursor; c compares two marked",
+            ),
+            key(
+                "c",
+                "compare",
+                "compare",
+                "Compare the two marked jobs",
+                "Per task: each job's trials passed and mean, the difference, the trials whose outcome flipped",
+            ),
         ),
         key(
             "r",

@@ -5,18 +5,20 @@ screens a user works in (a task's, a trial's)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 from weakref import WeakKeyDictionary
 
 from textual.actions import parse
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from verifier_tui.tui.display import Display
-from verifier_tui.tui.keys import offered
+from verifier_tui.tui.keys import footer_when_wide, offered
 from verifier_tui.tui.screens.help import HelpScreen, Legend, help_content
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
@@ -138,6 +140,39 @@ class FolderScreen(KeyedScreen):
     def __init__(self, folder: Path) -> None:
         super().__init__()
         self.fmt = Display(folder)
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+    #: The command palette's ``▏^p palette`` at the footer's right, with the space before it.
+    PALETTE_WIDTH = 12
+    _measuring = False
+
+    def wide_enough(self, width: int) -> bool:
+        """Narrower than every key it offers, the footer cut the last, the way back or out: the keys
+        the hint line above the tables names (:func:`named_above`) then leave it, and ``?`` is in it
+        (the palette and the help list them still): that line may be cut to fit too. Measured as
+        Textual 8.2.8's compact footer lays keys out: a key and its word, a space after; a group's keys
+        and its word, with a space more before them."""
+        if self._measuring:
+            return True  # the footer as it would be with them
+        self._measuring = True
+        try:
+            shown = [binding for _node, binding, _enabled, _tip in self.active_bindings.values() if binding.show]
+        finally:
+            self._measuring = False
+        keys = self.app.get_key_display
+        need = sum(len(f"{keys(b)} {b.description} ") for b in shown if b.group is None) + self.PALETTE_WIDTH
+        for group in {b.group for b in shown if b.group is not None}:
+            grouped = " ".join(keys(b) for b in shown if b.group is group)
+            need += len(f" {grouped} {group.description} ")
+        return super().wide_enough(width) and self.size.width >= need
+
+
+def named_above(*bindings: Binding) -> list[Binding]:
+    """``bindings``, in the footer while it has room for every key it offers
+    (:meth:`FolderScreen.wide_enough`): the hint line above the tables names them."""
+    return [twin for binding in bindings for twin in footer_when_wide(replace(binding, show=False), 0)]
 
 
 class SizedScreen(KeyedScreen):
