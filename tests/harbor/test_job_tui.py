@@ -790,3 +790,19 @@ async def test_r_reads_the_jobs_list_again_after_harbor_ended_a_job_keeping_its_
         assert row("oracle-pass")[0] == "A" and row("nop-fail")[0] == " "  # the mark stays on its job
         table = app.screen.query_one(DataTable)
         assert app.screen.jobs[table.cursor_row].name == "oracle-pass"  # and the cursor
+
+
+async def test_r_on_the_jobs_list_says_its_folder_is_gone(real, tmp_path):
+    """r after the jobs folder itself was removed said `0 jobs · no job folders here`, as of an empty
+    folder; it says the folder does not exist, as the command says it of a path given that is not there."""
+    jobs = tmp_path / "jobs"
+    shutil.copytree(real / "jobs" / "oracle-pass", jobs / "oracle-pass")
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        shutil.rmtree(jobs)
+        await pilot.press("r")
+        await until(pilot, lambda: app.screen.done, "read again")
+        await pilot.pause()
+        header = " ".join(text_of(app, "#job-header").split())
+        assert header.endswith(f"· 0 jobs {jobs} does not exist (moved or removed since it was read)"), header

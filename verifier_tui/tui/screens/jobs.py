@@ -6,6 +6,7 @@ Enter opens the job's overview; esc there comes back here."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class JobsScreen(FolderScreen):
         self.done = False  # every job read
         self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)
         self.notes: list[str] = []  # what of the folder is no job, said as test JOBS says it
+        self.unlisted: str | None = None  # why the folder itself could not be listed
 
     def compose(self) -> ComposeResult:
         yield Flowing(id="job-header")
@@ -116,7 +118,7 @@ class JobsScreen(FolderScreen):
             if marked
             else "enter opens a job · space marks two jobs, c compares them · ? keys"
             if self.jobs or not done
-            else NO_JOBS
+            else self.unlisted or NO_JOBS
         )
         notes = folder_notes(self.notes, where=ALL_NOTES, shown=LIST_NOTES_SHOWN)
         self.query_one("#job-header", Flowing).flow(
@@ -137,8 +139,15 @@ class JobsScreen(FolderScreen):
         # Asked before each job: a cancelled worker's thread goes on, and q
         # waited for it as the process ended (as the comparison's reading).
         jobs = read_jobs(self.path, cancelled=lambda: worker.is_cancelled, notes=notes)
+        try:  # read_jobs finds no job in a folder it cannot list: said why, not as a folder of no jobs
+            os.scandir(self.path).close()
+            unlisted = None
+        except FileNotFoundError:  # as a path given that is not there is said (open_harbor)
+            unlisted = f"{self.fmt.path(self.path)} does not exist (moved or removed since it was read)"
+        except OSError as exc:
+            unlisted = f"{self.fmt.path(self.path)} cannot be listed: {exc.strerror or exc}"
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, jobs, notes)
+            self.app.call_from_thread(self._show, jobs, notes, unlisted)
 
     def action_read_again(self) -> None:
         """The folder as it is now, the marks and the cursor kept on their jobs."""
@@ -146,7 +155,7 @@ class JobsScreen(FolderScreen):
         self._header()
         self._read()
 
-    def _show(self, jobs: list[JobSummary], notes: list[str]) -> None:
+    def _show(self, jobs: list[JobSummary], notes: list[str], unlisted: str | None) -> None:
         table = self.query_one(DataTable)
         # Read again, the rows may come in another order (a job started since): what was marked, and the
         # row under the cursor, are found again by their folders.
@@ -154,7 +163,7 @@ class JobsScreen(FolderScreen):
         current = self.jobs[table.cursor_row].path if 0 <= table.cursor_row < len(self.jobs) else None
         paths = [job.path for job in jobs]
         self.marked = [paths.index(path) for path in marked if path in paths]
-        self.jobs, self.done, self.notes = jobs, True, notes
+        self.jobs, self.done, self.notes, self.unlisted = jobs, True, notes, unlisted
         rows = []
         for index, job in enumerate(jobs):
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
