@@ -688,6 +688,49 @@ def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_
     assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 
+def test_without_a_cgroup_the_page_tables_of_a_runs_processes_are_counted(ordinary_user):
+    """A later review, as an ordinary user (no cgroup): four processes each
+    mapping one page of a memory file 60,000 times, 2 MB apart, made about
+    940 MB of page tables (which a memory cgroup is charged for, and no
+    resident set shows) and scored 1.0 under ``memory_mb = 256``."""
+    _task, data = run_measured(
+        ordinary_user,
+        """\
+        import ctypes, mmap, os, time
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+
+        def hold(base):
+            page = os.memfd_create("one")
+            os.ftruncate(page, 4096)
+            for i in range(60000):  # each mapping 2 MB from the last: a page table of its own
+                address = libc.mmap(base + i * (2 << 20), 4096, mmap.PROT_READ, 0x01 | 0x100000, page, 0)
+                if address in (None, ctypes.c_void_p(-1).value):
+                    return
+                ctypes.c_char.from_address(address).value
+
+        def verify(workspace):
+            answers = []
+            for k in range(4):
+                read, write = os.pipe()
+                if os.fork() == 0:
+                    hold(0x100000000000 + k * 0x10000000000)
+                    os.write(write, b"x")
+                    time.sleep(60)
+                    os._exit(0)
+                os.close(write)
+                answers.append(read)
+            held = sum(len(os.read(read, 1)) for read in answers)  # none from a process killed
+            print("page tables held in", held, "processes")
+            return 1.0 if held == 4 else 0.0
+    """,
+        "page tables",
+    )
+    assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
+
+
 @pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
 def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordinary_user, place):
     """A later tour: 600,000 empty folders in the view's ``/tmp`` (or its

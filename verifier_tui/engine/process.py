@@ -259,7 +259,8 @@ def run_process(
     ``memory_limit``: bytes the leader and its descendants may hold together,
     counted as a memory cgroup counts them: their anonymous and shared memory
     (proportional set size, :func:`~verifier_tui.engine.procfs.memory_bytes`),
-    the memory files they hold (:func:`~verifier_tui.engine.procfs.memfd_bytes`)
+    the memory files they hold (:func:`~verifier_tui.engine.procfs.memfd_bytes`),
+    their page tables (:func:`~verifier_tui.engine.procfs.page_table_bytes`)
     and ``memory_extra(leader)`` (the view's tmpfs). Past it the biggest of
     them is SIGKILLed, as the kernel's OOM killer does in a container over
     its ``memory_mb``. Checked every :data:`MEMORY_CHECK_S`; what was killed
@@ -835,12 +836,21 @@ class _Child:
         pids = {leader} | procfs.descendants(leader)
         extra = self.memory_extra(leader) if self.memory_extra is not None else 0
         limit = self.memory_limit or 0
-        files = procfs.memfd_bytes(pids)  # held by a process, in no resident set
-        if procfs.resident_bytes(pids) + sum(files.values()) + extra <= limit:
+        # In no resident set: the page tables, and the memory files held open, counted whole (more
+        # than their pages not mapped) until a total past the limit needs their walk of the mappings.
+        tables, files = procfs.page_table_bytes(pids), procfs.memfd_bytes(pids, whole=True)
+        beyond, whole = sum(tables.values()) + extra, sum(files.values())
+        if procfs.resident_bytes(pids) + beyond + whole <= limit:
             return  # within it by the resident sizes, which hold more: the exact count costs a page walk each
         sizes = procfs.memory_bytes(pids)
-        for pid, held in files.items():
-            sizes[pid] = sizes.get(pid, 0) + held
+        counted = sum(sizes.values()) + beyond
+        if counted > limit:
+            files = {}  # past it without them: not counted twice where mapped, nor walked for
+        elif counted + whole > limit:
+            files = procfs.memfd_bytes(pids)  # they decide it: only their pages not mapped count
+        for held in (tables, files):
+            for pid, size in held.items():
+                sizes[pid] = sizes.get(pid, 0) + size
         total = sum(sizes.values()) + extra
         if not sizes or total <= limit:
             return
