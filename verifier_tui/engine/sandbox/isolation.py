@@ -107,9 +107,20 @@ NOT_SHOWN = ("/tmp", "/var/tmp", "/dev", "/proc", "/sys", "/run", "/var/run", "/
 #: asks only for this machine's root, which root's run is (uid 0 maps to 0), so the run wrote
 #: ``kernel.core_pattern``, whose ``|program`` runs as root outside every namespace at the next crash.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/bus", "/proc/fs", "/proc/irq")
-#: What Docker masks of /proc (moby's oci/defaults.go, ``MaskedPaths``): a view run by
-#: root read this machine's timers in /proc/timer_list, root's alone. /proc/keys is masked apart.
-PROC_MASKED = ("asound", "acpi", "kcore", "latency_stats", "timer_list", "timer_stats", "sched_debug", "scsi")
+#: What Docker masks of /proc (moby's daemon/pkg/oci/defaults.go, ``defaultLinuxMaskedPaths``): a view run
+#: by root read this machine's timers in /proc/timer_list, root's alone; any run read each CPU's interrupt
+#: counts in /proc/interrupts, masked since Docker 28.0.2 (GHSA-6fw5-f8r9-fgfm). /proc/keys is masked apart.
+PROC_MASKED = (
+    "acpi",
+    "asound",
+    "interrupts",
+    "kcore",
+    "latency_stats",
+    "sched_debug",
+    "scsi",
+    "timer_list",
+    "timer_stats",
+)
 
 #: What bwrap must be at least: overlays (a big workspace) came in 0.11.0.
 BWRAP_AT_LEAST = (0, 11)
