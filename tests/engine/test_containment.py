@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.helpers.commands import run_tool
+from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.processes import processes_with, wait_none_with
 from tests.helpers.tasks import PY, make_task
 from verifier_tui.engine.model import Outcome
@@ -601,28 +601,37 @@ def test_the_sandbox_in_force_is_in_the_json_and_the_header(env, tmp_path, sandb
     assert text.splitlines()[1].startswith(f"sandbox: {sandbox}")
 
 
-def test_explain_says_the_sandbox_the_verifiers_import_ran_in(env, tmp_path, sandbox):
+@pytest.mark.parametrize("ending", ["", "import os; os._exit(3)", "import time; time.sleep(60)"])
+def test_explain_says_the_sandbox_the_verifiers_import_ran_in(env, tmp_path, sandbox, ending):
     """A later tour: ``explain`` imports the verifier, whose import-time code
     ran in the copy sandbox (it wrote a file of the user's) while neither its
-    text nor its ``--json`` said the run could write the user's files."""
+    text nor its ``--json`` said the run could write the user's files. A later
+    review: when that code ended the runner (``os._exit(3)``) or outlived
+    ``--timeout``, ``explain TASK`` printed only the error; ``explain TRIAL``
+    said the sandbox."""
     mark = tmp_path / "written-by-the-import"
     task_dir = make_task(
         tmp_path / "t",
         f"""\
         try:
             open({str(mark)!r}, "w").close()
-        except OSError:
+        except OSError:  # the view has no folder of the user's
             pass
+        {ending}
 
         def verify(workspace):
             return 1.0
     """,
     )
     env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
-    data = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    data = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY, "--timeout", "5").stdout)
     assert data["sandbox"] == sandbox and mark.exists() == (sandbox == "copy")
-    text = run_tool(env, "explain", task_dir, "--python", PY).stdout
-    assert text.splitlines()[1] == data["sandbox_words"]
+    done = run_tool(env, "explain", task_dir, "--python", PY, "--timeout", "5")
+    no_traceback(done)
+    if ending:  # the sandbox's line, then the error
+        assert done.returncode == 2 and done.stdout.splitlines() == [data["sandbox_words"]], done.stderr
+    else:
+        assert done.stdout.splitlines()[1] == data["sandbox_words"]
     if sandbox == "copy":
         assert isolation.COPY_RISK in data["sandbox_words"]
 

@@ -116,6 +116,7 @@ def explain_command(args: argparse.Namespace, session: Session) -> int:
         terminal.out_json(report.explain_json(session, explanation))
         return 0 if explanation.error is None else 2
     if explanation.error is not None:
+        terminal.out(session.isolation.words)  # the import may have run, and written there, before the runner failed
         terminal.error(explanation.error)
         terminal.write(plain_text(explanation.stderr or ""), "stderr")
         return 2
