@@ -751,11 +751,13 @@ def test_without_a_cgroup_the_page_tables_of_a_runs_processes_are_counted(ordina
 
 @pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
 def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordinary_user, place):
-    """A later tour: 600,000 empty folders in the view's ``/tmp`` (or its
-    64 MB ``/dev/shm``) use no block of the tmpfs, but about 600 MB of the
-    kernel's memory (an inode and a name each), which a container's memory
-    cgroup is charged for; measured without a cgroup, they scored 1.0 under
-    ``memory_mb = 256``."""
+    """A later tour: 600,000 empty folders in the view's 64 MB ``/dev/shm``
+    use no block of the tmpfs, but about 600 MB of the kernel's memory (an
+    inode and a name each), which a container's memory cgroup is charged
+    for; measured without a cgroup, they scored 1.0 under ``memory_mb = 256``.
+    A later review: in ``/tmp``, which is on a container's disk (where its
+    memory cgroup reclaims those records), they score 1.0 in Harbor too, and
+    were killed here."""
     _task, data = run_measured(
         ordinary_user,
         f"""\
@@ -770,7 +772,10 @@ def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordina
     """,
         "the run's files",
     )
-    assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
+    if place == "/tmp":
+        assert data["rewards"] == {"reward": 1.0} and not data["out_of_memory"], (data["stdout"], data["stderr"])
+    else:
+        assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 
 def test_storage_mb_is_the_size_of_tmp_and_how_cpus_is_applied_is_said(tmp_path, env, namespace):
