@@ -504,7 +504,9 @@ class VerifierCases:
         for g in self.collection.groups:
             for _name, folder, _cases in _by_job(g):
                 self.tasks.setdefault(task_id(config, g, folder), []).append(g)
+        self.task_ids = frozenset(self.tasks)
         self.noted: set[str] = set()
+        self.case_ran = False  # in the copy sandbox, what says so: only once a case ran there
         self.taken = self._stop_as_ctrl_c_does()
         from verifier_tui.words.text import one_id
 
@@ -716,21 +718,25 @@ class VerifierCases:
         with not a word). The suite's, not the case's (``user_properties``):
         under pytest's default junit_family, xunit2, a test case has no
         properties (pytest warns so of record_property). Said where reports
-        arrive: under xdist, in the controller, which writes the file."""
+        arrive: under xdist, in the controller, which writes the file. A case
+        run (its call) in the copy sandbox has the sandbox said too."""
         from _pytest.junitxml import xml_key
-
-        xml = self.config.stash.get(xml_key, None)
-        if xml is None or report.when != "setup":
-            return
-        if self.copy_sandbox is not None and "sandbox" not in self.noted:  # as test --junit's property
-            self.noted.add("sandbox")
-            xml.add_global_property("sandbox", self.copy_sandbox)
-        from verifier_tui.commands.report import task_notes
-        from verifier_tui.words.text import one_line
 
         parts = report.nodeid.split("::")
         # the task's id is the longest part before a ``::`` that is one (a task folder ``a::b``), as _case_id has it
-        task = next((one for cut in range(len(parts) - 1, 0, -1) if (one := "::".join(parts[:cut])) in self.tasks), "")
+        task = next(
+            (one for cut in range(len(parts) - 1, 0, -1) if (one := "::".join(parts[:cut])) in self.task_ids), ""
+        )
+        xml = self.config.stash.get(xml_key, None)
+        if task and report.when == "call" and not self.case_ran:
+            self.case_ran = True
+            if xml is not None and self.copy_sandbox is not None:  # as test --junit's property
+                xml.add_global_property("sandbox", self.copy_sandbox)
+        if xml is None or report.when != "setup":
+            return
+        from verifier_tui.commands.report import task_notes
+        from verifier_tui.words.text import one_line
+
         for group in self.tasks.pop(task, []):
             where = task_id(self.config, group)  # a folder of jobs: its notes said once, by the folder given
             for note in task_notes(group) if group.session is not None else _job_notes(group):
@@ -739,16 +745,16 @@ class VerifierCases:
                     self.noted.add(value)
                     xml.add_global_property("note", value)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """The copy sandbox said after the summary, as ``verifier-tui test`` says it."""
-        if self.copy_sandbox is not None:
-            terminalreporter.write_line(self.copy_sandbox)
-
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.stopped_by is not None:  # as verifier-tui test ends on one
             session.exitstatus = 128 + self.stopped_by
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # The copy sandbox said after pytest's final line, as `verifier-tui test` says it after its summary: the
+        # terminal summary hook comes before that line. (No reporter: -p no:terminal, or an xdist worker's.)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.case_ran and self.copy_sandbox is not None and reporter is not None:
+            reporter.write_line(self.copy_sandbox)
         self.collection.close()
         for signum, before in self.taken:
             signal.signal(signum, before)

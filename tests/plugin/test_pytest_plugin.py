@@ -150,8 +150,20 @@ def test_cases_run_in_the_copy_sandbox_are_said_to_write_the_users_files(pyteste
     assert mark.exists()
     said = [line for line in done.stdout.lines if COPY_RISK in line]
     assert len(said) == 1 and said[0].startswith("sandbox: copy"), done.stdout.str()
+    # after pytest's final line, as `test` says it after its own summary (a later review: it came before)
+    *_, final, last = [line for line in done.stdout.lines if line.strip()]
+    assert " 1 passed" in final and last == said[0], done.stdout.str()
     properties = {p.get("name"): p.get("value") for p in ET.parse(report).getroot().iter("property")}
     assert properties.get("sandbox") == said[0], properties
+    # A later review: no case run, no line (the --junitxml had no such property already)
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}", "-k", "nomatch", *more)
+    assert not [line for line in done.stdout.lines if COPY_RISK in line], done.stdout.str()
+    assert "sandbox" not in {p.get("name") for p in ET.parse(report).getroot().iter("property")}
+    # and with -q, or pytest's terminal reporter off, said once at most, with no traceback
+    for quiet in ("-q", "-p no:terminal"):
+        done = run(pytester, "--verifier-cases", "tasks", *quiet.split(), *more)
+        assert done.ret == 0 and "Traceback" not in done.stderr.str() + done.stdout.str(), done.stderr.str()
+        assert len([line for line in done.stdout.lines if COPY_RISK in line]) == (quiet == "-q"), done.stdout.str()
 
 
 def test_under_xdist(pytester, tasks, monkeypatch):
