@@ -1171,6 +1171,17 @@ def test_a_terminal_that_closes_mid_test_leaves_a_junit_report_of_this_run(env, 
     assert list(Path(scratch).iterdir()) == []
 
 
+def test_a_terminal_that_closes_mid_test_json_to_a_file_leaves_the_whole_document(env, tmp_path):
+    """``test --json >out.json`` in an ssh session that drops: the stop's line to the closed terminal
+    failed (EIO) before the document was written, and out.json stayed empty. The document comes
+    before the line, and a line that cannot be written ends nothing."""
+    task = _stuck_case_task(tmp_path / "slow")
+    out, scratch = tmp_path / "out.json", env["TMPDIR"]
+    args = ["test", str(task), "--json", "--python", PY]
+    assert hung_up(env, args, lambda: has_started(scratch), stdout=out) == 129
+    assert json.loads(out.read_text())["stopped"].startswith("stopped by SIGHUP"), out.read_text()
+
+
 def test_a_signal_mid_test_json_prints_the_cases_that_finished(env, tmp_path):
     """A CI job's timeout while ``test --json`` runs: stdout held nothing, where ``--junit`` keeps the
     cases that finished and ``test JOB --json`` its trials. The test document is printed with those

@@ -199,6 +199,17 @@ def test_a_stop_whose_document_then_fails_is_reported_once_with_its_first_cause(
     assert error is not None and error.get("message", "").startswith("stopped by SIGHUP"), said
 
 
+def test_a_terminal_that_closes_mid_test_job_json_to_a_file_leaves_the_whole_document(task, runs, tmp_path, env):
+    """``test JOB --json >out.json`` in an ssh session that drops: the stop's line to the closed terminal
+    failed (EIO) before the document was ended, which stayed ``{"trials": [`` open. The document is
+    written whole before the line, and a line that cannot be written ends nothing."""
+    job = _a_job_with_a_slow_first_trial(task, runs, tmp_path)
+    out, scratch = tmp_path / "out.json", env["TMPDIR"]
+    args = ["test", str(job), "--json", "-j", "1", "--python", PY]
+    assert hung_up(env, args, lambda: has_started(scratch), stdout=out) == 129
+    assert json.loads(out.read_text())["stopped"].startswith("stopped by SIGHUP"), out.read_text()
+
+
 # stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams
 FAILS_AFTER = """
 import errno, sys

@@ -471,11 +471,18 @@ def start_in_terminal(env: dict[str, str], args: list[str], shell: str | None = 
     return pid, fd
 
 
-def hung_up(env: dict[str, str], args: list[str], ready: Callable[[], bool], stderr: Path | None = None) -> int | None:
+def hung_up(
+    env: dict[str, str],
+    args: list[str],
+    ready: Callable[[], bool],
+    stderr: Path | None = None,
+    stdout: Path | None = None,
+) -> int | None:
     """``verifier-tui ARGS`` in a terminal that closes once ``ready()`` (an ssh session dropped): the
-    kernel sends SIGHUP, and every write to the terminal fails from then on (EIO); stderr to the file
-    ``stderr`` when one is given. Its exit status (None: it outlived the guard, and was killed)."""
-    shell = None if stderr is None else f"exec {shlex.join([*TOOL, *args])} 2>{shlex.quote(str(stderr))}"
+    kernel sends SIGHUP, and every write to the terminal fails from then on (EIO); stderr and stdout to
+    the files ``stderr`` and ``stdout`` when given. Its exit status (None: it outlived the guard, and was killed)."""
+    to_files = "".join(f" {fd}>{shlex.quote(str(path))}" for fd, path in ((1, stdout), (2, stderr)) if path)
+    shell = f"exec {shlex.join([*TOOL, *args])}{to_files}" if to_files else None
     pid, fd = start_in_terminal(env, args, shell)
     deadline = time.monotonic() + HANG_GUARD_S
     try:

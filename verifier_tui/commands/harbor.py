@@ -861,8 +861,6 @@ def _read_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]], i
     unread = JobTrials(name=args.target.root.name, folder=args.target.root, replays=None)
     why = stopped_words(halted, 0, 0, "trials")
     _say_stopped(args, unread, in_jobs, [], 0.0, why, None)
-    if args.json:  # begun after the report: stdout that cannot be written (a full disk) ends the command
-        _TrialsStream(unread).end(_job_counts(args, unread, [], 0.0, stopped=why))
     return stopping.exit_status(halted)
 
 
@@ -876,14 +874,18 @@ def _say_stopped(
     stream: _TrialsStream | None,
 ) -> None:
     """``test JOB`` stopped by a signal (``why``) with ``rows`` finished: that line, ``--junit``'s report of
-    them with it as an error, and ``--json``'s document ended whole with them and it."""
-    # the report first: a stderr or stdout that cannot be written (a closed terminal, a full disk) ends the command
+    them with it as an error, and ``--json``'s document (begun now when ``stream`` is None) ended whole
+    with them and it."""
+    # the report, then the document, then the lines (said too when stdout fails: a full disk ends the
+    # command), so that a stderr that cannot be written (a closed terminal) cuts no document sent to a file
     problem = _stopped_report(args, group, in_jobs, rows, wall, why)
-    terminal.error(why)
-    if problem is not None:
-        terminal.error(problem)
-    if stream is not None:
-        stream.end(_job_counts(args, group, rows, wall, stopped=why))
+    try:
+        if args.json:
+            (stream or _TrialsStream(group)).end(_job_counts(args, group, rows, wall, stopped=why))
+    finally:
+        terminal.last_error(why)
+        if problem is not None:
+            terminal.last_error(problem)
 
 
 def _stopped_report(

@@ -268,13 +268,16 @@ def _stopped_run(
     own, ``(stopped)``."""
     count = sum(len(group.cases) for group in collection.runnable)
     why = report.stopped_words(stop, sum(len(rs) for _group, rs in ran), count, "cases")
-    # the report first: a stderr or stdout that cannot be written (a closed terminal, a full disk) ends the command
+    # the report, then the document, then the lines (said too when stdout fails: a full disk ends the
+    # command), so that a stderr that cannot be written (a closed terminal) cuts no document sent to a file
     problem = _test_junit(args, ran, collection, name, wall, report.stopped_case(why)) if args.junit else None
-    terminal.error(why)
-    if problem is not None:
-        terminal.error(problem)
-    if args.json:
-        terminal.out_json(report.test_json(ran, wall, collection.without_cases, collection.without_step, why))
+    try:
+        if args.json:
+            terminal.out_json(report.test_json(ran, wall, collection.without_cases, collection.without_step, why))
+    finally:
+        terminal.last_error(why)
+        if problem is not None:
+            terminal.last_error(problem)
 
 
 def _test_junit(

@@ -150,6 +150,15 @@ def error(text: str) -> None:
     line(f"verifier-tui: {flat}", "stderr")
 
 
+def last_error(text: str) -> None:
+    """:func:`error`'s line as a stop's last word, after its report and document: stderr that cannot take
+    it (a terminal that closed: EIO) ends nothing, and the command's status stays the stop's."""
+    try:
+        error(text)
+    except OSError:
+        pass
+
+
 def flush() -> None:
     """What stdout's stream still holds sent on: :func:`write` leaves nothing there when stdout is a
     file, but a stream with none of its own (a test's capture) and what others wrote through it
