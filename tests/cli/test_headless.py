@@ -1376,6 +1376,25 @@ def _tasks_of_no_case(tmp_path: Path) -> Path:
     return tmp_path / "tasks"
 
 
+def test_a_refused_test_whose_stderr_is_a_full_disk_still_writes_its_junit_report(env, tmp_path):
+    """``test --junit out.xml --python /nonexistent 2>/dev/full``: the refusal's line failed before the
+    report was written, and the last run's report, all green, stayed for CI. The report comes first."""
+    report = an_old_green_report(tmp_path / "out.xml")
+    task = EXAMPLES / "hello-file"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*TOOL, "test", str(task), "--junit", str(report), "--python", "/nonexistent"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=full,
+            timeout=HANG_GUARD_S,
+        )
+    assert done.returncode == 2
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert names == ["(command line)"], names
+
+
 def _a_task_harbor_refuses(tmp_path: Path) -> Path:
     task = copy_example("hello-file", tmp_path / "hello-file")
     toml = task / "task.toml"

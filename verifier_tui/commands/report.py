@@ -798,12 +798,14 @@ def refused_run(
     written with it as its error (where it may be: ``own`` as for
     :func:`output_file_problem`), after the ``listed`` tests not run, so that a
     report of the last run is never left for CI to show green. Exit status 2."""
-    terminal.error(message)
+    problem = None
+    # the report first: a stderr that cannot be written (a full disk) ends the command
     if junit is not None and output_file_problem("--junit", junit, own) is None:
         error = JunitCase("verifier-tui", "(command line)", "0", error=message)
         problem = write_junit(junit, "verifier-tui", [*listed, error], 0.0)
-        if problem is not None:  # unsaid, CI would show the last run's report as this one's
-            terminal.error(problem)
+    terminal.error(message)
+    if problem is not None:  # unsaid, CI would show the last run's report as this one's
+        terminal.error(problem)
     return 2
 
 
