@@ -1171,6 +1171,20 @@ def test_a_terminal_that_closes_mid_test_leaves_a_junit_report_of_this_run(env, 
     assert list(Path(scratch).iterdir()) == []
 
 
+def test_a_terminal_that_closes_under_a_progress_count_leaves_a_junit_report_of_this_run(env, tmp_path):
+    """``test --junit out.xml`` of two tasks in an ssh session that drops once the first one's cases
+    have ended: their progress count is on the screen, and its erase, to the closed terminal, failed
+    (EIO) before the report was written. The erase ends nothing: the report holds the stop."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    _stuck_case_task(folder / "slow")
+    report, scratch = an_old_green_report(tmp_path / "out.xml"), env["TMPDIR"]
+    args = ["test", str(folder), "--junit", str(report), "-j", "1", "--python", PY]
+    assert hung_up(env, args, lambda: has_started(scratch)) == 129
+    names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+    assert names == [*sorted(os.listdir(folder / "hello-file" / "cases")), "(stopped)"], names
+
+
 def test_a_terminal_that_closes_mid_test_json_to_a_file_leaves_the_whole_document(env, tmp_path):
     """``test --json >out.json`` in an ssh session that drops: the stop's line to the closed terminal
     failed (EIO) before the document was written, and out.json stayed empty. The document comes
