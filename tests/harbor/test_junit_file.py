@@ -210,16 +210,19 @@ def test_a_terminal_that_closes_mid_test_job_json_to_a_file_leaves_the_whole_doc
     assert json.loads(out.read_text())["stopped"].startswith("stopped by SIGHUP"), out.read_text()
 
 
-# stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams
+# stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams; with
+# "term", a SIGTERM lands as it fails (a CI timeout while the other replays are cancelled)
 FAILS_AFTER = """
-import errno, sys
+import errno, os, signal, sys
 from verifier_tui.commands import terminal
-n = int(sys.argv.pop(1))
+n, term = int(sys.argv.pop(1)), sys.argv.pop(1) == "term"
 real, count = terminal._write_all, [0]
 def failing(handle, text):
     if handle is sys.stdout:
         count[0] += 1
         if count[0] > n:
+            if term:
+                os.kill(os.getpid(), signal.SIGTERM)
             raise OSError(errno.ENOSPC, "No space left on device")
     return real(handle, text)
 terminal._write_all = failing
@@ -228,20 +231,25 @@ sys.exit(main())
 """
 
 
-def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs, tmp_path, env):
+@pytest.mark.parametrize("then", ["", "term"], ids=["alone", "then-a-sigterm"])
+def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs, tmp_path, env, then):
     """``test JOB --json --junit out.xml`` to a disk that fills as the trials stream: the trial whose
     line could not be written was left out of the report, though its replay had ended. It is in it,
-    with the ``(stopped)`` error saying standard output could not be written, said in one line."""
+    with the ``(stopped)`` error saying standard output could not be written, said in one line. A
+    SIGTERM landing as the other replays were cancelled took the blame (143, the full disk never said):
+    the first cause wins."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     for name in ("a__aaaaaaa", "b__bbbbbbb", "c__ccccccc"):
         sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
     report = an_old_green_report(tmp_path / "out.xml")
-    tool = [sys.executable, "-c", FAILS_AFTER, "1"]  # the document's head with a's line; b's fails
+    tool = [sys.executable, "-c", FAILS_AFTER, "1", then]  # the document's head with a's line; b's fails
     done = run_tool(env, "test", job, "--json", "--junit", report, "--python", PY, "-j", "1", tool=tool)
     no_traceback(done)
     names = [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
     assert sorted(names[:-1]) == ["a__aaaaaaa", "b__bbbbbbb"] and names[-1] == "(stopped)", names
+    error = ET.parse(report).getroot().find("testcase[@name='(stopped)']/error")
+    assert error is not None and "standard output could not be written" in error.get("message", "")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "No space left" in done.stderr, done.stderr
 
 

@@ -157,6 +157,12 @@ def exit_status(stop: BaseException) -> int:
     return stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
 
 
+def came_second() -> None:
+    """The signal received landed after the command had failed on its own (stdout on a full disk, as the
+    other runs were cancelled): the failure is the command's cause, and its status the exit status."""
+    _received.clear()
+
+
 def status(code: int) -> int:
     """The command's exit status: ``128 + signal`` when one asked it to stop
     while it was cleaning up or :func:`holding` (it finished instead of raising there)."""
