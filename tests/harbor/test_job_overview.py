@@ -1252,9 +1252,12 @@ def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real
     done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
     no_traceback(done)
     assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}
-    done = run_tool(env, "run", scratch / "notes.txt")
-    assert (done.returncode, done.stdout) == (2, "")
-    assert "notes.txt is not a Python file" in done.stderr
+    # nor a file of the user's that Harbor's job and trial files are named alike (a config of their own)
+    for name in ("notes.txt", "config.json", "result.json"):
+        (scratch / name).write_text("{}")
+        done = run_tool(env, "run", scratch / name)
+        assert (done.returncode, done.stdout) == (2, ""), (name, done.stdout)
+        assert f"{name} is not a Python file" in done.stderr
 
 
 def test_a_harbor_file_of_a_copied_job_without_its_log_names_the_job(env, real, tmp_path):
@@ -1268,7 +1271,8 @@ def test_a_harbor_file_of_a_copied_job_without_its_log_names_the_job(env, real, 
     trial = next(path for path in job.iterdir() if path.is_dir())
     shutil.copytree(trial, job / f"{trial.name}-2")  # two trials: the job's overview, no replay
     (job / "notes.txt").write_text("")
-    for name in ("result.json", "lock.json"):
+    (job / "analysis.json").write_text("{}")  # `harbor analyze`'s, in the job folder
+    for name in ("result.json", "lock.json", "analysis.json"):
         done = run_tool(env, "run", "--json", job / name, cwd=tmp_path)
         no_traceback(done)
         assert done.returncode == 0, done.stderr

@@ -40,8 +40,9 @@ CONFIG = "config.json"
 TRIAL_LOG = "trial.log"
 JOB_LOG = "job.log"
 #: The files Harbor 0.26.0 writes in a job folder (``harbor/job.py``: job.log, config.json, lock.json,
-#: result.json) and a trial's (``harbor/models/trial/paths.py``, with trial.log and exception.txt).
-_HARBOR_FILES = frozenset({CONFIG, "lock.json", "result.json", JOB_LOG, TRIAL_LOG, "exception.txt"})
+#: result.json; ``harbor analyze`` and the viewer's analysis: analysis.json, ``harbor/analyze/analyzer.py``)
+#: and a trial's (``harbor/models/trial/paths.py``, with trial.log and exception.txt).
+_HARBOR_FILES = frozenset({CONFIG, "lock.json", "result.json", "analysis.json", JOB_LOG, TRIAL_LOG, "exception.txt"})
 _TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
 #: How many folders in a folder are looked into to tell a folder of jobs (or
 #: of trials): enough to meet a real jobs folder's first job, cheap on any
@@ -256,9 +257,12 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
             step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
             return "trial", probe, step
     # A file beside job or trial folders is that file (a verifier being tried in a scratch folder
-    # holding a downloaded job), never the folder around it; but for Harbor's own files, which name it
-    # where the files that tell a job apart are gone (a job copied without job.log and config.json).
+    # holding a downloaded job), never the folder around it; but for Harbor's own files beside trial
+    # folders, which name their job where the files that tell it apart are gone (a job copied without
+    # job.log and config.json). Harbor writes no file in a folder of jobs: a config.json there is the user's.
     held = None if a_file and Path(path).name not in _HARBOR_FILES else folder_of(start)
+    if a_file and held != "trials":
+        held = None
     if held is not None:  # a folder of trials without job files reads as a job
         return ("jobs" if held == "jobs" else "job"), start, None
     return None
