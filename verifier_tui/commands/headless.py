@@ -116,7 +116,8 @@ def explain_command(args: argparse.Namespace, session: Session) -> int:
         terminal.out_json(report.explain_json(session, explanation))
         return 0 if explanation.error is None else 2
     if explanation.error is not None:
-        terminal.out(session.isolation.words)  # the import may have run, and written there, before the runner failed
+        if explanation.stderr is not None:  # a runner ran (a refusal before any start has no stderr): the
+            terminal.out(session.isolation.words)  # import may have run, and written there, before it failed
         terminal.error(explanation.error)
         terminal.write(plain_text(explanation.stderr or ""), "stderr")
         return 2
