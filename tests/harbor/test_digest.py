@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
+import textwrap
 import time
+import warnings
 
+import pathspec
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tests.helpers.harbor import make_job
 from verifier_tui.engine.harbor.digest import collect_files, compare_task, task_digest
@@ -210,3 +217,69 @@ def test_a_task_in_a_repository_runs_nothing_of_its_git_config(task, runs, tmp_p
     drift = compare_task(demo, trial.recorded_digest, trial.started_at)
     assert drift.same is False and drift.tests_changed is True
     assert not marker.exists()
+
+
+def test_rules_read_in_threads_leave_the_users_warning_filters_alone():
+    """The TUI reads ignore rules in threads. Brackets ``re`` warns of (``[[a]x``) were compiled
+    inside ``warnings.catch_warnings()``, which swaps the process's filters: two threads at once left
+    'ignore FutureWarning' in place for good (a user's ``-W error::FutureWarning`` then did nothing)
+    and let one thread's warning through, raised as an error."""
+    code = textwrap.dedent(
+        """
+        import sys, threading, warnings
+        sys.setswitchinterval(1e-6)
+        from verifier_tui.engine.task.ignore_rules import IgnoreRules
+        before = list(warnings.filters)
+        lines = [f"f{i}[[a]x" for i in range(3000)]
+        threads = [threading.Thread(target=IgnoreRules, args=(lines,), kwargs={"git_flavour": True}) for _ in range(2)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert warnings.filters == before, [f for f in warnings.filters if f not in before]
+        try:
+            warnings.warn("the user's own", FutureWarning)
+        except FutureWarning:
+            print("raised as the user asked")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error::FutureWarning", "-c", code], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "raised as the user asked\n", "")
+
+
+_BRACKETS = st.text(st.sampled_from("[]!^-&~|\\az/*"), min_size=1, max_size=12)
+_NAMES = st.text(st.sampled_from("[]!^-&~|\\az"), min_size=1, max_size=4)
+
+
+def _pathspec_verdict(lines: list[str], relative: str, *, git_flavour: bool) -> bool | None | str:
+    """What pathspec says of the path, or "refused" where it cannot read the lines."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pathspec's own regexes warn
+        try:
+            spec = (
+                pathspec.GitIgnoreSpec.from_lines(lines)
+                if git_flavour
+                else pathspec.PathSpec.from_lines("gitignore", lines)
+            )
+        except (ValueError, re.error):
+            return "refused"
+    return spec.check_file(relative).include
+
+
+def _our_verdict(lines: list[str], relative: str, *, git_flavour: bool) -> bool | None | str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rules = IgnoreRules(lines, git_flavour=git_flavour)
+    return "refused" if rules.refused else rules.check(relative)
+
+
+@given(lines=st.lists(_BRACKETS, min_size=1, max_size=3), path=st.lists(_NAMES, min_size=1, max_size=3))
+@example(lines=["[[a]x"], path=["ax"])
+@example(lines=["[a--]", "[&&b]", "[~~]", "[||]", "[!--z]"], path=["-"])
+def test_brackets_match_as_pathspec_does_with_no_warning(lines, path):
+    """Brackets holding what ``re`` warns of (``[[``, ``--``, ``&&``, ``~~``, ``||``) match the
+    names pathspec 1.1.1 (Harbor 0.26.0's) matches, and compiling them warns of nothing."""
+    relative = "/".join(path)
+    for git_flavour in (False, True):
+        expected = _pathspec_verdict(lines, relative, git_flavour=git_flavour)
+        assert _our_verdict(lines, relative, git_flavour=git_flavour) == expected

@@ -19,7 +19,6 @@ translation below follows ``pathspec/patterns/gitignore/basic.py`` and
 from __future__ import annotations
 
 import re
-import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -66,8 +65,7 @@ def _segment_glob(segment: str, *, strict_ranges: bool) -> str:
                 if segment[i] in "!^":
                     expr += "^"
                     i += 1
-                expr += segment[i:j].replace("\\", "\\\\")
-                out += expr
+                out += expr + _bracket_body(segment[i : j - 1]) + "]"
                 i = j
             elif strict_ranges:
                 raise _BadRange(segment)
@@ -78,6 +76,27 @@ def _segment_glob(segment: str, *, strict_ranges: bool) -> str:
     if escaped:
         raise ValueError(f"a pattern ends with a lone backslash: {segment!r}")
     return out
+
+
+def _bracket_body(body: str) -> str:
+    """The inside of a glob's bracket expression as ``re`` reads it, with every literal ``\\``,
+    ``[``, ``-``, ``&``, ``~`` and ``|`` escaped. pathspec hands the inside to ``re`` as written (only
+    ``\\`` doubled), and ``re`` warns of ``[[``, ``--``, ``&&``, ``~~`` and ``||`` there (FutureWarning,
+    "possible nested set"); escaped, the set holds the same characters and nothing warns. A ``-``
+    between two characters stays bare: it makes the range, as in pathspec's regex."""
+    out = ""
+    k, end = 0, len(body)
+    while k < end:
+        out += _set_literal(body[k])
+        k += 1
+        if k + 1 < end and body[k] == "-":
+            out += "-" + _set_literal(body[k + 1])
+            k += 2
+    return out
+
+
+def _set_literal(char: str) -> str:
+    return "\\" + char if char in "\\[-&~|" else char
 
 
 def pattern_regex(pattern: str, *, git_flavour: bool) -> tuple[str | None, bool | None]:
@@ -157,15 +176,6 @@ def _ending(segment: str, git_flavour: bool) -> str:
     return "/?$" if segment == "*" else "(?:/|$)"
 
 
-def _compiled(regex: str) -> re.Pattern[str]:
-    """``re.compile``, quiet: a bracket holding ``[`` or ``--`` (``[[a]x``, as pathspec hands it to
-    ``re`` too) makes ``re`` warn (FutureWarning, "Possible nested set"), which Python prints on
-    stderr naming this file, and which ``-W error`` (a user's pytest running the plugin) raises."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return re.compile(regex)
-
-
 class IgnoreRules:
     """The patterns of one ignore file. :meth:`check` gives what the file says
     about a path: True (ignored), False (re-included) or None (no pattern matched)."""
@@ -182,7 +192,7 @@ class IgnoreRules:
             try:
                 regex, include = pattern_regex(line, git_flavour=git_flavour)
                 if regex is not None and include is not None:
-                    self._patterns.append((_compiled(regex), include))
+                    self._patterns.append((re.compile(regex), include))
             except ValueError:
                 self.refused = self.refused or (line, "GitIgnorePatternError")
             except re.error:
