@@ -217,6 +217,23 @@ def test_a_line_number_past_pythons_digit_limit_in_test_stdout_is_no_traceback(p
         assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
 
 
+def test_a_frame_whose_line_number_no_file_has_is_still_where_the_run_failed(trial, env, tmp_path, runs):
+    """The innermost frame naming a line past ten digits was dropped whole, so the failure was
+    blamed on the frame that called it (tests/verifier.py:7, not tests/helper.py)."""
+    (runs / "tasks" / "demo" / "tests" / "helper.py").write_text("def check():\n    raise ValueError('x')\n")
+    (trial.path / "verifier" / "test-stdout.txt").write_text(
+        'Traceback (most recent call last):\n  File "/tests/verifier.py", line 7, in verify\n'
+        f'  File "/tests/helper.py", line {"9" * 5000}, in check\nValueError: x\n'
+    )
+    explained = command(env, "explain", trial.path, "--python", PY, cwd=tmp_path).stdout
+    assert "failed at runs/tasks/demo/tests/helper.py\n" in explained, explained
+    assert "(ValueError: x at tests/helper.py)" in explained, explained
+    sandbox = json.loads(command(env, "run", trial.path, "--json", "--python", PY, cwd=tmp_path).stdout)["sandbox"]
+    frames = [(frame["sandbox_path"], frame["line"], frame["function"]) for frame in sandbox["frames"]]
+    assert frames == [("/tests/verifier.py", 7, "verify"), ("/tests/helper.py", None, "check")]
+    assert sandbox["failure"]["sandbox_path"] == "/tests/helper.py"
+
+
 def test_a_loop_of_links_in_the_trials_task_is_no_traceback(trial, env, tmp_path, runs):
     """A task whose tests/ holds a link to a link back to it: working out the task's digest,
     to compare with lock.json's, raised `RuntimeError: Symlink loop`, a traceback for every

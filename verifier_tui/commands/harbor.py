@@ -480,7 +480,7 @@ def sandbox_lines(walk: TrialWalkthrough) -> list[str]:
     if side.disagreement:
         out.append(f"          note: {side.disagreement}")
     if side.failure is not None:
-        out.append(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
+        out.append(f"          failed at {side.failure.at(side.failure.local_path or side.failure.sandbox_path)}")
     return out
 
 

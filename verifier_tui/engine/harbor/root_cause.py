@@ -188,7 +188,7 @@ def _verifier_words(side: SandboxSide) -> str:
     if wrong is None or wrong.status != FAILED or not wrong.detail:
         return side.phases.explanation or side.verdict.message
     failure = side.failure
-    where = f" at {failure.local_path or failure.sandbox_path}:{failure.line}" if failure is not None else ""
+    where = f" at {failure.at(failure.local_path or failure.sandbox_path)}" if failure is not None else ""
     return f"'{wrong.label}' failed: {wrong.detail}{where}"
 
 

@@ -40,7 +40,9 @@ _CHAIN_LINES = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-_FRAME = re.compile(rf'^\s+File "(?P<file>[^"]+)", line (?P<line>{LINE_NUMBER})(?:, in (?P<function>.+))?\s*$')
+# Any run of digits: a frame whose line number no file has (past LINE_NUMBER's ten digits) is still the
+# frame the run failed in, its line unknown, not one to pass over for the frame that called it.
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?\s*$')
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
@@ -561,7 +563,9 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
     for line in lines[start:end]:
         match = _FRAME.match(line)
         if match:
-            frames.append(Frame(match.group("file"), int(match.group("line")), match.group("function")))
+            digits = match.group("line")
+            number = int(digits) if re.fullmatch(LINE_NUMBER, digits) else None
+            frames.append(Frame(match.group("file"), number, match.group("function")))
     exception = _EXCEPTION_LINE.match(lines[end])
     return RunnerTraceback(
         frames=tuple(frames),

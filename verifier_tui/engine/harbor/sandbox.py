@@ -98,6 +98,10 @@ class MappedFrame:
             "function": self.function,
         }
 
+    def at(self, shown: object) -> str:
+        """``shown:line``, or ``shown`` alone where the run printed no line a file can have."""
+        return str(shown) if self.line is None else f"{shown}:{self.line}"
+
 
 @record
 class SandboxSide:
@@ -302,7 +306,7 @@ def read_sandbox(
         local = failure.local_path
         if local is not None and task_root is not None and local.is_relative_to(task_root):
             local = local.relative_to(task_root)
-        where, where_opens = f"{local or failure.sandbox_path}:{failure.line}", local is not None
+        where, where_opens = failure.at(local or failure.sandbox_path), local is not None
     elif runner.shell_error is not None:  # test.sh's own line: the task's tests/test.sh
         script = mapper.local(runner.shell_error.script)
         shown = script.relative_to(task_root) if script is not None and task_root is not None else None

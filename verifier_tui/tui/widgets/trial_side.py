@@ -61,11 +61,11 @@ class SidePanel(VerticalScroll):
             shown = fmt.path(side.failure.local_path) if side.failure.local_path else side.failure.sandbox_path
             parts += [
                 ("failed at ", MUTED),
-                (f"{shown}:{side.failure.line}", "bold"),
+                (side.failure.at(shown), "bold"),
                 (" (e opens it)\n" if side.failure.local_path else " (not a file of the task)\n", MUTED),
             ]
-            if side.failure.local_path is not None and side.failure.line is not None:
-                self.failing = (side.failure.local_path, side.failure.line)
+            if side.failure.local_path is not None:  # a line no file has: the file, from its top
+                self.failing = (side.failure.local_path, side.failure.line or 1)
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
         parts.append(("\nverifier/test-stdout.txt", HEAD))
         parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
