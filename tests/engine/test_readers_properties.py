@@ -208,6 +208,7 @@ ATIF_STEPS = st.fixed_dictionaries(
     agent=ANY_FIELD | st.fixed_dictionaries({}, optional={"name": ANY_FIELD, "model_name": ANY_FIELD}),
     final=ANY_FIELD,
 )
+@example(steps=[{"tool_calls": 7, "observation": {"results": 7}}], agent={}, final=None)  # numbers are not iterable
 def test_a_trajectory_of_any_shape_is_shown_as_lines(steps, agent, final):
     """The agent writes trajectory.json: any value in any field of ATIF's shape is shown or passed over."""
     lines = conversation({"schema_version": "ATIF-v1.6", "agent": agent, "steps": steps, "final_metrics": final})
