@@ -8,11 +8,14 @@ nothing raises another way, nothing waits."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import warnings
 from pathlib import Path
 
+import pathspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.hostile import bounded, contents, one_line, put
@@ -20,6 +23,7 @@ from tests.helpers.tasks import make_task
 from verifier_tui.engine.harbor.digest import task_digest
 from verifier_tui.engine.sandbox.view import image_workdir, workspace_path
 from verifier_tui.engine.task.discovery import DiscoveryError, load_case_dir, resolve, verifier_notices
+from verifier_tui.engine.task.ignore_rules import IgnoreRules
 from verifier_tui.engine.task.kinds import uses_episode_api
 from verifier_tui.engine.task.rows import case_task_id
 from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier
@@ -100,19 +104,41 @@ def test_a_task_with_anything_in_place_of_one_file_opens_or_says_why_in_a_line(
 IGNORE_PATTERNS = st.text(st.sampled_from("ab.*?[]!^-/\\# \t\r\n"), max_size=60)
 
 
+def _harbor_excludes(relative: str, where: str, spec: pathspec.GitIgnoreSpec) -> bool:
+    """Harbor 0.26.0's ``TaskFileFilter._matches`` for a file of the task whose one ``.harborignore``
+    below tests/ is in ``where`` and reads as ``spec``: the file, or a folder on the way to it, matched."""
+    if not relative.startswith(where + "/"):
+        return False
+    parts = relative[len(where) + 1 :].split("/")
+    prefixes = ["/".join(parts[: i + 1]) + ("/" if i < len(parts) - 1 else "") for i in range(len(parts))]
+    return any(spec.check_file(prefix).include is True for prefix in prefixes)
+
+
 @SETTINGS
 @given(rules=IGNORE_PATTERNS, where=st.sampled_from(["tests", "tests/sub"]))
+@example(rules="*.py\n!/\n", where="tests")  # a bare / re-included: a folder pattern for GitIgnoreSpec
 def test_any_harborignore_rules_give_the_files_harbor_counts(rules, where, task_folder, tmp_path_factory):
-    """Glob syntax of any sort (an unclosed ``[``, a range backwards, ``**``,
-    a lone backslash) in a .harborignore is rules or none, never a crash of
-    opening the task or of the digest a trial is compared by."""
+    """Glob syntax of any sort (an unclosed ``[``, a range backwards, ``**``, a lone backslash) in a
+    .harborignore is rules or none, never a crash of opening the task or of the digest a trial is
+    compared by; the files the digest counts are those pathspec's ``GitIgnoreSpec`` (as Harbor 0.26.0
+    reads the file) leaves in, and rules it cannot read are rules the tool says Harbor refuses."""
     root = tmp_path_factory.mktemp("task") / "demo"
     shutil.copytree(task_folder, root, symlinks=True)
     (root / "tests" / "sub").mkdir(exist_ok=True)
     (root / "tests" / "sub" / "data.txt").write_text("x\n", encoding="utf-8")
+    every_file = task_digest(root).files
     (root / where / ".harborignore").write_text(rules, encoding="utf-8")
     task = bounded(resolve, root)
     one_line(task.config.refused)
     digest = bounded(task_digest, root)
     assert not any(name.endswith(".harborignore") for name in digest.files)
     assert "task.toml" in digest.files
+    lines = rules.splitlines()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pathspec's own regexes warn of some brackets
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        except (ValueError, re.error):
+            assert IgnoreRules(lines, git_flavour=True).refused is not None
+            return
+    assert list(digest.files) == [name for name in every_file if not _harbor_excludes(name, where, spec)]

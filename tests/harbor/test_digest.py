@@ -130,6 +130,7 @@ def test_links_count_as_harbor_counts_them(tmp_path):
         (["foo[.txt"], "foo[.txt", True, None),
         (["x/*"], "x/y/z", None, True),
         (["/"], "anything", True, None),
+        (["*.log", "!/"], "x.log", False, True),
         (["*", "*/", "!keep/", "docs/*.md"], "keep/x", False, True),
     ],
 )

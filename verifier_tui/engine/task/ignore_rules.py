@@ -111,8 +111,9 @@ def pattern_regex(pattern: str, *, git_flavour: bool) -> tuple[str | None, bool 
     include = not pattern.startswith("!")
     if not include:
         pattern = pattern[1:]
-    # the basic flavour reads a lone slash as "everything", not as a folder
-    is_dir_pattern = pattern.endswith("/") and pattern != "/"
+    # the basic flavour reads a lone slash as "everything", not as a folder; Git's flavour (spec.py) takes
+    # `!/` (its `/` check comes before the `!` is taken off) as a folder pattern: only paths through a folder
+    is_dir_pattern = pattern.endswith("/") and (git_flavour or pattern != "/")
     segments = _normalised(pattern)
     try:
         return _segments_regex(segments, is_dir_pattern, git_flavour), include
