@@ -234,6 +234,17 @@ def test_a_frame_whose_line_number_no_file_has_is_still_where_the_run_failed(tri
     assert sandbox["failure"]["sandbox_path"] == "/tests/helper.py"
 
 
+def test_a_gitignore_pattern_pathspec_cannot_read_is_no_traceback(trial, env, tmp_path, runs):
+    """A task's .gitignore is the task author's: a backwards range in it (``data[z-a].txt``, which
+    ``re`` refuses) ended every command that works out the task's digest in ``re.error``."""
+    (runs / "tasks" / "demo" / ".gitignore").write_text("data[z-a].txt\n*.bin\n")
+    for args in (["explain", trial.path], ["run", trial.path, "--json"]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1, 2) and "re.error" not in done.stdout + done.stderr, (args, done.stderr)
+    walked = json.loads(done.stdout)
+    assert walked["trial"]["task_digest"]["local"].startswith("sha256:"), walked["trial"]
+
+
 def test_a_loop_of_links_in_the_trials_task_is_no_traceback(trial, env, tmp_path, runs):
     """A task whose tests/ holds a link to a link back to it: working out the task's digest,
     to compare with lock.json's, raised `RuntimeError: Symlink loop`, a traceback for every
