@@ -42,7 +42,7 @@ if _HANGUP_IGNORED:
 
 # These machines are shared: one example of a property test may wait on another
 # process for longer than Hypothesis's 200 ms deadline, and fail a test that
-# found nothing. No property test here is about speed.
+# found nothing. No property test here is about speed: none sets a deadline of its own.
 settings.register_profile("shared-machines", deadline=None)
 settings.load_profile("shared-machines")
 

@@ -614,7 +614,7 @@ _ANY_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200, deadline=None)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
 @given(name=_ANY_TEXT, classname=_ANY_TEXT, said=_ANY_TEXT, printed=_ANY_TEXT, note=_ANY_TEXT)
 def test_the_junit_writer_always_writes_a_file_a_reader_takes(tmp_path, name, classname, said, printed, note):
     """Whatever a verifier printed and a case or task is named (controls, a NUL, lone surrogates, ``]]>``,

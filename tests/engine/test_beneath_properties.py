@@ -18,9 +18,7 @@ from verifier_tui.engine import untrusted
 
 SECRET = b"sekrit-123"
 NAMES = ("a", "b", "c")
-SETTINGS = settings(
-    max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 #: Where a link may point: within the folder, out of it, nowhere, at itself.
 TARGETS = st.sampled_from(

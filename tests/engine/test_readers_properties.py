@@ -3,8 +3,8 @@ file's place: any bytes (a prefix of the real file, JSON of any shape, deep
 nesting, broken UTF-8) or another kind of file (a FIFO, a folder, a link to
 nothing, a device); and a genuine Harbor ``result.json`` with anything in
 place of its fields and of its ``step_results`` items. Each gives a value, or
-a problem in one line; none raises, none waits (each example is bounded by
-Hypothesis' deadline), and none loses a trial."""
+a problem in one line; none raises, none waits (``bounded`` fails a read that
+does not return), and none loses a trial."""
 
 from __future__ import annotations
 
@@ -39,9 +39,7 @@ from verifier_tui.engine.task.rows import choose_row, read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 
-SETTINGS = settings(
-    max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
 @pytest.fixture(scope="module")
@@ -349,7 +347,7 @@ def steps_harbor_writes(items) -> list[str]:
     return names
 
 
-@settings(SETTINGS, max_examples=60, deadline=None)
+@settings(SETTINGS, max_examples=60)
 @given(data=st.data())
 def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_jobs, tmp_path_factory):
     job = data.draw(st.sampled_from(sorted(GENUINE)))
@@ -394,7 +392,7 @@ def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_job
 ANY_TIME = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999))
 
 
-@settings(SETTINGS, max_examples=60, deadline=None)
+@settings(SETTINGS, max_examples=60)
 @example(started=datetime(1, 1, 1), finished=datetime(9999, 12, 31, 23, 59, 59))
 @example(started=datetime(2026, 12, 1, 3, 36, 18), finished=datetime(2026, 12, 1, 3, 36, 17))
 @given(started=ANY_TIME, finished=ANY_TIME)
@@ -429,7 +427,7 @@ def test_a_verifier_phase_s_dates_give_a_time_a_clock_measured_or_are_said_unusa
     assert sandbox["verifier_duration_s"] == took and said[0] in sandbox["facts"]
 
 
-@settings(SETTINGS, max_examples=60, deadline=None)
+@settings(SETTINGS, max_examples=60)
 @given(task_name=ANYTHING, task=st.none() | ANYTHING)
 def test_a_killed_trial_takes_the_name_its_task_recorded(task_name, task, genuine_jobs, tmp_path_factory):
     # A genuine trial beside a copy of it Harbor was killed in (no result.json):

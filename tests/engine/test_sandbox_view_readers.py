@@ -15,7 +15,7 @@ from verifier_tui.engine.sandbox.view import image_workdir, sandbox_path_lines, 
 ANY_TEXT = st.one_of(st.binary(max_size=2000), utf8_text(max_size=2000).map(str.encode))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(ANY_TEXT)
 def test_any_test_sh_gives_an_absolute_workspace_path(tmp_path_factory, data):
     tests = tmp_path_factory.mktemp("tests")
@@ -24,7 +24,7 @@ def test_any_test_sh_gives_an_absolute_workspace_path(tmp_path_factory, data):
     assert path.startswith("/") and path != "/" and "\n" not in path
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(ANY_TEXT)
 def test_any_dockerfile_gives_an_absolute_workdir(tmp_path_factory, data):
     task = tmp_path_factory.mktemp("task")
@@ -34,7 +34,7 @@ def test_any_dockerfile_gives_an_absolute_workdir(tmp_path_factory, data):
     assert workdir.startswith("/") and workdir == os.path.normpath(workdir)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(ANY_TEXT)
 def test_any_verifier_source_gives_lines_of_its_own(tmp_path_factory, data):
     tests = tmp_path_factory.mktemp("tests")

@@ -145,13 +145,13 @@ def a_refusal_or_harbors_types(config: TaskConfig) -> None:
         assert all(isinstance(a, str) for a in step.artifacts)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENTS)
 def test_any_document_gives_harbors_values_or_a_one_line_refusal(document):
     a_refusal_or_harbors_types(config_from_toml(document))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.dictionaries(
         st.sampled_from(["verifier", "environment", "agent", "task", "solution"]),
@@ -166,7 +166,7 @@ def test_any_tables_and_steps_give_harbors_values_or_a_one_line_refusal(tables, 
     a_refusal_or_harbors_types(config_from_toml(document))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.one_of(
         st.booleans(),

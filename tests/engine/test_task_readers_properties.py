@@ -28,9 +28,7 @@ from verifier_tui.engine.task.kinds import uses_episode_api
 from verifier_tui.engine.task.rows import case_task_id
 from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier
 
-SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 TASK_FILES = [
     "task.toml",

@@ -74,7 +74,7 @@ LINES = st.sampled_from(
     ]
 )
 OUTPUTS = st.lists(LINES | utf8_text(max_size=40), max_size=30).map("\n".join) | utf8_text(max_size=300)
-SETTINGS = settings(max_examples=300, deadline=None)
+SETTINGS = settings(max_examples=300)
 
 
 @SETTINGS
