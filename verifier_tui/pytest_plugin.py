@@ -674,6 +674,13 @@ class VerifierCases:
             nextitem.start_ahead()
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if call.when == "call" and getattr(item, "ran", False):
+            report.verifier_ran = True  # a plain field: xdist carries it back
+        return report
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
@@ -719,7 +726,7 @@ class VerifierCases:
         under pytest's default junit_family, xunit2, a test case has no
         properties (pytest warns so of record_property). Said where reports
         arrive: under xdist, in the controller, which writes the file. A case
-        run (its call) in the copy sandbox has the sandbox said too."""
+        whose verifier ran in the copy sandbox has the sandbox said too."""
         from _pytest.junitxml import xml_key
 
         parts = report.nodeid.split("::")
@@ -728,7 +735,9 @@ class VerifierCases:
             (one for cut in range(len(parts) - 1, 0, -1) if (one := "::".join(parts[:cut])) in self.task_ids), ""
         )
         xml = self.config.stash.get(xml_key, None)
-        if task and report.when == "call" and not self.case_ran:
+        # Set by the case's own run (under xdist, a worker's, carried on its report): a case that failed before
+        # its verifier ran (an expected.json cut short, a trial not replayed) ran nothing, as copy_warning has it.
+        if task and getattr(report, "verifier_ran", False) and not self.case_ran:
             self.case_ran = True
             if xml is not None and self.copy_sandbox is not None:  # as test --junit's property
                 xml.add_global_property("sandbox", self.copy_sandbox)
@@ -1004,6 +1013,7 @@ class VerifierCase(pytest.Item):
         self.group = group  # the task (the job's trials given) it is a case of, which runs it
         self.case = case
         self.problem = problem
+        self.ran = False  # whether its verifier ran (a replay was tried): only then is the copy sandbox said
 
     def start_ahead(self) -> None:
         group = self.group
@@ -1078,6 +1088,8 @@ class VerifierCase(pytest.Item):
             raise CaseNotRun(not_run(str(exc))) from None
         if isinstance(outcome, NotReplayed):
             raise CaseNotRun(f"not replayed: {said(outcome.why)}")
+        replayed = getattr(outcome, "last", None)  # a trial's: its replay tried, or a reason it was not
+        self.ran = replayed is None or replayed.local is not None
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
 

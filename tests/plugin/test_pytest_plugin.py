@@ -159,6 +159,16 @@ def test_cases_run_in_the_copy_sandbox_are_said_to_write_the_users_files(pyteste
     done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}", "-k", "nomatch", *more)
     assert not [line for line in done.stdout.lines if COPY_RISK in line], done.stdout.str()
     assert "sandbox" not in {p.get("name") for p in ET.parse(report).getroot().iter("property")}
+    # nor for a case that failed before its verifier ran (an expected.json cut short), as `test` says nothing
+    cases = pytester.path / "tasks" / "t" / "cases"
+    shutil.copytree(cases / "only", cases / "cut")
+    (cases / "cut" / "expected.json").write_text('{"rewards": ')
+    mark.unlink()
+    done = run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}", "-k", "cut", *more)
+    done.assert_outcomes(failed=1)
+    assert not mark.exists() and not [line for line in done.stdout.lines if COPY_RISK in line], done.stdout.str()
+    assert "sandbox" not in {p.get("name") for p in ET.parse(report).getroot().iter("property")}
+    shutil.rmtree(cases / "cut")
     # and with -q, or pytest's terminal reporter off, said once at most, with no traceback
     for quiet in ("-q", "-p no:terminal"):
         done = run(pytester, "--verifier-cases", "tasks", *quiet.split(), *more)
