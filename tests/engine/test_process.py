@@ -614,3 +614,41 @@ async def test_a_run_cancelled_before_its_init_started_the_runner_ends_at_once(t
         await asyncio.wait_for(task, HANG_GUARD_S)
     assert time.monotonic() - began < 5  # not the 10 s grace period
     assert not verified.exists()
+
+
+async def test_the_exact_count_of_memory_files_is_rationed_and_never_kills_below_the_limit(
+    run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later review, as an ordinary user (no cgroup): an 80 MB memory file
+    mapped 30,000 times put the total over memory_mb counted whole but not
+    counted exactly, and the exact count's walk of every mapping (340 ms) ran
+    at every check: the tool used most of a CPU. Here the walk is made slow
+    (0.1 s); the run is within the limit, so it is never killed, and the
+    walk takes a small part of its time."""
+    from verifier_tui.engine import procfs
+
+    walk, walks = procfs._mapped_bytes, []
+
+    def slow(pids: set[int], inodes: set[int]) -> dict[int, int]:
+        walks.append(1)
+        time.sleep(0.1)
+        return walk(pids, inodes)
+
+    monkeypatch.setattr(procfs, "_mapped_bytes", slow)
+    started = time.perf_counter()
+    result = await run_py(
+        """\
+        import mmap, os, time
+        held = os.memfd_create("big")
+        for _ in range(80):
+            os.write(held, b"x" * (1 << 20))
+        mapped = mmap.mmap(held, 80 << 20)
+        sum(mapped[i] for i in range(0, 80 << 20, 4096))  # every page mapped: counted once, exactly
+        time.sleep(3)
+        """,
+        cwd=tmp_path,
+        memory_limit=140 << 20,
+    )
+    wall = time.perf_counter() - started
+    assert result.returncode == 0 and not result.oom_killed, (result.oom_killed, result.stderr)
+    assert walks and len(walks) * 0.1 < wall / 4, (len(walks), wall)

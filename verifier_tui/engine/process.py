@@ -574,6 +574,7 @@ class _Child:
         self.oom_killed: list[tuple[str, int]] = []
         self.oom_victims: set[int] = set()
         self.next_memory_check = 0.0
+        self.next_memfd_walk = 0.0
         self.init_lists_strays = init_lists_strays
         self.before_kill = before_kill
         self.asked_before_kill = False
@@ -846,8 +847,16 @@ class _Child:
         counted = sum(sizes.values()) + beyond
         if counted > limit:
             files = {}  # past it without them: not counted twice where mapped, nor walked for
-        elif counted + whole > limit:
-            files = procfs.memfd_bytes(pids)  # they decide it: only their pages not mapped count
+        elif counted + whole > limit:  # they decide it: only their pages not mapped count
+            began = time.perf_counter()
+            if began < self.next_memfd_walk:
+                return  # the walk of every mapping is rationed (30,000 took 340 ms): no verdict until it is due
+            files = procfs.memfd_bytes(pids)
+            # Read again after the walk: a mapping undone meanwhile (a process exiting) counted in the
+            # sizes and again as not mapped was a kill of a run that had scored within the limit.
+            sizes = procfs.memory_bytes(pids)
+            ended = time.perf_counter()
+            self.next_memfd_walk = ended + 9 * (ended - began)  # at most a tenth of the time
         for held in (tables, files):
             for pid, size in held.items():
                 sizes[pid] = sizes.get(pid, 0) + size
