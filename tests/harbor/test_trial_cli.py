@@ -137,6 +137,22 @@ def test_a_replays_failing_line_is_its_exception_reports_not_a_frame_printed_aft
     assert data["local_failure"] == {"path": verifier, "line": 8}, data["local_failure"]
 
 
+def test_a_replays_frame_with_a_line_no_file_has_is_still_its_failing_line(task, runs, tmp_path, env, elsewhere):
+    # verify printed a report of its own whose innermost frame names a line past ten digits, and ended: the
+    # replay dropped that frame and named its caller (verifier.py:3) where the sandbox's side named the frame.
+    verifier = (
+        "import os, sys\n\ndef verify(workspace):\n    here = os.path.abspath(__file__)\n"
+        "    sys.stderr.write(f'Traceback (most recent call last):\\n  File \"{here}\", line 3, in verify\\n')\n"
+        "    sys.stderr.write(f'  File \"{here}\", line ' + '9' * 5000 + ', in check\\nValueError: x\\n')\n"
+        "    sys.stderr.flush()\n    os._exit(1)\n"
+    )
+    demo, trial = _separate_trial(task, runs, tmp_path, verifier)
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    path = str(demo / "tests" / "verifier.py")
+    assert (data["sandbox"]["failure"]["path"], data["sandbox"]["failure"]["line"]) == (path, None), data["sandbox"]
+    assert data["local_failure"] == {"path": path, "line": None}, data["local_failure"]
+
+
 def test_a_report_printed_after_unfinished_output_names_its_line(task, runs, tmp_path, env, elsewhere):
     # verify wrote a progress mark with no newline, then raised: Python printed
     # `0;Traceback (most recent call last):` on one line, so neither side read the report: the text and

@@ -648,3 +648,21 @@ async def test_a_traceback_python_3_13_prints_in_colour_names_its_line(tmp_path,
     assert "\x1b[35m" in result.stderr.text, result.stderr.text
     assert "raised ValueError at" in panel and "verifier.py:2" in panel, panel
     assert opened and opened[0][1] == "+2", opened
+
+
+async def test_a_frame_printed_with_a_line_no_file_has_is_still_where_the_run_failed(tmp_path, monkeypatch):
+    """verify prints frames of its own, no whole report, the innermost naming tests/helper.py at a line
+    past ten digits, and ends: that frame was dropped whole, so the panel and e blamed its caller
+    (verifier.py:3). The frame is kept, its line unknown: e opens helper.py from its top."""
+    root = make_task(
+        tmp_path / "tasks" / "forged",
+        "import os, sys\n\ndef verify(workspace):\n    here = os.path.dirname(__file__)\n"
+        "    sys.stderr.write(f'  File \"{here}/verifier.py\", line 3, in verify\\n')\n"
+        "    sys.stderr.write(f'  File \"{here}/helper.py\", line ' + '9' * 5000 + ', in check\\n')\n"
+        "    sys.stderr.flush()\n    os._exit(1)\n",
+        files={"helper.py": "def check():\n    raise ValueError('x')\n"},
+    )
+    result, panel, opened, _notes = await _panel_and_e(root, monkeypatch)
+    assert failing_of(result).location == (root / "tests" / "helper.py", None)
+    assert "helper.py (the traceback" in panel and "verifier.py:3" not in panel, panel
+    assert opened and opened[0][1:3] == ["+1", "--"] and opened[0][-1].endswith("helper.py"), opened

@@ -22,14 +22,16 @@ import re
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import LINE_NUMBER, RunResult
+from verifier_tui.engine.model import RunResult, line_number
 from verifier_tui.engine.record import record
 
 # A frame of an exception group's report is printed behind `  | ` (runner_output._ungrouped).
 # Within a line: ``\s`` would match line breaks too, and a run of blank lines rescanned at each made it quadratic.
-_FRAME = re.compile(rf'^[ \t]*(?:\|[ \t]+)?File "(?P<path>[^"]+)", line (?P<line>{LINE_NUMBER})', re.M)
+# Any run of digits: a line no file has names no line, not no frame (model.line_number).
+_FRAME = re.compile(r'^[ \t]*(?:\|[ \t]+)?File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
 
-Location = tuple[Path, int]
+#: A file and its line, None where the run printed one no file has (the file is opened from its top).
+Location = tuple[Path, int | None]
 
 
 @record(frozen=True)
@@ -42,13 +44,13 @@ class Failing:
     refused: Location | None = None
 
 
-def traceback_frames(text: str) -> list[tuple[str, int]]:
+def traceback_frames(text: str) -> list[tuple[str, int | None]]:
     """(path, line) of every traceback frame in ``text``, as written, outermost first."""
-    return [(match["path"], int(match["line"])) for match in _FRAME.finditer(text)]
+    return [(match["path"], line_number(match["line"])) for match in _FRAME.finditer(text)]
 
 
 def failing_location(
-    result: RunResult, traceback: list[tuple[str, int]], *, last: tuple[str, int] | None = None
+    result: RunResult, traceback: list[tuple[str, int | None]], *, last: tuple[str, int] | None = None
 ) -> Failing:
     """Where ``result`` failed (see the module's docstring). A frame named
     relatively is never taken: it would be looked up in whatever folder the
@@ -86,7 +88,9 @@ def failing_location(
     return Failing(None, refused)
 
 
-def _frames(result: RunResult, last: tuple[str, int] | None, traceback: list[tuple[str, int]]) -> list[tuple[str, int]]:
+def _frames(
+    result: RunResult, last: tuple[str, int] | None, traceback: list[tuple[str, int | None]]
+) -> list[tuple[str, int | None]]:
     """The frames a run's output names, innermost last: where a run that
     timed out was stuck (its stack dump is the run's to write too), or the
     dump's innermost frame in the verifier's folder that is none of its own

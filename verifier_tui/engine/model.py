@@ -28,6 +28,17 @@ CONTRACT_PREFIX = "run_verifier: error: "
 LINE_NUMBER = r"\d{1,10}(?!\d)"
 
 
+def line_number(digits: str) -> int | None:
+    """A frame's line as printed, ``digits`` any run of them: None past :data:`LINE_NUMBER`, a line no file
+    has, where the frame is still the one the run named (not one to pass over for the frame that called it)."""
+    return int(digits) if re.fullmatch(LINE_NUMBER, digits) else None
+
+
+def at_line(shown: object, line: int | None) -> str:
+    """``shown:line``, or ``shown`` alone where the run printed no line a file can have."""
+    return str(shown) if line is None else f"{shown}:{line}"
+
+
 # The runner's words before what verify returned: its line names the value right after them.
 _RETURNED = CONTRACT_PREFIX + "verify returned "
 # In the runner's line, the next place of the prefix, or the next quote that opens a value the runner's words

@@ -52,7 +52,7 @@ def verify_line(verifier: Path) -> int:
 _ENDS_OPTIONS = {"vi", "vim", "nvim", "gvim", "mvim", "view", "rvim"}
 
 
-def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = None) -> list[str] | None:
+def editor_command(path: Path, line: int | None, environ: Mapping[str, str] | None = None) -> list[str] | None:
     """The user's editor opened at ``path:line``: ``$VISUAL``, then ``$EDITOR``.
     None when neither is set (we do not guess an editor for the user).
 
@@ -61,7 +61,7 @@ def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = No
     comes after ``--`` where the editor takes it."""
     environ = os.environ if environ is None else environ
     path = Path(os.path.abspath(path))
-    line = max(1, int(line))
+    line = max(1, line or 1)  # None: a line no file has, so the file from its top
     editor = environ.get("VISUAL") or environ.get("EDITOR")
     if not editor:
         return None

@@ -27,7 +27,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import CONTRACT_PREFIX, LINE_NUMBER, contract_line_at
+from verifier_tui.engine.model import CONTRACT_PREFIX, LINE_NUMBER, contract_line_at, line_number
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -40,8 +40,7 @@ _CHAIN_LINES = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-# Any run of digits: a frame whose line number no file has (past LINE_NUMBER's ten digits) is still the
-# frame the run failed in, its line unknown, not one to pass over for the frame that called it.
+# Any run of digits: a line no file has names no line, not no frame (model.line_number).
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?\s*$')
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
@@ -428,7 +427,7 @@ def _last_index(lines: list[str], test: Callable[[str], bool]) -> int | None:
     return None
 
 
-def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int]]:
+def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int | None]]:
     """(path, line) of the frames of the last exception report in ``text``
     (what the runner printed for the exception that ended the run), outermost
     first: a frame printed after it (an atexit handler's ``print_stack`` as the
@@ -440,7 +439,7 @@ def report_frames(text: str, *, whole_only: bool = False) -> list[tuple[str, int
     report = parse_runner_output(text).traceback
     if report is None:  # a report passed over names no frame of the run's either (a thread's line)
         return [] if whole_only else traceback_frames(_outside_passed_over(text))
-    return [(frame.file, frame.line) for frame in report.frames if frame.line is not None]
+    return [(frame.file, frame.line) for frame in report.frames]
 
 
 def _outside_passed_over(text: str) -> str:
@@ -563,9 +562,7 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
     for line in lines[start:end]:
         match = _FRAME.match(line)
         if match:
-            digits = match.group("line")
-            number = int(digits) if re.fullmatch(LINE_NUMBER, digits) else None
-            frames.append(Frame(match.group("file"), number, match.group("function")))
+            frames.append(Frame(match.group("file"), line_number(match.group("line")), match.group("function")))
     exception = _EXCEPTION_LINE.match(lines[end])
     return RunnerTraceback(
         frames=tuple(frames),

@@ -21,7 +21,7 @@ from verifier_tui.engine.harbor.overview import LONG, NOT_A_NUMBER, NOT_FINISHED
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
-from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
+from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, at_line, same_number
 from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.sandbox.view import APP, TESTS, normal_path
 from verifier_tui.engine.task.steps import tests_dirs
@@ -99,8 +99,7 @@ class MappedFrame:
         }
 
     def at(self, shown: object) -> str:
-        """``shown:line``, or ``shown`` alone where the run printed no line a file can have."""
-        return str(shown) if self.line is None else f"{shown}:{self.line}"
+        return at_line(shown, self.line)
 
 
 @record

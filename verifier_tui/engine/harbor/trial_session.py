@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.failing import Location
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
@@ -39,7 +40,7 @@ from verifier_tui.engine.harbor.walkthrough import (
     walk_trial,
 )
 from verifier_tui.engine.invocation import NOTHING_CHOSEN
-from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, at_line
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -63,7 +64,7 @@ class Replayed:
     agreement: Agreement
     phases: PhaseReport | None
     parting: Parting | None  # where the phases shown part from the sandbox's (maybe the runner alone's)
-    failure: tuple[Path, int] | None  # the replay's failing line in the task's files
+    failure: Location | None  # the replay's failing line in the task's files
     cause: RootCause  # the trial's root cause, with what the replay adds to it
     runner_alone: RunnerAlone | None  # test.sh gave the verdict and verifier-tui's runner, run alone, ended otherwise
 
@@ -467,7 +468,7 @@ class TrialSession:
         self.last = Replayed(result, skipped, agreement, phases, parting, failure, cause, alone)
         return self.last
 
-    def _ended_words(self, result: RunResult, failure: tuple[Path, int] | None) -> str | None:
+    def _ended_words(self, result: RunResult, failure: Location | None) -> str | None:
         """Where and why the task's test.sh ended before it started the runner,
         or the reward file it left as a link (None: neither)."""
         if result.verdict.error == UNKNOWN:  # the script's verdict is not known: the link is why it differs
@@ -482,7 +483,7 @@ class TrialSession:
         if shell is None or failure is None:
             return f"test.sh exited {result.exit_code} before it started the runner, saying nothing of why"
         script = failure[0].relative_to(root) if root is not None and failure[0].is_relative_to(root) else failure[0]
-        return test_sh_ended(f"{script}:{failure[1]}", shell.message)
+        return test_sh_ended(at_line(script, failure[1]), shell.message)
 
     def to_json(self, replayed: Replayed | None = None) -> dict[str, Any]:
         """The object ``run TRIAL --json`` prints (docs/json-output.md)."""

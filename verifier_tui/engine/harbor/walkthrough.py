@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.failing import failing_location
+from verifier_tui.engine.failing import Location, failing_location
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
@@ -24,7 +24,7 @@ from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases
 from verifier_tui.engine.harbor.replay import command_lacks_env, command_lacks_overlay
 from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import Outcome, RunResult, at_line
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.task.config import TaskConfig
 
@@ -131,7 +131,7 @@ def agreement_of(
     )
 
 
-def local_failure(result: RunResult) -> tuple[Path, int] | None:
+def local_failure(result: RunResult) -> Location | None:
     """The replay's failing line, as a task's run finds it (the innermost
     frame in the task's files, where a replay that timed out was stuck,
     test.sh's own line), through the same rule for a name the run wrote."""
@@ -155,13 +155,13 @@ def local_failure(result: RunResult) -> tuple[Path, int] | None:
     # lacked ended well, whatever the runner alone's record says.
     recorded = recorded_frames(result) if frames else None
     if recorded is not None:
-        frames = recorded
+        frames = list(recorded)
     return failing_location(result, frames, last=(shell.script, shell.line) if shell else None).location
 
 
 def replay_view(
     walk: TrialWalkthrough, local: RunResult | None
-) -> tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None]:
+) -> tuple[PhaseReport | None, Parting | None, Location | None]:
     """The replay's phases, where they part from the sandbox's, and its
     failing line. Where test.sh gave the verdict and verifier-tui's runner,
     run alone beside it, ended otherwise, the phases are that runner's: they
@@ -169,7 +169,7 @@ def replay_view(
     if local is None:
         return None, None, None
     failure = local_failure(local)
-    phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None, task_root=walk.task_root)
+    phases = local_phases(local, where=at_line(*failure) if failure else None, task_root=walk.task_root)
     alone = runner_alone_differs(local) and local.phases is not None
     if alone:
         phases = replace(phases, advice="")
@@ -211,7 +211,7 @@ def trial_json(
     plan: ReplayPlan | None = None,
     local: RunResult | None = None,
     local_skipped: str | None = None,
-    view: tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None] | None = None,
+    view: tuple[PhaseReport | None, Parting | None, Location | None] | None = None,
     alone: RunnerAlone | None = None,
     cause: RootCause | None = None,
 ) -> dict[str, Any]:

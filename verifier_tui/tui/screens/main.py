@@ -32,7 +32,7 @@ from textual.reactive import var
 
 from verifier_tui.engine.failing import Failing
 from verifier_tui.engine.invocation import leased_cpus
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import RunResult, at_line
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
@@ -934,7 +934,7 @@ class MainScreen(SizedScreen):
             path, line = failing.refused
             in_workspace = result is not None and result.workspace is not None and path.is_relative_to(result.workspace)
             self.notify(
-                not_opened(f"{self.fmt.path(path)}:{line}", workspace=in_workspace), severity="warning", markup=False
+                not_opened(at_line(self.fmt.path(path), line), workspace=in_workspace), severity="warning", markup=False
             )
             return
         if location is None:
@@ -944,10 +944,10 @@ class MainScreen(SizedScreen):
             location = (session.verifier, verify_line(session.verifier))
         self.open_in_editor(*location)
 
-    def open_in_editor(self, path: Path, line: int) -> None:
-        """``path`` at ``line`` in the user's editor, re-runs paused meanwhile."""
+    def open_in_editor(self, path: Path, line: int | None) -> None:
+        """``path`` at ``line`` (None: from its top) in the user's editor, re-runs paused meanwhile."""
         command = editor_command(path, line)
-        where = f"{self.fmt.path(path)}:{line}"
+        where = at_line(self.fmt.path(path), line)
         if command is None:
             self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
             return

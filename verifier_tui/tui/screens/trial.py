@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.engine.model import at_line
 from verifier_tui.tui.display import content
 from verifier_tui.tui.external import editor_command, verify_line
 from verifier_tui.tui.keys import QUIT, footer_when_wide, key, output_keys
@@ -512,7 +513,7 @@ class TrialScreen(SizedScreen):
                 return
             location = (verifier, verify_line(verifier))
         path, line = location
-        where = f"{self.fmt.path(path)}:{line}"
+        where = at_line(self.fmt.path(path), line)
         command = editor_command(path, line)
         if command is None:
             self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
-from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, at_line
 from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import HEAD, MUTED, content
@@ -189,7 +189,7 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
         failing = failing_of(result)
         location = failing.location
-        where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
+        where = f" at {at_line(fmt.path(location[0]), location[1])}" if location else ""
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
         if report is None and not report_frames(result.stderr.text):
             # The runner's traceback went nowhere (verify closed fd 2, or pointed it elsewhere): e opens

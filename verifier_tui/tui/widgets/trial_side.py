@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.engine.model import at_line
 from verifier_tui.engine.task.config import REFUSED_RESULT
 from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.widgets.reward_panel import pretty
@@ -19,8 +20,7 @@ from verifier_tui.words.text import one_line, one_name
 from verifier_tui.words.trial import read_from, verdict_words, workspace_words
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
+    from verifier_tui.engine.failing import Location
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.model import RewardFile
     from verifier_tui.tui.trial_display import TrialDisplay
@@ -31,7 +31,7 @@ class SidePanel(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.failing: tuple[Path, int] | None = None
+        self.failing: Location | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), classes="side-body")
@@ -64,8 +64,8 @@ class SidePanel(VerticalScroll):
                 (side.failure.at(shown), "bold"),
                 (" (e opens it)\n" if side.failure.local_path else " (not a file of the task)\n", MUTED),
             ]
-            if side.failure.local_path is not None:  # a line no file has: the file, from its top
-                self.failing = (side.failure.local_path, side.failure.line or 1)
+            if side.failure.local_path is not None:
+                self.failing = (side.failure.local_path, side.failure.line)
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
         parts.append(("\nverifier/test-stdout.txt", HEAD))
         parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
@@ -106,7 +106,7 @@ class SidePanel(VerticalScroll):
             parts += [(fmt.text(stuck), "bold $warning"), (f"{opens}\n", MUTED)]
         elif replayed.failure is not None:
             path, line = replayed.failure
-            parts += [("failed at ", MUTED), (f"{fmt.path(path)}:{line}", "bold"), (" (e opens it)\n", MUTED)]
+            parts += [("failed at ", MUTED), (at_line(fmt.path(path), line), "bold"), (" (e opens it)\n", MUTED)]
         parts += _reward_files(local.reward_files, "no reward file was written")
         for notice in local.notices:
             parts.append((f"note: {one_line(fmt.text(notice))}\n", "$warning"))
