@@ -117,3 +117,31 @@ def test_a_forged_stack_line_past_pythons_digit_limit_is_no_traceback(env, tmp_p
     data = json.loads(done.stdout)
     assert data["outcome"] == "timed_out"
     assert data["stuck_at"] is None or "9" * 5000 not in json.dumps(data["stuck_at"]), data["stuck_at"]
+
+
+def test_a_stack_frame_with_a_line_no_file_has_is_still_where_it_was_stuck(env, tmp_path):
+    """The verifier's own stack dump (SIGUSR1 ignored, so the runner's never comes) names, innermost,
+    tests/helper.py at a line past ten digits: that frame ended the dump's reading, so where the run was
+    stuck was lost (or blamed on the frame that called it). The frame is kept, its line unknown."""
+    task_dir = make_task(
+        tmp_path / "forged",
+        """
+        import os, signal, sys, time
+
+        def verify(workspace):
+            signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+            here = os.path.dirname(__file__)
+            sys.stderr.write("Current thread 0x00007f (most recent call first):\\n")
+            sys.stderr.write('  File "' + here + '/helper.py", line ' + "9" * 5000 + " in check\\n")
+            sys.stderr.write('  File "' + here + '/verifier.py", line 8 in verify\\n\\n')
+            sys.stderr.flush()
+            time.sleep(60)
+        """,
+        files={"helper.py": "def check():\n    while True:\n        pass\n"},
+    )
+    done = run_tool(env, "run", "--json", task_dir, "--timeout", "1", "--python", PY)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert data["stuck_at"] == {"path": str(task_dir / "tests" / "helper.py"), "line": None, "function": "check"}
+    said = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=tmp_path).stdout
+    assert "stuck at forged/tests/helper.py in check\n" in said, said

@@ -228,7 +228,7 @@ class StackFrame:
     (``<module>``: a module's top-level code, the verifier's while it is imported)."""
 
     path: str
-    line: int
+    line: int | None  # None: a line no file has (line_number); 0: faulthandler's ``???``
     function: str
 
     def to_json(self) -> dict[str, Any]:

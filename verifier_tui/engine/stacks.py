@@ -26,7 +26,7 @@ from pathlib import Path
 
 from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.advice import OUR_RUNNER, Advice
-from verifier_tui.engine.model import LINE_NUMBER, STACK_SIGNAL, CapturedText, Stack, StackFrame
+from verifier_tui.engine.model import STACK_SIGNAL, CapturedText, Stack, StackFrame, line_number
 
 _SIGNAL_NUMBER = signals.SIGUSR1
 
@@ -40,7 +40,8 @@ _HEADERS = (
     r"|(?P<task>Task) .*\(most recent call first\):"
 )
 _HEADER = re.compile(rf"^(?:{_HEADERS})$")
-_FRAME = re.compile(rf'^  File "(?P<path>.*)", line (?P<line>{LINE_NUMBER}|\?\?\?) in (?P<function>.*)$')
+# Any run of digits: a line no file has names no line, not no frame (model.line_number).
+_FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
 # Where a header may begin inside a line: faulthandler writes to fd 2 where the output stood, so after a
 # line the verifier left unfinished (a progress bar's `\r3/10`) the dump's first header goes on from it.
 # Each place from which the rest of the line is a whole header.
@@ -224,7 +225,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[StackFrame]]]:
             continue
         frame = _FRAME.match(line)
         if frame and blocks:
-            number = int(frame["line"]) if frame["line"].isdigit() else 0
+            number = line_number(frame["line"]) if frame["line"].isdigit() else 0
             blocks[-1][1].append(StackFrame(frame["path"], number, frame["function"]))
     return blocks
 

@@ -25,6 +25,7 @@ from verifier_tui.engine.model import (
     Expectation,
     Outcome,
     RunResult,
+    at_line,
     dropped_marker,
     duration_text,
 )
@@ -436,7 +437,7 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
         return None
     at = stack.stuck_at
     if at is not None:
-        where = f"{show_path(at.path)}:{at.line}"
+        where = at_line(show_path(at.path), at.line)
         if at.function == "<module>":
             return f"stuck at {where}, in top-level code: importing it never finished"
         return f"stuck at {where} in {at.function}"
@@ -445,13 +446,13 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
         # not where it was either (the staged copy has no such file).
         at = stack.refused
         return (
-            f"where it was stuck is not known: its stack dump names {show_path(at.path)}:{at.line} in "
+            f"where it was stuck is not known: its stack dump names {at_line(show_path(at.path), at.line)} in "
             f"{at.function}, no file of the verifier's own (a link out of its folder, or not a file)"
         )
     if stack.text:
         top = stack.frames[0] if stack.frames else None
         return "stuck outside the verifier's files" + (
-            f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else ""
+            f", at {at_line(show_path(top.path), top.line)} in {top.function}" if top is not None else ""
         )
     return Advice("where it was stuck is unknown: ", stack.unavailable or "")
 

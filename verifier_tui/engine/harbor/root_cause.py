@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import FAILED
 from verifier_tui.engine.harbor.reading import time_span
+from verifier_tui.engine.model import at_line
 from verifier_tui.engine.record import as_json, record, replace
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
@@ -110,7 +111,8 @@ class RootCause:
         if self.what != VERIFIER_TIMEOUT or local is None or local.verdict.error != VERIFIER_TIMEOUT or stuck is None:
             return self
         path = Path(stuck.path)
-        where = f"{path.relative_to(task_root) if task_root and path.is_relative_to(task_root) else path}:{stuck.line}"
+        shown = path.relative_to(task_root) if task_root and path.is_relative_to(task_root) else path
+        where = at_line(shown, stuck.line)
         at = f"{where}, in top-level code" if stuck.function == "<module>" else f"{where} in {stuck.function}"
         return replace(
             self,

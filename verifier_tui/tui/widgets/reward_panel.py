@@ -173,7 +173,7 @@ def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", MUTED)]
     frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
-        parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", MUTED))
+        parts.append((fmt.text(f"    {at_line(fmt.path(frame.path), frame.line)} in {frame.function}") + "\n", MUTED))
     return parts
 
 
