@@ -1260,6 +1260,22 @@ def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real
         assert f"{name} is not a Python file" in done.stderr
 
 
+def test_a_users_config_or_result_beside_downloaded_trials_is_that_file(env, real, tmp_path):
+    # A scratch folder holding a downloaded trial and a config.json of the user's: `run scratch/config.json`
+    # opened the trial and `test` replayed it as a job. Harbor's config.json and job.log would have made
+    # the folder a job; its result.json beside trials is a job's totals, never a trial's or `{}`.
+    scratch = tmp_path / "scratch"
+    trial = next(path for path in (real / "jobs" / "oracle-pass").iterdir() if path.is_dir())
+    shutil.copytree(trial, scratch / trial.name)
+    (scratch / "config.json").write_text("{}")
+    (scratch / "result.json").write_text((trial / "result.json").read_text())
+    for name in ("config.json", "result.json"):
+        done = run_tool(env, "run", scratch / name)
+        no_traceback(done)
+        assert (done.returncode, done.stdout) == (2, ""), (name, done.stdout)
+        assert f"{name} is not a Python file" in done.stderr
+
+
 def test_a_harbor_file_of_a_copied_job_without_its_log_names_the_job(env, real, tmp_path):
     # A job copied without job.log and config.json (its result.json, lock.json and trials kept): `run
     # JOB/result.json` said "not a Python file", exit 2, where it showed the job. Harbor's own file

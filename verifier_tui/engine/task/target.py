@@ -39,10 +39,12 @@ HARBOR_KINDS = ("trial", "job", "jobs")
 CONFIG = "config.json"
 TRIAL_LOG = "trial.log"
 JOB_LOG = "job.log"
-#: The files Harbor 0.26.0 writes in a job folder (``harbor/job.py``: job.log, config.json, lock.json,
-#: result.json; ``harbor analyze`` and the viewer's analysis: analysis.json, ``harbor/analyze/analyzer.py``)
-#: and a trial's (``harbor/models/trial/paths.py``, with trial.log and exception.txt).
-_HARBOR_FILES = frozenset({CONFIG, "lock.json", "result.json", "analysis.json", JOB_LOG, TRIAL_LOG, "exception.txt"})
+#: The files Harbor 0.26.0 writes in a job folder that may be left beside its trials once job.log and
+#: config.json, either of which makes the folder a job by itself, are gone: lock.json and result.json
+#: (``harbor/job.py``), ``harbor analyze``'s analysis.json and analysis.md (``harbor/analyze/analyzer.py``,
+#: the job archive of ``harbor/upload/uploader.py``) and ``harbor check``'s check_report.json
+#: (``harbor/analyze/checker.py``).
+_JOB_FILES = frozenset({"lock.json", "result.json", "analysis.json", "analysis.md", "check_report.json"})
 _TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
 #: How many folders in a folder are looked into to tell a folder of jobs (or
 #: of trials): enough to meet a real jobs folder's first job, cheap on any
@@ -257,15 +259,25 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
             step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
             return "trial", probe, step
     # A file beside job or trial folders is that file (a verifier being tried in a scratch folder
-    # holding a downloaded job), never the folder around it; but for Harbor's own files beside trial
+    # holding a downloaded job), never the folder around it; but for Harbor's own job files beside trial
     # folders, which name their job where the files that tell it apart are gone (a job copied without
-    # job.log and config.json). Harbor writes no file in a folder of jobs: a config.json there is the user's.
-    held = None if a_file and Path(path).name not in _HARBOR_FILES else folder_of(start)
+    # job.log and config.json). Harbor writes no file in a folder of jobs.
+    if a_file and not _is_job_file(start / Path(path).name):
+        return None
+    held = folder_of(start)
     if a_file and held != "trials":
-        held = None
+        return None
     if held is not None:  # a folder of trials without job files reads as a job
         return ("jobs" if held == "jobs" else "job"), start, None
     return None
+
+
+def _is_job_file(file: Path) -> bool:
+    """Whether ``file`` can be one of :data:`_JOB_FILES`: a result.json only when it holds a job's totals
+    (Harbor's ``JobResult`` requires ``n_total_trials``), not a trial's result copied beside its folder."""
+    if file.name != "result.json":
+        return file.name in _JOB_FILES
+    return "n_total_trials" in (untrusted.read_json(file, _CONFIG_LIMIT, shape=dict, beneath=file.parent).data or {})
 
 
 def harbor_place(path: Path, folder: Path, kind: str) -> str:
