@@ -778,7 +778,8 @@ def test_explain_in_a_view_that_could_not_be_set_up_says_so(env, tmp_path, priva
     """A machine that lost its namespaces since the probe: bwrap fails before
     the runner starts. explain dropped the view's failure and said "the runner
     gave no explanation" (or blamed the verifier's top-level code, by bwrap's
-    exit); it now says why the view could not be set up, as a run does."""
+    exit); it now says why the view could not be set up, as a run does, with
+    no sandbox line above it, as no runner ran there."""
     import sys
 
     from tests.helpers.processes import machine_without_namespaces, needs_namespaces
@@ -794,6 +795,8 @@ def test_explain_in_a_view_that_could_not_be_set_up_says_so(env, tmp_path, priva
     no_traceback(done)
     assert "could not set up the run's sandbox: bwrap: " in done.stderr, done.stderr
     assert "top-level code" not in done.stderr and "gave no explanation" not in done.stderr
+    # no runner ran: no sandbox line saying where one ran
+    assert "sandbox:" not in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------------------

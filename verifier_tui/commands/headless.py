@@ -116,8 +116,8 @@ def explain_command(args: argparse.Namespace, session: Session) -> int:
         terminal.out_json(report.explain_json(session, explanation))
         return 0 if explanation.error is None else 2
     if explanation.error is not None:
-        if explanation.stderr is not None:  # a runner ran (a refusal before any start has no stderr): the
-            terminal.out(session.isolation.words)  # import may have run, and written there, before it failed
+        if explanation.ran:  # its import may have run, and written there, before it failed
+            terminal.out(session.isolation.words)
         terminal.error(explanation.error)
         terminal.write(plain_text(explanation.stderr or ""), "stderr")
         return 2

@@ -249,7 +249,8 @@ class Explanation:
     adds ``environment`` (what the runner got), ``notices`` (explain mode) and
     ``from_contract`` (a task runner that reports nothing: what the contract
     places). When there is no explanation, ``error`` says why, with the
-    runner's ``stderr``, ``exit_code`` and ``timed_out`` when it ran."""
+    runner's ``stderr``, ``exit_code`` and ``timed_out``, and ``ran`` when a runner started (its
+    import may have run, and written in the sandbox, before it failed)."""
 
     sys_path: tuple[PathEntry, ...] = ()
     modules: dict[str, Resolution] = field(default_factory=dict)
@@ -284,6 +285,7 @@ class Explanation:
     stderr: str | None = None
     exit_code: int | None = None
     timed_out: bool = False
+    ran: bool = False
 
     @classmethod
     def read(cls, document: Any, roles: Mapping[str, str | None] | None = None) -> Explanation | None:

@@ -172,7 +172,8 @@ def no_explanation(
         or (returncode is not None and returncode < 0)
         else returncode
     )
-    return Explanation(error=why, stderr=stderr, exit_code=ended, timed_out=bool(done.timed_out))
+    ran = start_error is None and returncode not in _NOT_STARTED
+    return Explanation(error=why, stderr=stderr, exit_code=ended, timed_out=bool(done.timed_out), ran=ran)
 
 
 def contract_explanation(prepared: Prepared) -> Explanation | None:
