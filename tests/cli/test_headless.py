@@ -39,6 +39,7 @@ from tests.helpers.commands import (
     json_of_a_stopped_test,
     junit_of_a_test_to_a_full_disk,
     no_traceback,
+    refused_test_with_stderr_full,
     run_tool,
     signal_when,
     signalled_at,
@@ -553,6 +554,14 @@ def test_test_without_cases(env, example):
     assert done.returncode == 2
     assert "has no cases folder; make one with verifier-tui run TASK --save-case NAME" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_test_without_cases_prints_its_document_when_stderr_cannot_take_its_line(env, example, tmp_path):
+    """``test FOLDER --json --junit r.xml >out.json 2>/dev/full``, its tasks without cases: the line saying
+    so came before the document and, refused, ended the command with out.json empty."""
+    shutil.copytree(example("plain-test-sh"), tmp_path / "folder" / "plain-test-sh")
+    document, names = refused_test_with_stderr_full(env, tmp_path, tmp_path / "folder")
+    assert document["without_cases"] and names == ["(task)", "(command line)"], (document, names)
 
 
 def test_test_with_a_wrong_expectation(env, example, tmp_path):

@@ -21,6 +21,7 @@ from tests.helpers.commands import (
     interrupted,
     junit_of_a_test_to_a_full_disk,
     no_traceback,
+    refused_test_with_stderr_full,
     run_tool,
     signalled_at,
 )
@@ -76,6 +77,13 @@ def test_a_test_job_of_no_trial_whose_stdout_is_a_full_disk_still_writes_its_jun
     """A job with no trial folder: its document came before the report, which was never written."""
     names = junit_of_a_test_to_a_full_disk(env, tmp_path, make_job(runs / "jobs" / "empty", {}), "--json")
     assert names == ["(command line)"], names
+
+
+def test_a_test_job_of_no_trial_prints_its_document_when_stderr_cannot_take_its_line(runs, env, tmp_path):
+    """``test EMPTYJOB --json --junit r.xml >out.json 2>/dev/full``: the refusal's line, said before the
+    document, ended the command and out.json stayed empty; the report and the document come first."""
+    document, names = refused_test_with_stderr_full(env, tmp_path, make_job(runs / "jobs" / "empty", {}))
+    assert document["trial_folders"] == 0 and names == ["(command line)"], (document, names)
 
 
 def test_a_test_job_of_no_trial_says_a_junit_file_the_disk_cannot_take(runs, env):

@@ -379,6 +379,26 @@ def json_of_a_stopped_test(env, args, tmp_path: Path) -> tuple[dict, str]:
     return json.loads(out.read_text()), err
 
 
+def refused_test_with_stderr_full(env, tmp_path: Path, *args) -> tuple[dict, list[str]]:
+    """``test ARGS --json --junit out.xml >out.json 2>/dev/full``, a test that runs nothing, ended with status 2:
+    its document and the names of its report's cases (a stderr that cannot take the refusal's line cuts neither)."""
+    from tests.helpers.processes import an_old_green_report
+
+    report = an_old_green_report(tmp_path / "out.xml")
+    out = tmp_path / "out.json"
+    with open("/dev/full", "w") as full, out.open("w") as document:
+        done = subprocess.run(
+            [*TOOL, "test", *map(str, args), "--json", "--junit", str(report), "--python", PY],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=document,
+            stderr=full,
+            timeout=HANG_GUARD_S,
+        )
+    assert done.returncode == 2, done.returncode
+    return json.loads(out.read_text()), [case.get("name") for case in ET.parse(report).getroot().iter("testcase")]
+
+
 def junit_of_a_test_to_a_full_disk(env, tmp_path: Path, *args) -> list[str]:
     """``test ARGS --junit out.xml >/dev/full``, ended with status 2 and one line for stdout's full disk:
     the names of its report's cases."""

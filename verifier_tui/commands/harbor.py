@@ -739,11 +739,8 @@ def _no_trial(args: argparse.Namespace, group: JobTrials, own: list[tuple[str, P
     same (no trial in it, why in its problems), as test TASK prints its own with nothing to test."""
     from verifier_tui.commands.report import refused_run
 
-    # the report first: stdout that cannot be written (a full disk) ends the command
-    status = refused_run(args.junit, f"{group.folder}: {group.error}", own)
-    if args.json:
-        _TrialsStream(group).end(_job_counts(args, group, [], 0.0))
-    return status
+    document = (lambda: _TrialsStream(group).end(_job_counts(args, group, [], 0.0))) if args.json else None
+    return refused_run(args.junit, f"{group.folder}: {group.error}", own, document=document)
 
 
 def _job_counts(

@@ -248,11 +248,13 @@ def _not_collected(args: argparse.Namespace, exc: Exception) -> int:
     """Nothing to test: said in one line (exit 2); tasks found, none with a case, are
     listed in a document and the report, as a task named alone is."""
     bare = getattr(exc, "without_cases", [])
-    # the report first: stdout that cannot be written (a full disk) ends the command
-    status = report.refused_run(args.junit, str(exc), report.given(args.options), report.junit_cases([], bare))
-    if args.json and bare:
-        terminal.out_json(report.test_json([], 0.0, bare))
-    return status
+    return report.refused_run(
+        args.junit,
+        str(exc),
+        report.given(args.options),
+        report.junit_cases([], bare),
+        (lambda: terminal.out_json(report.test_json([], 0.0, bare))) if args.json and bare else None,
+    )
 
 
 def _stopped_run(

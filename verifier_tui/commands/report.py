@@ -792,20 +792,30 @@ def open_report(path: Path) -> IO[bytes]:
 
 
 def refused_run(
-    junit: Path | None, message: str, own: Iterable[tuple[str, Path | None]] = (), listed: Sequence[JunitCase] = ()
+    junit: Path | None,
+    message: str,
+    own: Iterable[tuple[str, Path | None]] = (),
+    listed: Sequence[JunitCase] = (),
+    document: Callable[[], object] | None = None,
 ) -> int:
     """A ``test`` that ran nothing: ``message`` said, and the report asked for
     written with it as its error (where it may be: ``own`` as for
     :func:`output_file_problem`), after the ``listed`` tests not run, so that a
-    report of the last run is never left for CI to show green. Exit status 2."""
+    report of the last run is never left for CI to show green; ``document``
+    prints --json's. Exit status 2."""
     problem = None
-    # the report first: a stderr that cannot be written (a full disk) ends the command
     if junit is not None and output_file_problem("--junit", junit, own) is None:
         error = JunitCase("verifier-tui", "(command line)", "0", error=message)
         problem = write_junit(junit, "verifier-tui", [*listed, error], 0.0)
-    terminal.error(message)
-    if problem is not None:  # unsaid, CI would show the last run's report as this one's
-        terminal.error(problem)
+    # the report, then the document, then the lines (said too when stdout fails: a full disk ends the
+    # command), as a stop's: a stderr that cannot take them (a closed terminal) cuts no document sent to a file
+    try:
+        if document is not None:
+            document()
+    finally:
+        terminal.last_error(message)
+        if problem is not None:  # unsaid, CI would show the last run's report as this one's
+            terminal.last_error(problem)
     return 2
 
 
