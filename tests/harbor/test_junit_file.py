@@ -219,21 +219,25 @@ def test_a_terminal_that_closes_mid_test_job_json_to_a_file_leaves_the_whole_doc
 
 
 # stdout fails (ENOSPC) from its Nth write on, as a disk that fills while the document streams; with
-# "term", a SIGTERM lands as it fails (a CI timeout while the other replays are cancelled)
+# "term", a SIGTERM lands once it has failed, the replays over (a CI timeout as the report is written)
 FAILS_AFTER = """
 import errno, os, signal, sys
-from verifier_tui.commands import terminal
+from verifier_tui.commands import harbor, terminal
 n, term = int(sys.argv.pop(1)), sys.argv.pop(1) == "term"
 real, count = terminal._write_all, [0]
 def failing(handle, text):
     if handle is sys.stdout:
         count[0] += 1
         if count[0] > n:
-            if term:
-                os.kill(os.getpid(), signal.SIGTERM)
             raise OSError(errno.ENOSPC, "No space left on device")
     return real(handle, text)
 terminal._write_all = failing
+said = harbor._stdout_failed
+def signalled(*args):
+    if term:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return said(*args)
+harbor._stdout_failed = signalled
 from verifier_tui.cli import main
 sys.exit(main())
 """
@@ -244,8 +248,8 @@ def test_a_document_cut_mid_stream_reports_every_trial_that_finished(task, runs,
     """``test JOB --json --junit out.xml`` to a disk that fills as the trials stream: the trial whose
     line could not be written was left out of the report, though its replay had ended. It is in it,
     with the ``(stopped)`` error saying standard output could not be written, said in one line. A
-    SIGTERM landing as the other replays were cancelled took the blame (143, the full disk never said):
-    the first cause wins."""
+    SIGTERM landing after the failure gave status 143 where the line and the report blamed the full
+    disk: the first cause wins, its status too."""
     job = runs / "jobs" / "j"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     for name in ("a__aaaaaaa", "b__bbbbbbb", "c__ccccccc"):

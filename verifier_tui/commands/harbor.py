@@ -826,14 +826,6 @@ def _replay_all(
         rows: list[JobRow] = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
     except (KeyboardInterrupt, SystemExit) as stop:
         rows = [kept[i] for i in sorted(kept)]
-        failed = stop.__context__  # what the work raised, the signal's status put over it (stopping.run)
-        if terminal.output_failed() and isinstance(failed, OSError) and failed.__context__ is None:
-            # stdout failed first (a full disk), and a signal landed as the other replays were cancelled:
-            # the first cause wins, said as it is when no signal comes (one that failed in the cancel a
-            # signal began, a closed terminal's, was raised handling the cancel: the signal's)
-            stopping.came_second()
-            _stdout_failed(args, group, in_jobs, rows, started)
-            raise failed from None
         if len(rows) == len(group.cases):
             return rows  # every replay had ended as the signal came: this run's reports, whole
         progress.erase()

@@ -39,6 +39,7 @@ class _Closed(Protocol):
 C = TypeVar("C", bound=_Closed)
 
 _received: list[int] = []  # the signal that asked the command to stop, once one did
+_failed_first: list[BaseException] = []  # what ended the command on its own before any signal came
 _loop_task: list[Any] = []  # (loop, main task) while :func:`run` runs one
 _taken: list[signal.Signals] = []  # the signals :func:`stop_cleanly_on_sigterm` took
 _holding = [0]  # how many :func:`holding` blocks are open
@@ -69,6 +70,7 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
     """Take SIGTERM and SIGHUP for the command; returns what puts the previous
     handlers back. A signal that had another handler already (a test harness,
     an embedding program, nohup) is left alone."""
+    _failed_first.clear()  # a command before this one's, in the same process
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is None:
             continue
@@ -87,6 +89,7 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
             signal.signal(signum, signal.SIG_DFL)
         _taken.clear()
         _received.clear()
+        _failed_first.clear()
 
     return restore
 
@@ -157,16 +160,19 @@ def exit_status(stop: BaseException) -> int:
     return stop.code if isinstance(stop, SystemExit) and isinstance(stop.code, int) else 128 + signal.SIGINT
 
 
-def came_second() -> None:
-    """The signal received landed after the command had failed on its own (stdout on a full disk, as the
-    other runs were cancelled): the failure is the command's cause, and its status the exit status."""
-    _received.clear()
+def failed(error: BaseException) -> None:
+    """The command failed on its own (``error``: stdout on a full disk), said where it happened: a signal
+    that lands from then on (as the other runs are cancelled, as the report is written) is no cause of its
+    end, and the failure's status is the exit status, as the failure is what the command says."""
+    if not _received and not _failed_first:
+        _failed_first.append(error)
 
 
 def status(code: int) -> int:
     """The command's exit status: ``128 + signal`` when one asked it to stop
-    while it was cleaning up or :func:`holding` (it finished instead of raising there)."""
-    return 128 + _received[0] if _received else code
+    while it was cleaning up or :func:`holding` (it finished instead of raising there),
+    unless the command had failed on its own first (:func:`failed`)."""
+    return 128 + _received[0] if _received and not _failed_first else code
 
 
 def run(work: Coroutine[Any, Any, Any]) -> Any:
@@ -188,12 +194,14 @@ def run(work: Coroutine[Any, Any, Any]) -> Any:
 
     try:
         result = asyncio.run(main())
-    except BaseException:  # a cancellation, or what the clean-up raised: the signal decides
+    except BaseException:  # a cancellation, or what the clean-up raised: the first cause decides
+        if _received and _failed_first:  # the signal's cancel may have put itself over the failure
+            raise _failed_first[0] from None
         if not _received:
             raise
         raise SystemExit(128 + _received[0]) from None
     finally:
         _loop_task.clear()
-    if _received and not _holding[0]:
+    if _received and not _holding[0] and not _failed_first:
         raise SystemExit(128 + _received[0])
     return result  # within holding(), whole though a signal came as it ended: status() gives 128 + it

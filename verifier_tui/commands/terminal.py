@@ -32,6 +32,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
+from verifier_tui.commands import stopping
 from verifier_tui.words.paths import home_folder, text_from
 from verifier_tui.words.text import one_line, plain_surrogates, plain_text, unbroken
 
@@ -94,6 +95,8 @@ def write(text: str, stream: str = "stdout") -> None:
         _failed.add(stream)
         if exc.filename is None:
             exc.filename = "standard output" if stream == "stdout" else "standard error"
+        if stream == "stdout":
+            stopping.failed(exc)
         raise
 
 
