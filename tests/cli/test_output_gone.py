@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 
 import pytest
 
@@ -66,3 +67,29 @@ def test_output_to_a_full_disk_is_said_as_stdouts_and_ends_with_status_2(env, tm
     done = _shell(env, f"{' '.join(TOOL)} {' '.join(args)} --python {PY} >/dev/full", tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("No space left") == 1 and "standard output" in done.stderr, done.stderr
+
+
+# The watch says its run failed on the full disk; a SIGTERM lands before the watch has ended (a CI timeout).
+SIGTERM_AFTER_THE_FAILURE = """
+import os, signal, sys
+from verifier_tui.commands import terminal
+said = terminal.error
+def error(text):
+    said(text)
+    if "failed:" in text:
+        os.kill(os.getpid(), signal.SIGTERM)
+terminal.error = error
+from verifier_tui.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("args", [["watch", "task", "--json"], ["test", "task", "--watch", "--json"]])
+def test_a_watch_on_a_full_disk_then_stopped_says_the_full_disk_once(env, tmp_path, args):
+    # The failure was said as the run's (or round's) line, then again as the command's own when the
+    # signal made the stop raise it once more: two lines for one full disk.
+    copy_example("hello-file", tmp_path / "task")
+    (tmp_path / "tool.py").write_text(SIGTERM_AFTER_THE_FAILURE)
+    done = _shell(env, f"{sys.executable} tool.py {' '.join(args)} --python {PY} >/dev/full", tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("No space left") == 1, done.stderr
