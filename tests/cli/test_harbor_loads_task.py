@@ -265,6 +265,35 @@ def test_a_harborignore_pattern_pathspec_cannot_read_is_one_harbor_refuses(env, 
     _refused_on_every_face(env, task, f"tests/.harborignore has a pattern Harbor cannot read: {pattern}")
 
 
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"data[z-a].txt\n*.bin\n", ".gitignore has a pattern Harbor cannot read: data[z-a].txt"),
+        (b"notes\\\n", ".gitignore has a pattern Harbor cannot read: notes\\"),
+        ("# brouillon r\u00e9serv\u00e9\n*.log\n".encode("latin-1"), ".gitignore is not UTF-8 text"),
+    ],
+)
+def test_a_gitignore_harbor_cannot_read_is_one_harbor_refuses(env, example, content, why):
+    """The task's own .gitignore: Harbor works out the task's digest for the job's (and each
+    trial's) lock.json with ``Packager.collect_files``, which reads it with ``read_text()`` and hands
+    it to ``PathSpec.from_lines("gitignore", ...)``: a backwards range, a lone trailing backslash or
+    Latin-1 bytes raise there, so no trial of the task runs. The tool took such a line (the whole
+    file) as no pattern and scored the task, exit 0."""
+    task = example("hello-file")
+    (task / ".gitignore").write_bytes(content)
+    _refused_on_every_face(env, task, why)
+
+
+def test_watch_reads_the_task_again_when_its_gitignore_is_saved(env, example):
+    """watch on hello-file, its .gitignore saved with a pattern Harbor cannot read, then fixed: a
+    file no run reads, whose save must still say (and unsay) that Harbor would refuse the task."""
+    task = example("hello-file")
+    gitignore = task / ".gitignore"
+    _watch_reads_it_again(
+        env, task, lambda: gitignore.write_text("data[z-a].txt\n"), lambda: gitignore.write_text("*.bin\n")
+    )
+
+
 def test_a_harborignore_pattern_python_warns_of_prints_no_warning(env, example):
     """``[[a]x`` is a pattern pathspec reads (a bracket holding ``[`` and ``a``), whose regex ``re``
     compiles with a FutureWarning ("Possible nested set"): the tool printed that warning, naming

@@ -234,15 +234,20 @@ def test_a_frame_whose_line_number_no_file_has_is_still_where_the_run_failed(tri
     assert sandbox["failure"]["sandbox_path"] == "/tests/helper.py"
 
 
-def test_a_gitignore_pattern_pathspec_cannot_read_is_no_traceback(trial, env, tmp_path, runs):
+def test_a_gitignore_pattern_pathspec_cannot_read_is_a_task_harbor_refuses(trial, env, tmp_path, runs):
     """A task's .gitignore is the task author's: a backwards range in it (``data[z-a].txt``, which
-    ``re`` refuses) ended every command that works out the task's digest in ``re.error``."""
+    ``re`` refuses) ended every command that works out the task's digest in ``re.error``; then the
+    line was taken as no pattern and the digest compared with no word, where Harbor's
+    ``Packager.collect_files``, run as it builds the job's lock.json, raises on it."""
     (runs / "tasks" / "demo" / ".gitignore").write_text("data[z-a].txt\n*.bin\n")
     for args in (["explain", trial.path], ["run", trial.path, "--json"]):
         done = command(env, *args, "--python", PY, cwd=tmp_path)
-        assert done.returncode in (0, 1, 2) and "re.error" not in done.stdout + done.stderr, (args, done.stderr)
+        said = done.stdout + done.stderr
+        assert "Traceback" not in said and "Harbor would refuse to run this task" in said, (args, said)
+        assert ".gitignore has a pattern Harbor cannot read: data[z-a].txt" in said, (args, said)
     walked = json.loads(done.stdout)
     assert walked["trial"]["task_digest"]["local"].startswith("sha256:"), walked["trial"]
+    assert "data[z-a].txt" in walked["local"]["harbor_refuses_task"], walked["local"]
 
 
 def test_a_loop_of_links_in_the_trials_task_is_no_traceback(trial, env, tmp_path, runs):

@@ -47,6 +47,7 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
+from verifier_tui.engine.task.file_filter import GITIGNORE
 from verifier_tui.engine.task.kinds import (
     NAMES_LISTED,
     runner_notices,
@@ -943,8 +944,10 @@ class Session:
         targets = self.run_inputs()
         # No run reads an instruction.md, but Harbor refuses the task while one is missing
         # (engine/task/loading.py): a step renamed or its folder moved back is seen as it happens, not at the next save.
+        # Nor the task's .gitignore, but Harbor refuses the task while it cannot read it.
         targets += [
-            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False) for i in self._instructions()
+            WatchTarget(i, i.relative_to(self.task.root).as_posix(), folder=False)
+            for i in [*self._instructions(), *self._gitignore()]
         ]
         # nor solution/ or a step's folder, but a link in one that leads out of the task makes Harbor refuse it
         # (one that is a link itself is not followed: it may lead to $HOME, where every save would be a change)
@@ -1042,6 +1045,11 @@ class Session:
         steps = [self.task.root / "steps" / step.name for step in self.task.config.steps]
         return [folder / "instruction.md" for folder in steps or [self.task.root]]
 
+    def _gitignore(self) -> list[Path]:
+        """The task's .gitignore, which Harbor reads for the task's digest as it builds a job's lock:
+        read by no run, watched for whether Harbor would refuse it (none without a task.toml)."""
+        return [self.task.root / GITIGNORE] if self._instructions() else []
+
     def _step_tests(self) -> list[tuple[Path, bool]]:
         """The step's own tests folder, staged over tests/ (none without a step),
         whether or not it exists now: it is part of /tests as tests/ is (Harbor
@@ -1074,19 +1082,21 @@ class Session:
     def _changes_steps(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change whether Harbor loads the task
         (:func:`~verifier_tui.engine.task.loading.as_harbor_loads`): a step's folder or an
-        instruction.md made, removed or made a folder, or a link in solution/, a step's folder or a
-        folder of the task their links or tests/'s lead to (``TaskConfig.linked``). Harbor asks that
-        they exist (``Task._validate_tests``), are no folder, and that the task's own is UTF-8 text
-        (``read_text()``): a save of the instruction's text changes nothing otherwise. The folders linked
-        are followed as they are now, a change of them being none of the task's (Harbor's answer is the
-        same): ``LiveRuns`` then watches anew."""
+        instruction.md made, removed or made a folder, the task's .gitignore saved, or a link in
+        solution/, a step's folder or a folder of the task their links or tests/'s lead to
+        (``TaskConfig.linked``). Harbor asks that they exist (``Task._validate_tests``), are no folder,
+        and that the task's own is UTF-8 text (``read_text()``): a save of the instruction's text
+        changes nothing otherwise. The folders linked are followed as they are now, a change of them
+        being none of the task's (Harbor's answer is the same): ``LiveRuns`` then watches anew."""
         instructions = self._instructions()
         touched = any(i.is_relative_to(p) for p in paths for i in instructions)
         if touched and self._steps_layout() != self._steps_read:
             return True
-        # an instruction saved, or a link in solution/, a step's folder or one linked made or removed (read
-        # by no run): only a change of Harbor's refusal counts
-        changed = touched or any(p.is_relative_to(d) for p in paths for d in [*self._inputs(), *self._linked()])
+        # an instruction or .gitignore saved, or a link in solution/, a step's folder or one linked made or
+        # removed (read by no run): only a change of Harbor's refusal counts
+        changed = touched or any(
+            p.is_relative_to(d) for p in paths for d in [*self._inputs(), *self._linked(), *self._gitignore()]
+        )
         if not changed:
             return False
         now = read_task_config(self.task.root)
@@ -1094,11 +1104,11 @@ class Session:
         return now.refused != self.task.config.refused
 
     def read_by_no_run(self, paths: Any) -> bool:
-        """Whether every one of ``paths`` is an instruction.md or lies in solution/, a step's folder
-        or a folder of the task linked from the input folders, not in a step's tests (a run of that
-        step reads them): watched only for whether Harbor loads the task (:meth:`_changes_steps`),
-        read by no run."""
-        instructions = set(self._instructions())
+        """Whether every one of ``paths`` is an instruction.md, the task's .gitignore, or lies in
+        solution/, a step's folder or a folder of the task linked from the input folders, not in a
+        step's tests (a run of that step reads them): watched only for whether Harbor loads the task
+        (:meth:`_changes_steps`), read by no run."""
+        instructions = {*self._instructions(), *self._gitignore()}
         inputs = self._inputs()
         # a step's tests are laid over tests/; a folder named tests in a linked one is nobody's
         steps_tests = [d / "tests" for d in inputs]

@@ -16,6 +16,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 HARBORIGNORE = ".harborignore"
+GITIGNORE = ".gitignore"  # the task's own: its digest leaves out what it ignores
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
 #: Harbor reads an ignore file whole, whatever its size: a bound generous enough for any real one.
 #: Past it the rules are unknown (:attr:`TaskFileFilter.unknown`), never taken as none.

@@ -1,7 +1,8 @@
 """What Harbor 0.26.0's ``Task`` refuses to load in a task's files, once task.toml's values are
 taken (``harbor/models/task/task.py``: ``Task.__init__``, ``_validate_input_paths``,
 ``_validate_tests``; ``harbor/utils/path_safety.py``: ``validate_input_tree``; which verifier
-image holds the tests: ``harbor/models/task/verifier_mode.py``).
+image holds the tests: ``harbor/models/task/verifier_mode.py``), and the task's ``.gitignore``
+that its digest reads (``harbor/publisher/packager.py``), which a job works out before it loads any.
 
 A refusal is a task no trial of which gets a verdict: the tool still runs it (useful while
 the task is being written) and says so on every face, as for a task.toml Harbor refuses.
@@ -20,7 +21,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task import file_filter as ignore_files
 from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
-from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
+from verifier_tui.engine.task.file_filter import GITIGNORE, HARBORIGNORE, TaskFileFilter, ignore_lines
+from verifier_tui.engine.task.ignore_rules import IgnoreRules
 from verifier_tui.engine.task.rows import TASKS_FILE
 
 if TYPE_CHECKING:
@@ -65,7 +67,8 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
         refusal, said = None, (str(unchecked),) if str(unchecked) not in config.problems else ()
         config = replace(config, problems=(*config.problems, *said))
     refusal = (
-        refusal
+        _gitignore_refused(root)  # first: a job digests its tasks for lock.json before any trial loads one
+        or refusal
         or (_tests_refused(config, root, file_filter) if verifying else None)
         or _instruction_unread(config, root)
     )
@@ -284,6 +287,23 @@ class _Walk:
         if refused is not None:
             return f"{shown} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
         return None
+
+
+def _gitignore_refused(task_root: Path) -> tuple[str, str] | None:
+    """``Packager.collect_files``, which Harbor runs for the task's digest as it builds a job's
+    (and a trial's) ``lock.json`` (``lock.py`` ``_build_lock_trial_task``), verifier disabled or
+    not: the task's ``.gitignore`` read with ``read_text()`` and handed to
+    ``pathspec.PathSpec.from_lines("gitignore", ...)``, which raise before any trial runs."""
+    path = task_root / GITIGNORE
+    if not path.exists():
+        return None
+    lines = ignore_lines(path)
+    if lines is None:
+        return f"{GITIGNORE} is not UTF-8 text", "UnicodeDecodeError"
+    refused = IgnoreRules(lines).refused
+    if refused is not None:
+        return f"{GITIGNORE} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
+    return None
 
 
 def _tests_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
