@@ -372,6 +372,29 @@ async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_pat
         assert app.notices[-1].startswith("the editor needs the real terminal")
 
 
+async def test_e_on_a_frame_whose_line_is_unknown_names_no_line(task, runs, tmp_path, monkeypatch):
+    """test-stdout.txt (the verifier's to write) with its innermost frame naming a line no file has:
+    e on the sandbox side said ``open tasks/demo/tests/helper.py:1 yourself``, a line the run never
+    gave; the file is named alone, and opened at its top."""
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")
+    demo, trial = failing_trial(task, runs, tmp_path)
+    (demo / "tests" / "helper.py").write_text("def check():\n    raise ValueError('x')\n")
+    (trial.path / "verifier" / "test-stdout.txt").write_text(
+        'Traceback (most recent call last):\n  File "/tests/verifier.py", line 2, in verify\n'
+        f'  File "/tests/helper.py", line {"9" * 5000}, in check\nValueError: x\n'
+    )
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert "failed at tasks/demo/tests/helper.py (e opens it)" in text_of(app, "#sandbox-side .side-body")
+        app.screen.query_one("#sandbox-side").focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.notices[-1].endswith("open tasks/demo/tests/helper.py yourself"), app.notices[-1]
+
+
 @pytest.mark.parametrize("how", ["tests, climbing out", "workspace's link"])
 async def test_e_never_opens_a_file_outside_the_task_that_the_trials_output_named(
     task, runs, tmp_path, monkeypatch, how
