@@ -400,7 +400,9 @@ def test_a_runner_over_in_time_is_said_to_take_its_own_time(tmp_path, namespace,
     result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False, timeout=timeout)
     assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
     copy = copy_run_of_many_strays(tmp_path, monkeypatch)
-    assert result.duration_s < copy + 0.3, (result.duration_s, copy)
+    # The fault said 2 s at least (the cut listing, or the timeout); 1 s of room keeps a loaded machine's
+    # slower start of one run against the other from failing a run that is its own.
+    assert result.duration_s < copy + 1, (result.duration_s, copy)
 
 
 def test_a_listing_of_strays_cut_short_after_a_timeout_is_said_at_least(tmp_path, namespace, monkeypatch):
