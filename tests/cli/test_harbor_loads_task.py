@@ -43,6 +43,17 @@ def _refused_on_every_face(env, task, why: str) -> None:
     assert any(REFUSED in n and why in n for n in json.loads(explained.stdout)["notices"]), explained.stdout
 
 
+def _socket_at(path: Path) -> None:
+    """A socket bound at ``path``, by its name in its folder: a temporary folder's path may pass 107 bytes."""
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(path.name)
+    finally:
+        os.chdir(here)
+
+
 def _why_run_is_refused(env, task) -> str:
     """``run --json``'s harbor_refuses_task, exit 2."""
     done = run_tool(env, "run", task, "--case", "correct", "--json")
@@ -86,7 +97,7 @@ def test_an_instruction_md_that_is_a_folder_is_one_harbor_refuses(env, example):
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a folder, not a file")
 
 
-def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env, example, monkeypatch):
+def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env, example):
     """hello-file with instruction.md a FIFO: Task.__init__'s read_text() waits on it for a writer
     that never comes, so Harbor's job never loads the task; a socket: open() raises OSError (ENXIO).
     Every face scored it as a task Harbor loads, exit 0, and none may open it (it would block too)."""
@@ -95,9 +106,7 @@ def test_an_instruction_md_that_is_a_fifo_or_a_socket_is_one_harbor_refuses(env,
     os.mkfifo(task / "instruction.md")
     _refused_on_every_face(env, task, "instruction.md beside task.toml is a FIFO (a named pipe): Harbor's read_text()")
     (task / "instruction.md").unlink()
-    monkeypatch.chdir(task)  # bound by a name relative to it: a temporary folder's path may pass 107 bytes
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.bind("instruction.md")
+    _socket_at(task / "instruction.md")
     _refused_on_every_face(
         env,
         task,
@@ -266,22 +275,48 @@ def test_a_harborignore_pattern_pathspec_cannot_read_is_one_harbor_refuses(env, 
 
 
 @pytest.mark.parametrize(
-    ("content", "why"),
+    ("make", "why"),
     [
-        (b"data[z-a].txt\n*.bin\n", ".gitignore has a pattern Harbor cannot read: data[z-a].txt"),
-        (b"notes\\\n", ".gitignore has a pattern Harbor cannot read: notes\\"),
-        ("# brouillon r\u00e9serv\u00e9\n*.log\n".encode("latin-1"), ".gitignore is not UTF-8 text"),
+        (
+            lambda p: p.write_bytes(b"data[z-a].txt\n*.bin\n"),
+            ".gitignore has a pattern Harbor cannot read: data[z-a].txt",
+        ),
+        (lambda p: p.write_bytes(b"notes\\\n"), ".gitignore has a pattern Harbor cannot read: notes\\"),
+        (
+            lambda p: p.write_bytes("# brouillon r\u00e9serv\u00e9\n*.log\n".encode("latin-1")),
+            ".gitignore is not UTF-8 text",
+        ),
+        (Path.mkdir, ".gitignore is a folder, not a file"),
+        (os.mkfifo, ".gitignore is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer"),
+        (_socket_at, ".gitignore cannot be read (No such device or address) (Harbor's loader raises OSError)"),
     ],
+    ids=["backwards-range", "trailing-backslash", "latin-1", "folder", "fifo", "socket"],
 )
-def test_a_gitignore_harbor_cannot_read_is_one_harbor_refuses(env, example, content, why):
+def test_a_gitignore_harbor_cannot_read_is_one_harbor_refuses(env, example, make, why):
     """The task's own .gitignore: Harbor works out the task's digest for the job's (and each
     trial's) lock.json with ``Packager.collect_files``, which reads it with ``read_text()`` and hands
     it to ``PathSpec.from_lines("gitignore", ...)``: a backwards range, a lone trailing backslash or
-    Latin-1 bytes raise there, so no trial of the task runs. The tool took such a line (the whole
-    file) as no pattern and scored the task, exit 0."""
+    Latin-1 bytes raise there, a folder raises IsADirectoryError, a socket OSError, and a FIFO waits
+    for a writer, so no trial of the task runs. The tool took each as no rules and scored the task,
+    exit 0 (and must never open the FIFO: it would release a writer)."""
     task = example("hello-file")
-    (task / ".gitignore").write_bytes(content)
+    make(task / ".gitignore")
     _refused_on_every_face(env, task, why)
+
+
+def test_a_gitignore_too_big_to_read_is_said_to_be_unchecked(env, example):
+    """A .gitignore past the 16 MB the tool reads, which Harbor reads whole: whether Harbor can read
+    it is unknown, and said so, where the tool took it for no rules without a word."""
+    task = example("hello-file")
+    with (task / ".gitignore").open("wb") as big:
+        big.truncate(16 * 1024 * 1024 + 1)
+    explained = run_tool(env, "explain", task, "--json")
+    no_traceback(explained)
+    notices = json.loads(explained.stdout)["notices"]
+    assert any("not checked whether Harbor can read the task's .gitignore" in n for n in notices), notices
+    done = run_tool(env, "run", task, "--case", "correct", "--json")
+    no_traceback(done)
+    assert json.loads(done.stdout)["harbor_refuses_task"] is None, done.stdout
 
 
 def test_watch_reads_the_task_again_when_its_gitignore_is_saved(env, example):

@@ -62,8 +62,9 @@ def collect_files(task_dir: Path) -> list[Path]:
             if path.is_file():
                 files.append(path)
     gitignore = task_dir / GITIGNORE
-    # one Harbor cannot read (not UTF-8, a pattern pathspec raises on) is a task it refuses, said by
-    # task.loading: the digest is still worked out, with what can be read of it
+    # one Harbor cannot read (not UTF-8, a pattern pathspec raises on, a folder, a FIFO, a socket) is a
+    # task it refuses, and one too big to read is unchecked, both said by task.loading: the digest is
+    # still worked out, with what can be read of it
     ignore = IgnoreRules(ignore_lines(gitignore) or []) if gitignore.exists() else IgnoreRules(DEFAULT_IGNORES)
     files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
     files.sort(key=lambda p: p.relative_to(task_dir).as_posix())

@@ -21,7 +21,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task import file_filter as ignore_files
 from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
-from verifier_tui.engine.task.file_filter import GITIGNORE, HARBORIGNORE, TaskFileFilter, ignore_lines
+from verifier_tui.engine.task.file_filter import GITIGNORE, HARBORIGNORE, TaskFileFilter
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 from verifier_tui.engine.task.rows import TASKS_FILE
 
@@ -63,16 +63,24 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
         # watched for whether Harbor loads the task; not when the check gave up (a web of links, a folder
         # too big to check): a watch of them would cost as much, to tell nothing
         config = replace(config, linked=walk.linked())
-    except _Unchecked as unchecked:  # said once, a task read again without the verifier too
-        refusal, said = None, (str(unchecked),) if str(unchecked) not in config.problems else ()
-        config = replace(config, problems=(*config.problems, *said))
+    except _Unchecked as unchecked:
+        refusal, config = None, _noted(config, str(unchecked))
+    try:
+        gitignore = _gitignore_refused(root)
+    except _Unchecked as unchecked:
+        gitignore, config = None, _noted(config, str(unchecked))
     refusal = (
-        _gitignore_refused(root)  # first: a job digests its tasks for lock.json before any trial loads one
+        gitignore  # first: a job digests its tasks for lock.json before any trial loads one
         or refusal
         or (_tests_refused(config, root, file_filter) if verifying else None)
         or _instruction_unread(config, root)
     )
     return refused_for(config, *refusal) if refusal is not None else config
+
+
+def _noted(config: TaskConfig, note: str) -> TaskConfig:
+    """``config`` with ``note`` among its problems, said once: a task is read again without the verifier too."""
+    return config if note in config.problems else replace(config, problems=(*config.problems, note))
 
 
 def as_loaded_without_verifier(config: TaskConfig, task_root: Path) -> TaskConfig:
@@ -89,7 +97,7 @@ def as_loaded_without_verifier(config: TaskConfig, task_root: Path) -> TaskConfi
 
 
 class _Unchecked(Exception):
-    """Why the links of a task were not all checked: said, never a refusal."""
+    """Why something Harbor checks of a task (its links, its .gitignore) was not checked: said, never a refusal."""
 
 
 def _inputs_refused(config: TaskConfig, walk: _Walk) -> tuple[str, str] | None:
@@ -289,16 +297,32 @@ class _Walk:
         return None
 
 
-def _gitignore_refused(task_root: Path) -> tuple[str, str] | None:
+def _gitignore_refused(task_root: Path) -> tuple[str, str | None] | None:
     """``Packager.collect_files``, which Harbor runs for the task's digest as it builds a job's
     (and a trial's) ``lock.json`` (``lock.py`` ``_build_lock_trial_task``), verifier disabled or
-    not: the task's ``.gitignore`` read with ``read_text()`` and handed to
-    ``pathspec.PathSpec.from_lines("gitignore", ...)``, which raise before any trial runs."""
+    not: the task's ``.gitignore``, if ``exists()``, read with ``read_text()`` (which raises for a
+    folder or a socket and waits on a FIFO for a writer) and handed to
+    ``pathspec.PathSpec.from_lines("gitignore", ...)``, which raise before any trial runs. One past
+    what the tool reads, Harbor reads whole: whether it can is said to be unknown (:class:`_Unchecked`)."""
     path = task_root / GITIGNORE
     if not path.exists():
         return None
-    lines = ignore_lines(path)
-    if lines is None:
+    if path.is_dir():
+        return f"{GITIGNORE} is a folder, not a file", "IsADirectoryError"
+    found = untrusted.read_bytes(path, ignore_files.IGNORE_FILE_LIMIT)  # never opens a FIFO
+    if found.state == "not-a-file":
+        return _fifo(path, GITIGNORE)
+    if found.state == "unreadable":  # Harbor reads it as the same user: a socket (ENXIO), chmod 000
+        return found.problem or GITIGNORE, found.error or "OSError"
+    if found.state == "too-big":
+        limit = ignore_files.IGNORE_FILE_LIMIT
+        raise _Unchecked(
+            f"not checked whether Harbor can read the task's {GITIGNORE}: it is larger than the {limit:,} bytes"
+            " this tool reads (Harbor reads it whole)"
+        )
+    try:
+        lines = (found.data or b"").decode("utf-8").splitlines()
+    except UnicodeDecodeError:
         return f"{GITIGNORE} is not UTF-8 text", "UnicodeDecodeError"
     refused = IgnoreRules(lines).refused
     if refused is not None:
@@ -352,7 +376,7 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str |
         # not judged (never a refusal the tool cannot show)
         found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT, name=INSTRUCTION)  # never opens a FIFO
         if found.state == "not-a-file":
-            return _instruction_fifo(instruction)
+            return _fifo(instruction, INSTRUCTION)
         if found.state == "unreadable":  # Harbor reads it as the same user: a socket (ENXIO), chmod 000
             return found.problem or INSTRUCTION, found.error or "OSError"
         try:
@@ -363,15 +387,15 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str |
     return None
 
 
-def _instruction_fifo(instruction: Path) -> tuple[str, None] | None:
-    """An ``instruction.md`` that is a FIFO: Harbor's read_text() waits on it for a writer, so its
+def _fifo(path: Path, label: str) -> tuple[str, None] | None:
+    """A file Harbor reads with read_text() that is a FIFO: it waits on it for a writer, so its
     job never loads the task (nor raises). A device is not judged: ``/dev/null`` reads as empty."""
     try:
-        if not stat.S_ISFIFO(os.stat(instruction).st_mode):
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
             return None
     except OSError:
         return None
-    return f"{INSTRUCTION} is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer", None
+    return f"{label} is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer", None
 
 
 def _step_refused(step: StepSettings, task_root: Path) -> str | None:
