@@ -850,7 +850,7 @@ class _Child:
         elif counted + whole > limit:  # they decide it: only their pages not mapped count
             began = time.perf_counter()
             if began < self.next_memfd_walk:
-                return  # the walk of every mapping is rationed (30,000 took 340 ms): no verdict until it is due
+                return  # walking every mapping can take most of a CPU: rationed, no verdict until it is due
             files = procfs.memfd_bytes(pids)
             # Read again after the walk: a mapping undone meanwhile (a process exiting) counted in the
             # sizes and again as not mapped was a kill of a run that had scored within the limit.

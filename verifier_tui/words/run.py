@@ -568,9 +568,9 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
     parts = []
     if limits.memory_mb is not None:
         memory = f"{limits.memory_mb} MB"
-        # Measured, the bound misses what only a cgroup charges: sockets' and pipes' buffers (128 full
-        # unix socket pairs held 1 GB, 36,000 full pipes 290 MB, under memory_mb = 256, which no rlimit
-        # or /proc file bounds or counts). The copy sandbox always measures.
+        # Measured, the bound misses what only a cgroup charges: sockets' and pipes' buffers, which no
+        # rlimit or /proc file bounds or counts, so a run can hold far past memory_mb in them. The copy
+        # sandbox always measures.
         measured = " (measured, without a cgroup: socket and pipe buffers not counted)"
         how = " (a memory cgroup)" if namespace and "memory" in limits.cgroup else measured
         parts.append(memory if short else memory + how)
