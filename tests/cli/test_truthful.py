@@ -797,6 +797,16 @@ def test_explain_in_a_view_that_could_not_be_set_up_says_so(env, tmp_path, priva
     assert "top-level code" not in done.stderr and "gave no explanation" not in done.stderr
     # no runner ran: no sandbox line saying where one ran
     assert "sandbox:" not in done.stdout, done.stdout
+    # nor does its document hold a runner's stderr, exit or sandbox: only what a runner that ran gives
+    assert run_tool(env, "run", task_dir, "--python", PY).returncode == 0  # the probe's yes again: the failure
+    done = machine_without_namespaces(  # above made the next start probe anew
+        [sys.executable, "-m", "verifier_tui", "explain", "--json", str(task_dir), "--python", PY], env
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    data = strict_json(done.stdout)
+    assert data["error"].startswith("could not set up the run's sandbox: bwrap: "), data["error"]
+    ran_only = {"stderr", "exit_code", "timed_out", "sandbox", "sandbox_words"}
+    assert set(data) == explain_failure_fields() - ran_only, sorted(data)
 
 
 # ---------------------------------------------------------------------------

@@ -550,7 +550,7 @@ def explain_command(args: argparse.Namespace) -> int:
             said = list(explain.notices)
             data["explain"] = report.explain_inputs(explain, said, "harbor", step, refused, task_data, None, None)
             if opened.isolation is not None:
-                data["explain"] |= report.sandbox_fields(opened.isolation)
+                data["explain"] |= report.sandbox_fields(opened.isolation, explain)
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2

@@ -181,11 +181,14 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     task_data = str(session.task_data) if session.task_data else None
     refused = session.task.config.refused
     data = explain_inputs(explanation, said, session.mode, session.step, refused, task_data, session.task_id, response)
-    return data | sandbox_fields(session.isolation)
+    return data | sandbox_fields(session.isolation, explanation)
 
 
-def sandbox_fields(isolation: Isolation) -> dict[str, str]:
-    """Where explain imported the verifier, whose top-level code runs then: said as a run says it."""
+def sandbox_fields(isolation: Isolation, explanation: Explanation) -> dict[str, str]:
+    """Where explain imported the verifier, whose top-level code runs then: said as a run says it;
+    nothing when no runner started, so that nothing was imported anywhere."""
+    if explanation.error is not None and not explanation.ran:
+        return {}
     return {"sandbox": isolation.kind, "sandbox_words": isolation.words}
 
 

@@ -346,11 +346,7 @@ class Explanation:
     def to_json(self) -> dict[str, Any]:
         """The document as docs/json-output.md says it."""
         if self.error is not None:
-            ran = (
-                {}
-                if self.stderr is None
-                else {"stderr": self.stderr, "exit_code": self.exit_code, "timed_out": self.timed_out}
-            )
+            ran = {"stderr": self.stderr, "exit_code": self.exit_code, "timed_out": self.timed_out} if self.ran else {}
             return {"error": self.error, **ran}
         return {
             "explain_version": self.explain_version,
