@@ -1260,6 +1260,22 @@ def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real
         assert f"{name} is not a Python file" in done.stderr
 
 
+def test_a_file_beside_a_bare_trial_log_is_that_file(env, real, tmp_path):
+    # A scratch folder with a trial.log left in it (a log saved from a run): `run scratch/verifier.py`
+    # opened the folder as a Harbor trial, exit 2, and the verifier never ran. Harbor's trial folder
+    # (models/trial/paths.py) holds its config.json, result.json, agent/ and verifier/ beside the log.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "trial.log").write_text("a log kept from a run\n")
+    (scratch / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+    done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
+    no_traceback(done)
+    assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}, done.stderr
+    # a real trial's file still names its trial
+    trial = next(path for path in (real / "jobs" / "oracle-pass").iterdir() if path.is_dir())
+    assert find_harbor_folder(trial / "trial.log") == ("trial", trial, None)
+
+
 def test_a_users_config_or_result_beside_downloaded_trials_is_that_file(env, real, tmp_path):
     # A scratch folder holding a downloaded trial and a config.json of the user's: `run scratch/config.json`
     # opened the trial and `test` replayed it as a job. Harbor's config.json and job.log would have made

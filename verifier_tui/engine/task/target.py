@@ -217,12 +217,29 @@ def harbor_kind(path: Path | str) -> str | None:
             return None
     except OSError as exc:  # named as the folder that cannot be read, not as a file that may not be there
         raise OSError(exc.errno, exc.strerror, str(folder)) from None
+    return _config_kind(folder)
+
+
+def _config_kind(folder: Path) -> str | None:
+    """``"trial"`` or ``"job"`` by the keys of the folder's config.json (each config's own), else None."""
     config = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT, shape=dict, beneath=folder).data or {}
     if "trial_name" in config and "task" in config:
         return "trial"
     if "job_name" in config:
         return "job"
     return None
+
+
+def _more_than_a_log(folder: Path) -> bool:
+    """Whether a folder with a trial.log also holds what Harbor 0.26.0 writes beside it in a trial
+    (``TrialPaths``: result.json, agent/, verifier/, a config.json with a trial's keys): a log alone
+    is one kept in a scratch folder, and does not make a file there a trial's."""
+    try:
+        if (folder / "result.json").is_file() or (folder / "agent").is_dir() or (folder / "verifier").is_dir():
+            return True
+    except OSError:
+        return False
+    return _config_kind(folder) == "trial"
 
 
 def kind_within(path: Path | str, holds: str) -> str | None:
@@ -245,7 +262,7 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if a_file:
         start = start.parent
     kind = harbor_kind(start)
-    if kind is not None:
+    if kind is not None and not (a_file and kind == "trial" and not _more_than_a_log(start)):
         return kind, start, None
     # Inside a trial: at most steps/<name>/<sub>/ deep.
     probe = start
