@@ -81,11 +81,17 @@ def refusal_first(refused: str, notes: list[str]) -> list[str]:
     return [whole, *(note for note in notes if note != whole)]
 
 
-def _raised_by_harbor(why: str, exception: str | None) -> str:
-    """``TaskConfig.refused``: why, and what Harbor's loading of task.toml raises (None: it raises
-    nothing, and ``why`` says what it does instead). The words say no refusal of their own: every
-    face puts :data:`REFUSED_TO_RUN` before them."""
-    return why if exception is None else f"{why} (Harbor's loader raises {exception})"
+#: Who in Harbor raises what a refusal names: loading the task, by default; but a task's .gitignore is
+#: read only by ``Packager.collect_files``, as a job works out its tasks' digests for lock.json.
+PACKAGER = "Harbor's Packager.collect_files, run as a job builds lock.json,"
+LOADER = "Harbor's loader"
+
+
+def _raised_by_harbor(why: str, exception: str | None, raiser: str = LOADER) -> str:
+    """``TaskConfig.refused``: why, and what ``raiser`` (by default Harbor's loading of the task)
+    raises (None: it raises nothing, and ``why`` says what it does instead). The words say no
+    refusal of their own: every face puts :data:`REFUSED_TO_RUN` before them."""
+    return why if exception is None else f"{why} ({raiser} raises {exception})"
 
 
 SHARED = "shared"
@@ -309,10 +315,10 @@ def _unread(path: Path, found: untrusted.Read) -> str | None:
     return None  # a folder, a socket: read_text() raises, so Harbor refuses it (below)
 
 
-def refused_for(config: TaskConfig, why: str, exception: str | None) -> TaskConfig:
-    """``config`` refused for a reason of the task's files that Harbor's ``Task`` raises
-    ``exception`` for (:mod:`verifier_tui.engine.task.loading`)."""
-    refused = _raised_by_harbor(why, exception)
+def refused_for(config: TaskConfig, why: str, exception: str | None, raiser: str = LOADER) -> TaskConfig:
+    """``config`` refused for a reason of the task's files that Harbor (its ``Task``, or ``raiser``)
+    raises ``exception`` for (:mod:`verifier_tui.engine.task.loading`)."""
+    refused = _raised_by_harbor(why, exception, raiser)
     return _with(config, refused=refused, files_refused=True, problems=(refused_words(refused), *config.problems))
 
 

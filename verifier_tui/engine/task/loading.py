@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task import file_filter as ignore_files
-from verifier_tui.engine.task.config import SEPARATE, files_unrefused, refused_for
+from verifier_tui.engine.task.config import PACKAGER, SEPARATE, files_unrefused, refused_for
 from verifier_tui.engine.task.file_filter import GITIGNORE, HARBORIGNORE, TaskFileFilter
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 from verifier_tui.engine.task.rows import TASKS_FILE
@@ -69,9 +69,10 @@ def as_harbor_loads(config: TaskConfig, task_root: Path, *, verifying: bool = Tr
         gitignore = _gitignore_refused(root)
     except _Unchecked as unchecked:
         gitignore, config = None, _noted(config, str(unchecked))
+    if gitignore is not None:  # first: a job digests its tasks for lock.json before any trial loads one
+        return refused_for(config, *gitignore, PACKAGER)
     refusal = (
-        gitignore  # first: a job digests its tasks for lock.json before any trial loads one
-        or refusal
+        refusal
         or (_tests_refused(config, root, file_filter) if verifying else None)
         or _instruction_unread(config, root)
     )
