@@ -168,6 +168,12 @@ def failed(error: BaseException) -> None:
         _failed_first.append(error)
 
 
+def failed_first(error: BaseException) -> bool:
+    """Whether ``error`` is the failure :func:`failed` recorded, which :func:`run` raises again when a
+    signal came after it: its command has said it already."""
+    return bool(_failed_first) and error is _failed_first[0]
+
+
 def status(code: int) -> int:
     """The command's exit status: ``128 + signal`` when one asked it to stop
     while it was cleaning up or :func:`holding` (it finished instead of raising there),

@@ -29,10 +29,10 @@ def watch_to_the_end(work: Coroutine[Any, Any, Any], poll: bool) -> str | None:
     except WatchError as exc:
         hint = "" if poll else " (--poll watches without OS events)"
         return f"{exc}{hint}"
-    except OSError:
+    except OSError as exc:
         # stopping.run raises the stdout's failure again when a signal came after it; the failure was
         # said already (its run's line) and the watch ends with its status, not a second line of it.
-        if not terminal.output_failed():
+        if not stopping.failed_first(exc):
             raise
     return None
 

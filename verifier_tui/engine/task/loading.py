@@ -294,7 +294,7 @@ class _Walk:
             return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
         refused = self.filter.refused_in(folder)
         if refused is not None:
-            return f"{shown} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
+            return _pattern_refused(shown, refused)
         return None
 
 
@@ -326,9 +326,12 @@ def _gitignore_refused(task_root: Path) -> tuple[str, str | None] | None:
     except UnicodeDecodeError:
         return f"{GITIGNORE} is not UTF-8 text", "UnicodeDecodeError"
     refused = IgnoreRules(lines).refused
-    if refused is not None:
-        return f"{GITIGNORE} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
-    return None
+    return _pattern_refused(GITIGNORE, refused) if refused is not None else None
+
+
+def _pattern_refused(shown: str, refused: tuple[str, str]) -> tuple[str, str]:
+    """An ignore file's line ``pathspec`` raises on (the line, the exception), as a refusal."""
+    return f"{shown} has a pattern Harbor cannot read: {untrusted.harmless(refused[0])}", refused[1]
 
 
 def _tests_refused(config: TaskConfig, task_root: Path, file_filter: TaskFileFilter) -> tuple[str, str] | None:
