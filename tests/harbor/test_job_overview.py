@@ -9,6 +9,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_truthful import strict_json
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
@@ -1260,20 +1262,28 @@ def test_a_file_beside_job_folders_is_that_file_not_the_folder_of_jobs(env, real
         assert f"{name} is not a Python file" in done.stderr
 
 
-def test_a_file_beside_a_bare_trial_log_is_that_file(env, real, tmp_path):
-    # A scratch folder with a trial.log left in it (a log saved from a run): `run scratch/verifier.py`
-    # opened the folder as a Harbor trial, exit 2, and the verifier never ran. Harbor's trial folder
-    # (models/trial/paths.py) holds its config.json, result.json, agent/ and verifier/ beside the log.
+@pytest.mark.parametrize("log", ["trial.log", "job.log"])
+def test_a_file_beside_a_bare_harbor_log_is_that_file(env, real, tmp_path, log):
+    # A scratch folder with a trial.log or job.log left in it (a log saved from a run): `run
+    # scratch/verifier.py` opened the folder as a Harbor trial (exit 2) or a job of no trials (exit 0),
+    # and the verifier never ran. Harbor writes more beside either log: a trial's config.json,
+    # result.json, agent/ and verifier/ (models/trial/paths.py), a job's config.json, lock.json and
+    # result.json before any trial starts (job.py).
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    (scratch / "trial.log").write_text("a log kept from a run\n")
+    (scratch / log).write_text("a log kept from a run\n")
     (scratch / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
     done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
     no_traceback(done)
     assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}, done.stderr
-    # a real trial's file still names its trial
-    trial = next(path for path in (real / "jobs" / "oracle-pass").iterdir() if path.is_dir())
-    assert find_harbor_folder(trial / "trial.log") == ("trial", trial, None)
+    # a real one's log still names its folder, as does a log with its config.json alone beside it
+    job = real / "jobs" / "oracle-pass"
+    real_one = next(path for path in job.iterdir() if path.is_dir()) if log == "trial.log" else job
+    kind = log.removesuffix(".log")
+    assert find_harbor_folder(real_one / log) == (kind, real_one, None)
+    for name in (log, "config.json"):
+        shutil.copy(real_one / name, scratch / name)
+    assert find_harbor_folder(scratch / "verifier.py") == (kind, scratch, None)
 
 
 def test_a_users_config_or_result_beside_downloaded_trials_is_that_file(env, real, tmp_path):

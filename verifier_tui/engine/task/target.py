@@ -230,16 +230,22 @@ def _config_kind(folder: Path) -> str | None:
     return None
 
 
-def _more_than_a_log(folder: Path) -> bool:
-    """Whether a folder with a trial.log also holds what Harbor 0.26.0 writes beside it in a trial
-    (``TrialPaths``: result.json, agent/, verifier/, a config.json with a trial's keys): a log alone
-    is one kept in a scratch folder, and does not make a file there a trial's."""
+#: What Harbor 0.26.0 writes beside each log: a trial's ``TrialPaths`` (models/trial/paths.py) its
+#: result.json, agent/ and verifier/; a ``Job`` (job.py) its lock.json and result.json, with config.json,
+#: before any trial starts. Either also has a config.json with its own keys.
+_BESIDE_LOG = {"trial": (("result.json",), ("agent", "verifier")), "job": (("lock.json", "result.json"), ())}
+
+
+def _more_than_a_log(folder: Path, kind: str) -> bool:
+    """Whether a folder with a trial.log or job.log (``kind``) also holds what Harbor writes beside
+    it: a log alone is one kept in a scratch folder, and does not make a file there a trial's or job's."""
+    files, folders = _BESIDE_LOG[kind]
     try:
-        if (folder / "result.json").is_file() or (folder / "agent").is_dir() or (folder / "verifier").is_dir():
+        if any((folder / f).is_file() for f in files) or any((folder / d).is_dir() for d in folders):
             return True
     except OSError:
         return False
-    return _config_kind(folder) == "trial"
+    return _config_kind(folder) == kind
 
 
 def kind_within(path: Path | str, holds: str) -> str | None:
@@ -262,7 +268,7 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if a_file:
         start = start.parent
     kind = harbor_kind(start)
-    if kind is not None and not (a_file and kind == "trial" and not _more_than_a_log(start)):
+    if kind is not None and not (a_file and not _more_than_a_log(start, kind)):
         return kind, start, None
     # Inside a trial: at most steps/<name>/<sub>/ deep.
     probe = start
