@@ -795,8 +795,18 @@ def test_explain_in_a_view_that_could_not_be_set_up_says_so(env, tmp_path, priva
     no_traceback(done)
     assert "could not set up the run's sandbox: bwrap: " in done.stderr, done.stderr
     assert "top-level code" not in done.stderr and "gave no explanation" not in done.stderr
-    # no runner ran: no sandbox line saying where one ran
+    # no runner ran: no sandbox line saying where one ran, nor bwrap's line again as a runner's stderr
     assert "sandbox:" not in done.stdout, done.stdout
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    # nor does explain TRIAL's replay side say a sandbox, as its document says none
+    assert run_tool(env, "run", task_dir, "--python", PY).returncode == 0  # the probe's yes again
+    shutil.copytree(HARBOR_REAL, tmp_path / "real")
+    trial = next(path for path in (tmp_path / "real" / "jobs" / "oracle-pass").iterdir() if path.is_dir())
+    explain_trial = [sys.executable, "-m", "verifier_tui", "explain", str(trial), "--stand-in", "empty", "--python", PY]
+    done = machine_without_namespaces(explain_trial, env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    replay = done.stdout[done.stdout.index("\nreplay ") :]
+    assert "could not set up the run's sandbox: bwrap: " in replay and "\n  sandbox: " not in replay, replay
     # nor does its document hold a runner's stderr, exit or sandbox: only what a runner that ran gives
     assert run_tool(env, "run", task_dir, "--python", PY).returncode == 0  # the probe's yes again: the failure
     done = machine_without_namespaces(  # above made the next start probe anew

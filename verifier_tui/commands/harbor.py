@@ -589,7 +589,7 @@ def print_replay_explained(opened: TrialSession, explain: Explanation | None) ->
         terminal.say(f"replay    the runner gave no explanation: {explain.error}")
     else:
         terminal.say("replay (Harbor mode, verify not called):")
-    if opened.isolation is not None:
+    if opened.isolation is not None and explain.imported:
         terminal.say(f"  {opened.isolation.words}")
     if opened.plan.no_workspace:
         terminal.say(f"  no workspace: {opened.walk.workspace.words}")

@@ -116,10 +116,11 @@ def explain_command(args: argparse.Namespace, session: Session) -> int:
         terminal.out_json(report.explain_json(session, explanation))
         return 0 if explanation.error is None else 2
     if explanation.error is not None:
-        if explanation.ran:  # its import may have run, and written there, before it failed
+        if explanation.imported:  # its import may have run, and written there, before it failed
             terminal.out(session.isolation.words)
         terminal.error(explanation.error)
-        terminal.write(plain_text(explanation.stderr or ""), "stderr")
+        if explanation.imported:  # else the error says all there is (a view's failure is said in it)
+            terminal.write(plain_text(explanation.stderr or ""), "stderr")
         return 2
     for line in report.explain_lines(session, explanation):
         terminal.out(line)

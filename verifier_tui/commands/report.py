@@ -187,7 +187,7 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
 def sandbox_fields(isolation: Isolation, explanation: Explanation) -> dict[str, str]:
     """Where explain imported the verifier, whose top-level code runs then: said as a run says it;
     nothing when no runner started, so that nothing was imported anywhere."""
-    if explanation.error is not None and not explanation.ran:
+    if not explanation.imported:
         return {}
     return {"sandbox": isolation.kind, "sandbox_words": isolation.words}
 

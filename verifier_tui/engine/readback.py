@@ -287,6 +287,12 @@ class Explanation:
     timed_out: bool = False
     ran: bool = False
 
+    @property
+    def imported(self) -> bool:
+        """Whether a runner started, so that it may have imported the verifier (whose top-level code runs
+        then) somewhere: only then is a sandbox said, and a runner's stderr."""
+        return self.error is None or self.ran
+
     @classmethod
     def read(cls, document: Any, roles: Mapping[str, str | None] | None = None) -> Explanation | None:
         """The document read back (None when it is not a JSON object at all);
