@@ -5,12 +5,14 @@ the tool did not write, so any bytes at all give an answer, never an exception."
 from __future__ import annotations
 
 import os
+import re
+import shlex
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import utf8_text
-from verifier_tui.engine.sandbox.view import image_workdir, sandbox_path_lines, workspace_path
+from verifier_tui.engine.sandbox.view import APP, image_workdir, normal_path, sandbox_path_lines, workspace_path
 
 ANY_TEXT = st.one_of(st.binary(max_size=2000), utf8_text(max_size=2000).map(str.encode))
 
@@ -49,7 +51,36 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     assert workspace_path(tmp_path) == "/srv/ws"
     (tmp_path / "test.sh").write_text('exec "$PY" run.py --workspace "$WS"\n')
     assert workspace_path(tmp_path) == "/app"  # a variable: not known, the shim's default
+    # a quote inside the other kind is part of the path, as sh reads it (it was read up to the quote)
+    (tmp_path / "test.sh").write_text('exec "$PY" run.py --workspace \'/srv/x"y\' --verifier x\n')
+    assert workspace_path(tmp_path) == '/srv/x"y'
+    (tmp_path / "test.sh").write_text('exec "$PY" run.py \\\n  --workspace "/srv/it\'s here";echo\n')
+    assert workspace_path(tmp_path) == "/srv/it's here"
     os.mkfifo(tmp_path / "environment-fifo")
     (tmp_path / "environment").mkdir()
     os.symlink(tmp_path / "environment-fifo", tmp_path / "environment" / "Dockerfile")
     assert image_workdir(tmp_path) == "/"  # a link to a FIFO: never opened, Docker's default
+
+
+# sh's ways to write one word: single quotes, double quotes (a backslash before $, `, " and itself),
+# a backslash before each character
+_QUOTINGS = [
+    shlex.quote,
+    lambda path: '"' + re.sub(r'([$`"\\])', r"\\\1", path) + '"',
+    lambda path: "".join("\\" + c for c in path),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("éß中"), max_size=30),
+    st.sampled_from(_QUOTINGS),
+    st.sampled_from([" ", "="]),
+)
+def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoting, between):
+    path = "/" + tail
+    tests = tmp_path_factory.mktemp("tests")
+    (tests / "test.sh").write_text(f'exec "$PY" run.py --workspace{between}{quoting(path)} --verifier x\n')
+    # a $ or ` would be a variable or a command's output in most quotings: never guessed, the shim's default
+    known = "$" not in path and "`" not in path and normal_path(path) != "/"
+    assert workspace_path(tests) == (normal_path(path) if known else APP)
