@@ -534,13 +534,13 @@ def main(argv: list[str] | None = None) -> int:
     terminal.prepare_streams()  # a terminal that cannot take "·" gets "\xb7", never a traceback
     words = sys.argv[1:] if argv is None else list(argv)
     command = words[0] if words and words[0] in COMMANDS else None
-    # Taken before the command line is read, and held from then on for test (not --watch, whose rounds
-    # end on a signal as watch's do): one that landed before test held them ended it saying nothing, no
-    # document on stdout and the last run's --junit report left for CI to show (Ctrl+C: a traceback).
+    # Taken before the command line is read, and held from then on for test and audit (not test --watch,
+    # whose rounds end on a signal as watch's do): one that landed before test held them ended it saying
+    # nothing, no document on stdout and the last run's --junit report left for CI to show (Ctrl+C: a traceback).
     restore = stopping.stop_cleanly_on_sigterm() if command is not None else None
     try:
         with contextlib.ExitStack() as held:
-            if command == "test":
+            if command in ("test", "audit"):
                 held.enter_context(stopping.holding())
             args = parse(words)
             if command == "test" and args.watch:

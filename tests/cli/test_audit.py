@@ -4,10 +4,14 @@ leaves, each probe flagged when it scores as high as a passing case."""
 from __future__ import annotations
 
 import json
+import signal
+import textwrap
+from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import documented_fields, no_traceback, run_tool
+from tests.helpers.commands import documented_fields, interrupted, no_traceback, run_tool
+from tests.helpers.processes import SAY_STARTED, has_started
 from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
 
 #: Pays 1.0 for a missing answer: every case a newcomer writes has the file.
@@ -717,3 +721,41 @@ def test_what_the_probes_are_given_that_harbor_would_not_give_is_said_as_test_sa
     for words in ("task_data.json beside task.toml is verifier-tui's own", "VT_AUDIT_SET"):
         assert any(words in line for line in tested), tested
         assert any(words in line for line in notes), done.stdout
+
+
+#: Pays the case its 1.0; says it started, then hangs, on the last probe (the case without b.txt).
+HANGS_ON_THE_LAST_PROBE = (
+    "import os, time\n\ndef verify(workspace):\n    names = sorted(os.listdir(workspace))\n"
+    "    if names == ['a.txt']:\n" + textwrap.indent(SAY_STARTED, "        ") + "        time.sleep(300)\n"
+    "    return 1.0 if names == ['a.txt', 'b.txt'] and (workspace / 'a.txt').read_text() else 0.0\n"
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_audit_json_prints_the_probes_that_finished(env, tmp_path, sig):
+    """A CI job's timeout (or Ctrl+C) as the last probe ran: stdout held nothing, as for a run, where
+    ``test --json`` prints the cases that finished. The audit document is printed with the probes
+    that finished and ``stopped``, the line said on stderr, the exit 128 + the signal."""
+    task = make_task(tmp_path / "t", HANGS_ON_THE_LAST_PROBE, cases={"ok": {"a.txt": "a", "b.txt": "b"}})
+    write(task / "cases" / "ok" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    out = tmp_path / "out.json"
+    args = ["audit", task, "--json", "-j", "1", "--python", PY]
+    code, err = interrupted(env, args, lambda: has_started(env["TMPDIR"]), sig, "never started", out)
+    assert code == 128 + sig and "Traceback" not in err, (code, err)
+    data = json.loads(out.read_text())
+    assert [probe["probe"] for probe in data["probes"]] == [
+        "an empty workspace",
+        PLANTED_PROBE,
+        "ok: every file emptied",
+        "ok: without a.txt",
+    ]
+    assert data["bar"]["run"]["passed"] is True and data["flagged"] == 0
+    name = signal.Signals(sig).name
+    assert data["stopped"] == f"stopped by {name} before every one ran: 4 of 5 probes finished", data["stopped"]
+    assert err.splitlines()[-1] == f"verifier-tui: {data['stopped']}"
+    assert list(Path(env["TMPDIR"]).iterdir()) == []  # the probes' scratch removed
+    # the text says the line alone, as test's does
+    text = [arg for arg in args if arg != "--json"]
+    code, err = interrupted(env, text, lambda: has_started(env["TMPDIR"]), sig, "never started", out)
+    assert (code, out.read_text()) == (128 + sig, ""), (code, err)
+    assert err.splitlines()[-1] == f"verifier-tui: {data['stopped']}"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.advice import with_its_command, worded
-from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
+from verifier_tui.engine.audit import Bar, Finding, arun, bar, lone, probes, raised
 from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
@@ -40,7 +40,8 @@ def audit_command(args: argparse.Namespace) -> int:
         # audit runs every case's inputs, never the case run takes by default (the first by name): one that
         # cannot be read is a note below, whatever its name, not a refusal of the whole audit.
         session.select_case(None)
-        if report.refused_before_running(session):  # a --python that cannot run the runner too: no probe could start
+        # a --python that cannot run the runner too: no probe could start; a signal ends the check, as test's
+        if stopping.unless_stopped(lambda: report.refused_before_running(session)):
             return 2
         task = session.task
         if not task.cases:
@@ -53,35 +54,58 @@ def audit_command(args: argparse.Namespace) -> int:
         unprobed: list[str] = []  # a case's files past those removed one at a time: said, not passed over
         chosen = probes(task.cases, unread, unprobed)
         progress = terminal.Progress(len(chosen), "probes", "flagged")
+        judged = bar(task.cases)
+        findings: list[Finding] = []  # as each run ends: what a stop leaves, as test keeps its cases
+
+        def ended(found: Finding | Bar) -> None:
+            nonlocal judged
+            if isinstance(found, Bar):
+                judged = found
+                return
+            progress.step(found.matches is not None)
+            findings.append(found)
+
+        stopped: BaseException | None = None
         try:
-            findings, judged = stopping.run(
-                arun(
-                    session, chosen, args.jobs or machine_cpus(), lambda found: progress.step(found.matches is not None)
-                )
-            )
+            findings, judged = stopping.run(arun(session, chosen, args.jobs or machine_cpus(), ended))
+        except (KeyboardInterrupt, SystemExit) as stop:
+            stopped = stop
+            order = {probe.name: at for at, probe in enumerate(chosen)}
+            findings.sort(key=lambda finding: order[finding.probe])
         finally:
             progress.erase()
         flagged = [finding for finding in findings if finding.matches is not None]
         judgeable = any(finding.result.outcome not in UNJUDGED for finding in findings)
         refused = task.config.refused
         notes = _notes(session, findings, judged, unread + unprobed)
-        if args.json:
-            terminal.out_json(
-                {
-                    "task": str(task.root),
-                    "task_name": task.name,
-                    "bar": judged.to_json() if judged else None,
-                    "probes": [finding.to_json() for finding in findings],
-                    "unread": unread,
-                    "unprobed": unprobed,
-                    "flagged": len(flagged),
-                    "notices": notes,
-                    "harbor_refuses_task": refused,
-                    "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
-                }
-            )
-        else:
-            _print(session, findings, judged, flagged, judgeable, notes)
+        # Stopped before every probe ended: said as test says it, its document holding the probes that
+        # did; a signal once they all had leaves the whole audit, and the exit status alone says it.
+        done, count = len(findings), len(chosen)
+        halted = report.stopped_words(stopped, done, count, "probes") if stopped and done < count else None
+        try:
+            if args.json:
+                terminal.out_json(
+                    {
+                        "task": str(task.root),
+                        "task_name": task.name,
+                        "bar": judged.to_json() if judged else None,
+                        "probes": [finding.to_json() for finding in findings],
+                        "unread": unread,
+                        "unprobed": unprobed,
+                        "flagged": len(flagged),
+                        "notices": notes,
+                        "harbor_refuses_task": refused,
+                        "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
+                        "stopped": halted,
+                    }
+                )
+            elif halted is None:
+                _print(session, findings, judged, flagged, judgeable, notes)
+        finally:
+            if halted is not None:  # said when stdout fails too (a full disk), as test says it
+                terminal.last_error(halted)
+    if stopped is not None and halted:
+        return stopping.exit_status(stopped)
     if judged is None or judged.failed or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0

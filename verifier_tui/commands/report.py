@@ -823,10 +823,10 @@ def refused_run(
 
 
 def stopped_words(stop: BaseException, finished: int, count: int, what: str) -> str:
-    """``test`` (``test JOB``) stopped by a signal (``KeyboardInterrupt`` is
+    """``test`` (``test JOB``, ``audit``) stopped by a signal (``KeyboardInterrupt`` is
     Ctrl+C's, ``SystemExit(128 + signal)`` SIGTERM's and SIGHUP's, as
     :mod:`~verifier_tui.commands.stopping` raises them) when ``finished`` of
-    its ``count`` cases (trials) had finished: one line."""
+    its ``count`` cases (trials, probes) had finished: one line."""
     import signal
 
     from verifier_tui.commands.stopping import exit_status

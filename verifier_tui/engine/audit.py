@@ -292,12 +292,15 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
 
 
 async def arun(
-    session: Session, chosen: list[Probe], jobs: int, ended: Callable[[Finding], object] = lambda _finding: None
+    session: Session,
+    chosen: list[Probe],
+    jobs: int,
+    ended: Callable[[Finding | Bar], object] = lambda _finding: None,
 ) -> tuple[list[Finding], Bar | None]:
     """The ``chosen`` probes of ``session``'s task (:func:`probes`) run, at
     most ``jobs`` at once, and the bar they were judged by, with its own run;
-    ``ended`` is told of each finding as its run ends. None is run when the
-    bar case fails."""
+    ``ended`` is told of the bar's run and each finding as it ends (what a stop
+    leaves). None is run when the bar case fails."""
     import asyncio
 
     from verifier_tui.engine.sandbox.stage import StagingError
@@ -309,6 +312,7 @@ async def arun(
     if judged is not None:
         bar_case = next(case for case in cases if case.name == judged.case)
         judged = replace(judged, run=await session.arun(session.spec_for_case(bar_case), trigger="audit", gate=gate))
+        ended(judged)
         if judged.failed:
             return [], judged
     room = asyncio.Semaphore(max(1, jobs))  # workspaces made at once: a copy lasts as long as its run
