@@ -1105,3 +1105,74 @@ async def test_a_replay_with_no_sandbox_to_run_in_says_why_in_the_users_words(ta
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.notices, "the replay's failure said")
     assert app.notices == [f"the replay could not be completed: {why}"], app.notices
+
+
+def unended_steps_trial(task, runs, tmp_path):
+    """A multi-step trial Harbor has not ended (no result.json), its ended copy elsewhere, and the app on its steps."""
+    steps = 'version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n'
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=steps)
+    run = sandbox_run(demo, tmp_path / "sandbox")
+    both = [
+        {"name": name, "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}}
+        for name in ("first", "second")
+    ]
+    ended = make_trial(tmp_path / "k" / "demo__aaaaaaa", task=demo, mode=None, steps=both)
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=demo, mode=None, steps=both, result="missing")
+    return ended, trial, make_trial_app(trial)
+
+
+async def test_r_on_the_steps_of_a_trial_harbor_had_not_ended_reads_it_again(task, runs, tmp_path):
+    """A multi-step trial's steps list had no r while a single step's screen had one: a trial opened
+    while Harbor ran it stayed "not finished" there for good. The list now offers r (footer, help)
+    while Harbor has not ended the trial, and reads its folder again as the trial's screen does."""
+    ended, trial, app = unended_steps_trial(task, runs, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "r read again" in footer_promises(app.screen), footer_promises(app.screen)
+        await pilot.press("question_mark")
+        assert "Read the trial again" in str(app.screen.query_one("#help-text").content)
+        await pilot.press("escape", "r")
+        await until(pilot, lambda: app.notices, "r said what it read")
+        assert app.notices[-1] == "the trial read again: Harbor has not ended it yet", app.notices
+        shutil.copy2(ended / "result.json", trial / "result.json")  # Harbor ends the trial
+        await pilot.press("r")
+        await until(pilot, lambda: len(app.notices) == 2, "r said it again")
+        assert app.notices[-1] == "the trial read again: Harbor has ended it since", app.notices
+        text = screen_text(app)
+        assert "✓ step first   1.0" in text and "✓ step second  1.0" in text, text
+        assert "r read again" not in footer_promises(app.screen)  # ended: nothing more to read
+        await pilot.press("down", "enter")  # the step opens as read again: ended, scored
+        await app.wait_for_replays(1)
+        assert "not finished" not in text_of(app, "#root-cause")
+
+
+async def test_r_on_the_steps_refuses_a_trial_folder_replaced_and_says_an_unreadable_result(task, runs, tmp_path):
+    """The steps list's r refuses what the trial screen's refuses, in the same words: a trial folder
+    replaced by a link (or another folder) keeps what the list showed; a result.json that cannot be
+    read says whether Harbor ended the trial cannot be told."""
+    ended, trial, app = unended_steps_trial(task, runs, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = screen_text(app)
+        moved = trial.with_name("demo__moved")
+        trial.rename(moved)
+        trial.symlink_to(ended)
+        await pilot.press("r")
+        await until(pilot, lambda: app.notices, "r refused")
+        assert app.notices[-1] == "r: cannot read the trial again: demo__aaaaaaa is now a link", app.notices
+        trial.unlink()
+        shutil.copytree(moved, trial)  # a folder of its own at the trial's path
+        await pilot.press("r")
+        await until(pilot, lambda: len(app.notices) == 2, "r refused again")
+        assert app.notices[-1] == (
+            "r: cannot read the trial again: demo__aaaaaaa is another folder now (replaced since it was read)"
+        ), app.notices
+        assert screen_text(app) == before
+    ended, trial, app = unended_steps_trial(task, runs, tmp_path / "again")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        (trial / "result.json").symlink_to(ended / "result.json")
+        await pilot.press("r")
+        await until(pilot, lambda: app.notices, "r said what it read")
+        said = "the trial read again: whether Harbor has ended it cannot be told: result.json is a link to "
+        assert app.notices[-1].startswith(said) and app.notices[-1].endswith(": not read here"), app.notices

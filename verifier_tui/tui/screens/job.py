@@ -16,6 +16,7 @@ from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.screens.trial_reading import read_again, say_read_again
 from verifier_tui.tui.widgets.job_list import JobList
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
 
 class JobScreen(KeyedScreen):
     BINDINGS = [
+        # Offered while Harbor has not ended the trial: the list is its folder as read then.
+        key(
+            "r",
+            "read_again",
+            "read again",
+            "Read the trial again",
+            "Harbor has not ended it: its steps as they are now",
+        ),
         HELP,
         QUIT,
         # in the footer, as a trial's screen names its esc: it was offered in the help alone
@@ -53,6 +62,10 @@ class JobScreen(KeyedScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self._show()
+        self.query_one(JobList).focus()
+
+    def _show(self) -> None:
         found = self.found
         entries = trial_entries(found)
         scored = sum(1 for e in entries if e.verdict.rewards is not None)
@@ -67,13 +80,28 @@ class JobScreen(KeyedScreen):
         listing = self.query_one(JobList)
         listing.border_title = "What the sandbox scored"
         listing.show(entries)
-        listing.focus()
         hint = "enter opens one: the sandbox beside a local replay, step by step"
         self.query_one("#job-hint", Static).update(content((hint, "$text-muted")))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """esc only when there is a job's overview to go back to."""
+        """esc only when there is a job's overview to go back to; r while Harbor has not ended the trial."""
+        if action == "read_again":
+            return not self.found.finished
         return action != "back" or self.from_job
+
+    def action_read_again(self) -> None:
+        """The trial's folder read anew: the steps Harbor has written since, and what it scored."""
+        trial = read_again(self, self.found)
+        if trial is None:  # the list keeps what it showed
+            return
+        self.found = trial
+        listing = self.query_one(JobList)
+        at = listing.highlighted
+        self._show()
+        if at is not None and at < listing.option_count:
+            listing.highlighted = at  # the cursor stays on its step
+        self.refresh_bindings()
+        say_read_again(self, trial)
 
     def action_back(self) -> None:
         """Back to the job's overview the trial was opened from."""

@@ -32,6 +32,7 @@ from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.screens.picker import PickerScreen
+from verifier_tui.tui.screens.trial_reading import read_again, say_read_again
 from verifier_tui.tui.trial_controller import READ_AGAIN, ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS, AgreementPanel, asks_for_stand_in
@@ -551,26 +552,12 @@ class TrialScreen(SizedScreen):
 
     @work(name="read the trial again", group="read-again", exclusive=True, exit_on_error=False)
     async def _read_again(self) -> None:
-        """r on a trial Harbor had not ended when it was read: what the screen shows of it is its folder
-        as it was then, and Harbor may have written its result.json (and the rest) since."""
-        from verifier_tui.engine.harbor.folders import HarborFolderError, read_trial_again
-
-        try:
-            trial = read_trial_again(self.opened.trial)
-        except (HarborFolderError, OSError) as exc:  # gone, unreadable or replaced since it was opened
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            self.notify(f"r: cannot read the trial again: {why}", severity="error", markup=False)
+        """r on a trial Harbor had not ended when it was read."""
+        trial = read_again(self, self.opened.trial)
+        if trial is None:  # the screen keeps what it showed
             return
         await self._renew(lambda: self.opened.read_again(trial), READ_AGAIN)
-        if trial.result.state == "unreadable":  # says nothing of an end (not_ended), and the screen shows why
-            self.notify(
-                f"the trial read again: whether Harbor has ended it cannot be told: {trial.result.problem}",
-                severity="warning",
-                markup=False,
-            )
-            return
-        ended = "has ended it since" if trial.finished else "has not ended it yet"
-        self.notify(f"the trial read again: Harbor {ended}", markup=False)
+        say_read_again(self, trial)
 
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
