@@ -444,10 +444,12 @@ def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tu
     return proc.returncode, err
 
 
-def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
-    """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
+def start_watch(
+    env, *args, cwd: Path | None = None, around: list[str] | None = None
+) -> tuple[subprocess.Popen, LineReader]:
+    """``verifier-tui watch ARGS`` started (by the command ``around`` when given), with a reader of its output lines."""
     proc = subprocess.Popen(
-        TOOL + ["watch", *map(str, args)],
+        (around or []) + TOOL + ["watch", *map(str, args)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -523,11 +525,16 @@ def hung_up(
 
 
 def run_in_terminal(
-    env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q", timeout: float = 20.0
+    env: dict[str, str],
+    args: list[str],
+    until: bytes,
+    keys: bytes = b"q",
+    timeout: float = 20.0,
+    around: list[str] | None = None,
 ) -> tuple[bytes, int]:
-    """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
-    is drawn, press ``keys``; return what was drawn and the exit status."""
-    pid, fd = start_in_terminal(env, args)
+    """Start ``verifier-tui ARGS`` (by the command ``around`` when given) in a 120x40 terminal, read
+    until ``until`` is drawn, press ``keys``; return what was drawn and the exit status."""
+    pid, fd = start_in_terminal(env, args, shlex.join([*around, *TOOL, *args]) if around else None)
     seen = b""
     deadline = time.monotonic() + timeout
     try:

@@ -89,6 +89,20 @@ def machine_without_namespaces(
     )
 
 
+def past_the_inotify_limit(watches: int) -> list[str]:
+    """The command that runs ``"$@"`` where a user may hold ``watches`` inotify watches: its own user
+    namespace's limit (/proc/sys/user/max_inotify_watches), which every namespace above still bounds,
+    as on a machine whose fs.inotify.max_user_watches is that low, for the command alone. Skipped
+    where no such namespace can be made."""
+    import shutil
+
+    script = f'echo {watches} >/proc/sys/user/max_inotify_watches && exec "$@"'
+    around = ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh"]
+    if shutil.which("unshare") is None or subprocess.run([*around, "true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespace whose inotify watch limit can be lowered here")
+    return around
+
+
 def bwrap_probes_that_fail(env: dict[str, str], folder: Path, after: int = 0) -> dict[str, str]:
     """``env`` with ``VERIFIER_TUI_SANDBOX=namespace`` and first on its PATH a ``bwrap`` in ``folder``
     that builds every view as the wheel's does, but whose sandbox probes past the first ``after``

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import TOOL, ended, no_traceback, run_in_terminal, run_tool, start_in_terminal
-from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.processes import SAY_STARTED, has_started, past_the_inotify_limit, processes_with, wait_none_with
 from tests.helpers.tasks import make_task
 
 pty = pytest.importorskip("pty")
@@ -213,3 +213,16 @@ def test_a_python_that_cannot_run_the_runner_is_refused_before_the_screen(exampl
     seen, status = run_in_terminal(env, [task, "--python", python], until=said)
     assert said in seen and status == 2
     assert b"Resolution" not in seen and b"correct" not in seen  # no screen
+
+
+def test_the_tui_says_it_cannot_see_every_change_past_the_inotify_watch_limit(env, tmp_path):
+    """Past fs.inotify.max_user_watches (lowered for the app alone, in a user namespace of its own) the
+    TUI's live reload missed saves in the folders left unwatched, without a word: it now says so, with
+    the sysctl that raises the limit, and goes on (q still quits)."""
+    root = make_task(tmp_path / "tasks" / "deep", cases={"one": {"out.txt": "x"}})
+    for n in range(40):
+        (root / "cases" / "one" / "workspace" / f"d{n}").mkdir()
+    drawn, status = run_in_terminal(
+        env, [str(root)], until=b"max_user_watches=524288", timeout=60, around=past_the_inotify_limit(12)
+    )
+    assert b"max_user_watches=524288" in drawn and status == 0, (status, drawn[-2000:])

@@ -12,10 +12,12 @@ first wait stands for one).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -197,6 +199,44 @@ class _Stop(Exception):
     pass
 
 
+@record
+class Notice:
+    """What a channel says once while it goes on watching: why it cannot see every change."""
+
+    said: str
+
+
+#: Why inotify sees less than it should, in words, with the sysctl that raises the limit.
+SOME_UNWATCHED = (
+    "cannot see every change: the inotify watch limit is reached (fs.inotify.max_user_watches), so a folder past "
+    "it is not watched and a save in it runs nothing; raise it (sudo sysctl fs.inotify.max_user_watches=524288) "
+    "or watch with --poll"
+)
+
+
+def _out_of_watches(path: Path) -> bool:
+    """Whether inotify has no watch left for this user.
+
+    watchfiles (1.3.0, over notify 8.0.0), passed ``ignore_permission_denied``, drops any error of
+    adding a root's watches, the watch limit's (ENOSPC) too: a tree built past the limit stops its
+    walk there, silently, and a save in a folder left out is never seen. What it built cannot be
+    asked, so one more watch is tried: none to be had means the limit was hit (or will be, by the
+    next folder made). (No instance to try it with says nothing of the watches.)"""
+    if not sys.platform.startswith("linux"):
+        return False  # FSEvents and kqueue have no such limit
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_CLOEXEC)
+    if fd < 0:
+        return False
+    try:
+        in_attrib = 0x4
+        return libc.inotify_add_watch(fd, os.fsencode(path), in_attrib) < 0 and ctypes.get_errno() == errno.ENOSPC
+    finally:
+        os.close(fd)
+
+
 class WatchError(RuntimeError):
     """The OS watcher failed (e.g. the inotify watch limit was reached: try
     ``force_polling`` or raise ``fs.inotify.max_user_watches``)."""
@@ -233,6 +273,7 @@ class Channel:
         self._present: list[Path] = []  # the roots the current ``watch`` was given
         self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self._links_in = links_in  # where that folder is made (None: $TMPDIR)
+        self._said_unwatched = False  # SOME_UNWATCHED posted (once)
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -256,11 +297,15 @@ class Channel:
         self._taken_ns = time.time_ns()
         self._batches = self._watch(present) if present else None
         try:
-            return self._next()
+            batch = self._next()
         except BaseException:  # not built: the next check tries again
             for root, (identity, missing) in zip(self.roots, before, strict=True):
                 root.identity, root.missing = identity, missing
             raise
+        if present and not self.force_polling and not self._said_unwatched and _out_of_watches(present[0]):
+            self._said_unwatched = True
+            self._post(Notice(SOME_UNWATCHED))
+        return batch
 
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier_tui.engine.changes import Change, WatchTarget
-from verifier_tui.engine.watch.channel import END, READY, WatchError
+from verifier_tui.engine.watch.channel import END, READY, Notice, WatchError
 from verifier_tui.engine.watch.threads import WatchThreads
 
 
@@ -58,6 +58,7 @@ def main(options_json: str) -> None:
         threads.start()
         unready = running = len(threads.channels)
         change: Change | None = None  # held until every channel is ready: "ready" comes first
+        notices: list[str] = []  # so are these
         while running:
             batch = [items.get()]
             with suppress(queue.Empty):
@@ -72,8 +73,12 @@ def main(options_json: str) -> None:
                     running -= 1
                 elif isinstance(item, BaseException):
                     raise item
+                elif isinstance(item, Notice):
+                    notices.append(item.said)
                 elif isinstance(item, Change):
                     change = Change.combine(change, item)
+            while notices and not unready:
+                emit({"notice": notices.pop(0)})
             if change is not None and not unready and not threads.stop.is_set():
                 emit({"change": change.to_json()})
                 change = None

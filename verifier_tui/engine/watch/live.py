@@ -81,7 +81,8 @@ class LiveRuns:
         held because live reload is off (the last run is stale),
         ``on_outdated()`` when what every case's run reads changed (the tests,
         the verifier, task.toml): no case's last verdict is of the files now;
-        ``on_note(sentence)`` when a change is not run, and why (said once)."""
+        ``on_note(sentence)`` when a change is not run, and why, or the watcher cannot see every
+        change (each said once)."""
         self.session = session
         self.force_polling = force_polling
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
@@ -93,6 +94,7 @@ class LiveRuns:
         self._on_stale = on_stale
         self._on_outdated = on_outdated
         self._on_note = on_note
+        self._noted: set[str] = set()
         self.live_reload = True
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
@@ -365,7 +367,13 @@ class LiveRuns:
                     path for target in self.targets for path in (target.path, target.path.parent) if path.is_dir()
                 }
                 scratch = self.session.scratch_folder()
-                watcher = Watcher(self.targets, ignore=[scratch], force_polling=self.force_polling, links_in=scratch)
+                watcher = Watcher(
+                    self.targets,
+                    ignore=[scratch],
+                    force_polling=self.force_polling,
+                    links_in=scratch,
+                    on_notice=self._note_once,
+                )
                 self._watcher = watcher
                 try:
                     await watcher.start()
@@ -390,6 +398,13 @@ class LiveRuns:
             self.targets = None
             self._restarting = False  # no watcher comes: what was held runs now
             self._release()
+
+    def _note_once(self, said: str) -> None:
+        """What a watcher says of itself (it cannot see every change), said once: a watcher made
+        anew on new targets says it again."""
+        if said not in self._noted and self._on_note is not None:
+            self._noted.add(said)
+            self._on_note(said)
 
     def restart_watch_if_needed(self) -> None:
         """Watch the session's targets anew if the choices changed them."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.to_the_end import to_the_end
-from verifier_tui.engine.watch.channel import END, READY, WatchError
+from verifier_tui.engine.watch.channel import END, READY, Notice, WatchError
 from verifier_tui.engine.watch.threads import WatchThreads
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class Watcher:
         force_polling: bool = False,
         isolate: bool = True,
         links_in: Path | None = None,
+        on_notice: Callable[[str], object] | None = None,
     ) -> None:
         self.force_polling = force_polling
         """Poll instead of using OS events: network, container and WSL mounts
@@ -73,6 +74,8 @@ class Watcher:
         self.isolate = isolate and bool(sys.executable) and not getattr(sys, "frozen", False)
         """Watch from a child process (see the module docstring); False: from
         threads of this process. Falls back to threads if the child cannot start."""
+        self._on_notice = on_notice
+        """Told what the OS watch says once as it goes on (:class:`~.channel.Notice`): it cannot see every change."""
         self._threads = WatchThreads(
             targets, ignore=ignore, force_polling=force_polling, links_in=links_in, post=self._post
         )
@@ -174,6 +177,10 @@ class Watcher:
         self._call_in_loop(self._deliver, item)
 
     def _deliver(self, item: object) -> None:
+        if isinstance(item, Notice):
+            if self._on_notice is not None:
+                self._on_notice(item.said)
+            return
         if item is READY:
             self._pending_ready -= 1
             if self._pending_ready <= 0:
@@ -247,6 +254,8 @@ class Watcher:
                 message = json.loads(line)
                 if "change" in message:
                     self._queue.put_nowait(Change.from_json(message["change"]))
+                elif "notice" in message:
+                    self._deliver(Notice(message["notice"]))
                 elif "error" in message:
                     failed = True
                     self._deliver(WatchError(message["error"]))
