@@ -47,7 +47,7 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
-from verifier_tui.engine.task.file_filter import GITIGNORE
+from verifier_tui.engine.task.harbor_text import GITIGNORE
 from verifier_tui.engine.task.kinds import (
     NAMES_LISTED,
     runner_notices,

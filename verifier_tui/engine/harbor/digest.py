@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.file_filter import GITIGNORE, TaskFileFilter, ignore_lines
+from verifier_tui.engine.task.file_filter import TaskFileFilter
+from verifier_tui.engine.task.harbor_text import read_gitignore
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 if TYPE_CHECKING:
@@ -61,11 +62,12 @@ def collect_files(task_dir: Path) -> list[Path]:
             path = folder / relative
             if path.is_file():
                 files.append(path)
-    gitignore = task_dir / GITIGNORE
+    gitignore = read_gitignore(task_dir)
     # one Harbor cannot read (not UTF-8, a pattern pathspec raises on, a folder, a FIFO, a socket) is a
     # task it refuses, and one too big to read is unchecked, both said by task.loading: the digest is
     # still worked out, with what can be read of it
-    ignore = IgnoreRules(ignore_lines(gitignore) or []) if gitignore.exists() else IgnoreRules(DEFAULT_IGNORES)
+    lines = DEFAULT_IGNORES if gitignore.missing else (gitignore.text or "").splitlines()
+    ignore = IgnoreRules(lines)
     files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
     files.sort(key=lambda p: p.relative_to(task_dir).as_posix())
     return files

@@ -12,32 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from verifier_tui.engine import untrusted
+from verifier_tui.engine.task.harbor_text import IGNORE_FILE_LIMIT, read_as_harbor
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 HARBORIGNORE = ".harborignore"
-GITIGNORE = ".gitignore"  # the task's own: its digest leaves out what it ignores
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
-#: Harbor reads an ignore file whole, whatever its size: a bound generous enough for any real one.
-#: Past it the rules are unknown (:attr:`TaskFileFilter.unknown`), never taken as none.
-IGNORE_FILE_LIMIT = 16 * untrusted.MB
-
-
-def ignore_lines(path: Path) -> list[str] | None:
-    """An ignore file's lines (none when there is none to read, or it is larger than
-    :data:`IGNORE_FILE_LIMIT`: :func:`read_ignore` says which); None when it is not UTF-8 text."""
-    return read_ignore(path)[0]
-
-
-def read_ignore(path: Path) -> tuple[list[str] | None, bool]:
-    """:func:`ignore_lines`, and whether the file is larger than :data:`IGNORE_FILE_LIMIT`."""
-    found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
-    if found.state == "too-big":
-        return [], True
-    try:
-        return (found.data.decode("utf-8").splitlines() if found.data is not None else []), False
-    except UnicodeDecodeError:
-        return None, False
 
 
 class TaskFileFilter:
@@ -79,12 +58,13 @@ class TaskFileFilter:
         if folder not in self._rules:
             rules = None
             if self.reads_rules(folder):
-                lines, too_big = read_ignore(folder / HARBORIGNORE)
-                if lines is None:
+                # past what the tool reads: unknown, never taken as none
+                found = read_as_harbor(folder / HARBORIGNORE, IGNORE_FILE_LIMIT, HARBORIGNORE)
+                if found.undecodable:
                     self.undecodable.append(folder / HARBORIGNORE)
-                if too_big:
+                if found.too_big:
                     self.unknown.add(folder)
-                rules = IgnoreRules(lines or [], git_flavour=True)
+                rules = IgnoreRules((found.text or "").splitlines(), git_flavour=True)
             self._rules[folder] = rules
         return self._rules[folder]
 

@@ -13,15 +13,14 @@ it was given, with the defaults, and Harbor's refusals are not its business.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.task import file_filter as ignore_files
 from verifier_tui.engine.task.config import PACKAGER, SEPARATE, files_unrefused, refused_for
-from verifier_tui.engine.task.file_filter import GITIGNORE, HARBORIGNORE, TaskFileFilter
+from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
+from verifier_tui.engine.task.harbor_text import GITIGNORE, IGNORE_FILE_LIMIT, read_as_harbor, read_gitignore
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 from verifier_tui.engine.task.rows import TASKS_FILE
 
@@ -248,8 +247,7 @@ class _Walk:
         unknown = consulted & self.filter.unknown
         if unknown:
             big = ", ".join(sorted(f"{p.relative_to(self.root).as_posix()}/{HARBORIGNORE}" for p in unknown))
-            most = ignore_files.IGNORE_FILE_LIMIT
-            raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {most:,} bytes this tool reads")
+            raise _Unchecked(f"{_NOT_CHECKED}: {big} is larger than the {IGNORE_FILE_LIMIT:,} bytes this tool reads")
         return left_out
 
     def _real(self, folder: str, name: str, chain: int = 0) -> str | None:
@@ -301,31 +299,18 @@ class _Walk:
 def _gitignore_refused(task_root: Path) -> tuple[str, str | None] | None:
     """``Packager.collect_files``, which Harbor runs for the task's digest as it builds a job's
     (and a trial's) ``lock.json`` (``lock.py`` ``_build_lock_trial_task``), verifier disabled or
-    not: the task's ``.gitignore``, if ``exists()``, read with ``read_text()`` (which raises for a
-    folder or a socket and waits on a FIFO for a writer) and handed to
+    not: the task's ``.gitignore``, if ``exists()``, read with ``read_text()`` and handed to
     ``pathspec.PathSpec.from_lines("gitignore", ...)``, which raise before any trial runs. One past
     what the tool reads, Harbor reads whole: whether it can is said to be unknown (:class:`_Unchecked`)."""
-    path = task_root / GITIGNORE
-    if not path.exists():
-        return None
-    if path.is_dir():
-        return f"{GITIGNORE} is a folder, not a file", "IsADirectoryError"
-    found = untrusted.read_bytes(path, ignore_files.IGNORE_FILE_LIMIT)  # never opens a FIFO
-    if found.state == "not-a-file":
-        return _fifo(path, GITIGNORE)
-    if found.state == "unreadable":  # Harbor reads it as the same user: a socket (ENXIO), chmod 000
-        return found.problem or GITIGNORE, found.error or "OSError"
-    if found.state == "too-big":
-        limit = ignore_files.IGNORE_FILE_LIMIT
+    found = read_gitignore(task_root)
+    if found.too_big:
         raise _Unchecked(
-            f"not checked whether Harbor can read the task's {GITIGNORE}: it is larger than the {limit:,} bytes"
-            " this tool reads (Harbor reads it whole)"
+            f"not checked whether Harbor can read the task's {GITIGNORE}: it is larger than the"
+            f" {IGNORE_FILE_LIMIT:,} bytes this tool reads (Harbor reads it whole)"
         )
-    try:
-        lines = (found.data or b"").decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        return f"{GITIGNORE} is not UTF-8 text", "UnicodeDecodeError"
-    refused = IgnoreRules(lines).refused
+    if found.text is None:
+        return found.refusal
+    refused = IgnoreRules(found.text.splitlines()).refused
     return _pattern_refused(GITIGNORE, refused) if refused is not None else None
 
 
@@ -363,8 +348,7 @@ def _instruction_refused(task_root: Path) -> str | None:
 def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str | None] | None:
     """``Task.__init__``'s ``instruction_path.read_text()``, last, verification disabled or not: it
     raises for none (FileNotFoundError), for a folder, which ``exists()`` passes (IsADirectoryError),
-    for a file that is not UTF-8 text (UnicodeDecodeError, in the UTF-8 locale Harbor runs in) or
-    cannot be read (a socket, no permission), and waits for ever on a FIFO.
+    for a file that is not UTF-8 text or cannot be read, and waits for ever on a FIFO (:func:`read_as_harbor`).
     A task of steps reads none there: each step's is read as its agent starts (``step_instruction``),
     whose failure Harbor's error policy still grades."""
     if config.steps:
@@ -372,34 +356,10 @@ def _instruction_unread(config: TaskConfig, task_root: Path) -> tuple[str, str |
     why = _instruction_refused(task_root)
     if why is not None:
         return why, NOT_FOUND
-    instruction = task_root / "instruction.md"
-    if instruction.is_dir() and not (task_root / TASKS_FILE).exists():
-        return f"{INSTRUCTION} is a folder, not a file", "IsADirectoryError"
-    if not (task_root / TASKS_FILE).exists():
-        # read_text() in the locale's encoding, UTF-8 where Harbor runs; one too big to read here is
-        # not judged (never a refusal the tool cannot show)
-        found = untrusted.read_bytes(instruction, untrusted.SCRIPT_LIMIT, name=INSTRUCTION)  # never opens a FIFO
-        if found.state == "not-a-file":
-            return _fifo(instruction, INSTRUCTION)
-        if found.state == "unreadable":  # Harbor reads it as the same user: a socket (ENXIO), chmod 000
-            return found.problem or INSTRUCTION, found.error or "OSError"
-        try:
-            if found.data is not None:
-                found.data.decode("utf-8")
-        except UnicodeDecodeError:
-            return f"{INSTRUCTION} is not UTF-8 text", "UnicodeDecodeError"
-    return None
-
-
-def _fifo(path: Path, label: str) -> tuple[str, None] | None:
-    """A file Harbor reads with read_text() that is a FIFO: it waits on it for a writer, so its
-    job never loads the task (nor raises). A device is not judged: ``/dev/null`` reads as empty."""
-    try:
-        if not stat.S_ISFIFO(os.stat(path).st_mode):
-            return None
-    except OSError:
+    if (task_root / TASKS_FILE).exists():
         return None
-    return f"{label} is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer", None
+    # one too big to read here is not judged (never a refusal the tool cannot show)
+    return read_as_harbor(task_root / "instruction.md", untrusted.SCRIPT_LIMIT, INSTRUCTION).refusal
 
 
 def _step_refused(step: StepSettings, task_root: Path) -> str | None:
