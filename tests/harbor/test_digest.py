@@ -284,3 +284,32 @@ def test_brackets_match_as_pathspec_does_with_no_warning(lines, path):
     for git_flavour in (False, True):
         expected = _pathspec_verdict(lines, relative, git_flavour=git_flavour)
         assert _our_verdict(lines, relative, git_flavour=git_flavour) == expected
+
+
+def test_a_replay_reads_the_tasks_gitignore_once(task, runs, monkeypatch):
+    """Opening a trial for a replay found its task (its digest), loaded it (Harbor's refusals) and
+    compared its digest with lock.json's, each reading the task's .gitignore anew (up to 16 MB each
+    time): one replaced meanwhile gave the loader one file and the digest another. Read once, the
+    two agree with each other whatever happens to the file after."""
+    from verifier_tui.engine import untrusted
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    demo = task(files={"notes.log": "kept out\n"})
+    (demo / ".gitignore").write_text("*.log\n")
+    trial = _job_for(demo, runs)
+    reads = []
+    read_bytes = untrusted.read_bytes
+
+    def read_then_spoil(path, *args, **kwargs):
+        found = read_bytes(path, *args, **kwargs)
+        if os.path.basename(path) == ".gitignore":
+            reads.append(path)
+            (demo / ".gitignore").write_bytes(b"\xff not UTF-8, and no rule for notes.log\n")
+        return found
+
+    monkeypatch.setattr(untrusted, "read_bytes", read_then_spoil)
+    with TrialSession(trial) as opened:
+        walk = opened.walk
+    assert len(reads) == 1, reads
+    assert walk.task is not None and walk.task.refused is None, walk.task.refused
+    assert walk.drift is not None and walk.drift.same is True, walk.drift

@@ -390,10 +390,10 @@ class JobReplays:
     ) -> None:
         from contextlib import ExitStack
 
-        from verifier_tui.engine.harbor.digest import digests_remembered
         from verifier_tui.engine.harbor.folders import Job, TrialRef
         from verifier_tui.engine.harbor.replay import StandIn
         from verifier_tui.engine.harbor.trial_session import SessionPool
+        from verifier_tui.engine.task.harbor_text import read_once
 
         trials = [
             trial if isinstance(trial, TrialRef) else TrialRef.of(trial)
@@ -407,7 +407,7 @@ class JobReplays:
         self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
         self._pool = SessionPool()
         self._memo = ExitStack()
-        self._memo.enter_context(digests_remembered())
+        self._memo.enter_context(read_once())
 
     def open(self, trial: Any, step: str | None) -> Any:
         """The session replaying ``trial`` (a :class:`TrialRef`: read now, as

@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.file_filter import TaskFileFilter
-from verifier_tui.engine.task.harbor_text import read_gitignore
+from verifier_tui.engine.task.harbor_text import read_gitignore, remembered
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from datetime import datetime
 
 DEFAULT_IGNORES = ("__pycache__/", "*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
@@ -110,33 +109,10 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-_remembered: dict[Path, TaskDigest] = {}
-_remembering = 0  # how many digests_remembered() are open (they may close in any order)
-
-
-@contextmanager
-def digests_remembered() -> Iterator[None]:
-    """Within it, each task folder's digest is computed once: a job's
-    thousands of trials of one task read the task once, not three times per
-    trial (the task is taken as it was when first read)."""
-    global _remembering
-    _remembering += 1
-    try:
-        yield
-    finally:
-        _remembering -= 1
-        if not _remembering:
-            _remembered.clear()
-
-
 def task_digest(task_dir: Path) -> TaskDigest:
     """``"sha256:" + Packager.compute_content_hash(task_dir)[0]``."""
     task_dir = Path(task_dir).resolve()
-    if _remembering:
-        if task_dir not in _remembered:
-            _remembered[task_dir] = _task_digest(task_dir)
-        return _remembered[task_dir]
-    return _task_digest(task_dir)
+    return remembered("digest", task_dir, lambda: _task_digest(task_dir))
 
 
 def _task_digest(task_dir: Path) -> TaskDigest:

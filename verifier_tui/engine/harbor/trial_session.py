@@ -115,17 +115,19 @@ class TrialSession:
 
     def _walk(self) -> None:
         """The trial walked (its task found, its sandbox side read), the replay planned, its session opened."""
-        self.walk: TrialWalkthrough = walk_trial(
-            self.trial, self.step, task_dir=self._task_dir, cache=self._cache, given=self._given
-        )
-        self._baseline = None
-        found = self.walk.location.path
-        if found is not None and self.walk.drift is not None and self.walk.drift.same:
-            # The task is the run's now: keep each file's hash, so that an edit
-            # later is named exactly (copies of the task have new file times).
-            from verifier_tui.engine.harbor.digest import task_digest
+        from verifier_tui.engine.harbor.digest import task_digest
+        from verifier_tui.engine.task.harbor_text import read_once
 
-            self._baseline = task_digest(found)
+        with read_once():  # the task's .gitignore and digest, read once for finding, loading and comparing it
+            self.walk: TrialWalkthrough = walk_trial(
+                self.trial, self.step, task_dir=self._task_dir, cache=self._cache, given=self._given
+            )
+            self._baseline = None
+            found = self.walk.location.path
+            if found is not None and self.walk.drift is not None and self.walk.drift.same:
+                # The task is the run's now: keep each file's hash, so that an edit
+                # later is named exactly (copies of the task have new file times).
+                self._baseline = task_digest(found)
         self.plan: ReplayPlan = self._plan()
         self._open_session()
 

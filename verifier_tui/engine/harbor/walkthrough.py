@@ -73,15 +73,18 @@ def walk_trial(
     ``given``: the ``--env`` values by name, the only ones a ``${VAR}`` of the trial's takes.
     """
     from verifier_tui.engine.task.discovery import read_task_config
+    from verifier_tui.engine.task.harbor_text import read_once
     from verifier_tui.engine.task.loading import as_loaded_without_verifier
 
     view = trial.step(step)
-    location = locate_task(trial, task_dir, cache)
-    task = read_task_config(location.path) if location.path is not None else None
-    drift = compare_task(location.path, trial.recorded_digest, trial.started_at, baseline) if location.path else None
-    facts = trial_facts(trial, view, task)
-    if task is not None and location.path is not None and facts.verifier_disabled:
-        task = as_loaded_without_verifier(task, location.path)
+    with read_once():  # finding the task, loading it and comparing it read its .gitignore and digest once
+        location = locate_task(trial, task_dir, cache)
+        task = read_task_config(location.path) if location.path is not None else None
+        since = trial.started_at
+        drift = compare_task(location.path, trial.recorded_digest, since, baseline) if location.path else None
+        facts = trial_facts(trial, view, task)
+        if task is not None and location.path is not None and facts.verifier_disabled:
+            task = as_loaded_without_verifier(task, location.path)
     workspace = trial_workspace(trial, view, facts.verifier_mode)
     side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)
     notes = list(trial.notes)

@@ -3,16 +3,25 @@ locale's (UTF-8 where Harbor runs), errors strict, read whole. So it reads ``ins
 (``Task.__init__``), each ``.harborignore`` (``TaskFileFilter.ignore_rules``) and the task's
 ``.gitignore`` (``Packager.collect_files``); what makes its read raise, or wait for ever, is said
 here once, in the words each of them is refused in.
+
+The task's ``.gitignore`` is read once within :func:`read_once`: loading the task and
+working out its digest then take the same lines, and a file replaced between the two cannot give
+two answers.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 GITIGNORE = ".gitignore"  # the task's own: its digest leaves out what it ignores
 #: Harbor reads an ignore file whole, whatever its size: a bound generous enough for any real one.
@@ -70,6 +79,38 @@ def _fifo(path: Path, label: str) -> tuple[str, None]:
     return f"{label} is a FIFO (a named pipe): Harbor's read_text() would wait on it for a writer", None
 
 
+T = TypeVar("T")
+_remembered: dict[tuple[str, Path], Any] = {}
+_remembering = 0  # how many read_once() are open (they may close in any order)
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """Within it, what :func:`remembered` is asked for is worked out once per task: a replay reads
+    its task's ``.gitignore`` and works out its digest once, and a job's thousands of trials of one
+    task read the task once (the task is taken as it was when first read)."""
+    global _remembering
+    _remembering += 1
+    try:
+        yield
+    finally:
+        _remembering -= 1
+        if not _remembering:
+            _remembered.clear()
+
+
+def remembered(what: str, task_root: Path, make: Callable[[], T]) -> T:
+    """``make()``, worked out once for ``what`` of the task at ``task_root`` (a resolved path)
+    within :func:`read_once`; afresh outside it."""
+    if not _remembering:
+        return make()
+    key = (what, task_root)
+    if key not in _remembered:
+        _remembered[key] = make()
+    return cast("T", _remembered[key])
+
+
 def read_gitignore(task_root: Path) -> HarborText:
     """The task's ``.gitignore`` as ``Packager.collect_files`` reads it, if ``exists()``."""
-    return read_as_harbor(Path(task_root) / GITIGNORE, IGNORE_FILE_LIMIT, GITIGNORE)
+    root = Path(task_root).resolve()
+    return remembered(GITIGNORE, root, lambda: read_as_harbor(root / GITIGNORE, IGNORE_FILE_LIMIT, GITIGNORE))
