@@ -313,3 +313,23 @@ def test_a_replay_reads_the_tasks_gitignore_once(task, runs, monkeypatch):
     assert len(reads) == 1, reads
     assert walk.task is not None and walk.task.refused is None, walk.task.refused
     assert walk.drift is not None and walk.drift.same is True, walk.drift
+
+
+@pytest.mark.parametrize("rules", [".gitignore", "tests/.harborignore"])
+def test_ignore_rules_too_big_to_read_leave_the_digest_unknown(task, runs, monkeypatch, rules):
+    """Rules past what the tool reads (16 MB; 1,000 bytes here), which Harbor reads whole and
+    applies: the digest was worked out with no rules, counting tests/notes.log that Harbor leaves
+    out, so a task unchanged since the run was said to have changed (tests/ too). Now whether it
+    changed is said unknown, and why."""
+    from verifier_tui.engine.task import file_filter, harbor_text
+
+    demo = task(files={"notes.log": "left out\n"})
+    (demo / rules).write_text("*.log\n")
+    trial = _job_for(demo, runs)
+    (demo / rules).write_text("*.log\n" + "# padding\n" * 200)  # the same rules, longer
+    monkeypatch.setattr(harbor_text, "IGNORE_FILE_LIMIT", 1000)
+    monkeypatch.setattr(file_filter, "IGNORE_FILE_LIMIT", 1000)
+    walk = walk_trial(trial)
+    assert walk.drift is not None and walk.drift.same is None, walk.drift.sentences()
+    said = f"whether the task changed since the run cannot be told: its {rules} is larger than"
+    assert any(said in note for note in walk.notes), walk.notes

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.file_filter import TaskFileFilter
-from verifier_tui.engine.task.harbor_text import read_gitignore, remembered
+from verifier_tui.engine.task.file_filter import HARBORIGNORE, TaskFileFilter
+from verifier_tui.engine.task.harbor_text import GITIGNORE, IGNORE_FILE_LIMIT, read_gitignore, remembered
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
 
 if TYPE_CHECKING:
@@ -42,15 +42,21 @@ FOLDERS = ("environment", "tests", "solution", "steps")
 
 @record(frozen=True)
 class TaskDigest:
-    digest: str  # "sha256:<hex>"
+    digest: str | None  # "sha256:<hex>"; None: not known here (``unknown`` says why)
     files: tuple[str, ...]  # relative POSIX paths, in the order hashed
     hashes: tuple[str, ...] = ()  # each file's sha256 hex, same order
     problems: tuple[str, ...] = ()  # files Harbor would have failed on
+    unknown: str | None = None
 
 
 def collect_files(task_dir: Path) -> list[Path]:
     """``Packager.collect_files``: the task's files that make its digest, in order."""
-    task_dir = Path(task_dir).resolve()
+    return _collected(Path(task_dir).resolve())[0]
+
+
+def _collected(task_dir: Path) -> tuple[list[Path], str | None]:
+    """:func:`collect_files`, and why they are not the ones Harbor collects, if they may not be:
+    ignore rules past what the tool reads, which Harbor reads whole and applies."""
     harborignore = TaskFileFilter(task_dir)
     files: list[Path] = [task_dir / name for name in SINGLE_FILES if (task_dir / name).exists()]
     for name in FOLDERS:
@@ -63,13 +69,17 @@ def collect_files(task_dir: Path) -> list[Path]:
                 files.append(path)
     gitignore = read_gitignore(task_dir)
     # one Harbor cannot read (not UTF-8, a pattern pathspec raises on, a folder, a FIFO, a socket) is a
-    # task it refuses, and one too big to read is unchecked, both said by task.loading: the digest is
-    # still worked out, with what can be read of it
+    # task it refuses, said by task.loading: the digest is still worked out, with what can be read of it
     lines = DEFAULT_IGNORES if gitignore.missing else (gitignore.text or "").splitlines()
     ignore = IgnoreRules(lines)
     files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
     files.sort(key=lambda p: p.relative_to(task_dir).as_posix())
-    return files
+    big = [GITIGNORE] if gitignore.too_big else []
+    big += sorted(f"{folder.relative_to(task_dir).as_posix()}/{HARBORIGNORE}" for folder in harborignore.unknown)
+    if not big:
+        return files, None
+    larger = f"{' and '.join(big)} {'are' if len(big) > 1 else 'is'} larger"
+    return files, f"its {larger} than the {IGNORE_FILE_LIMIT:,} bytes this tool reads (Harbor reads it whole)"
 
 
 def _select(source: Path, excludes: Callable[[Path], bool]) -> list[Path]:
@@ -120,7 +130,10 @@ def _task_digest(task_dir: Path) -> TaskDigest:
     names: list[str] = []
     hashes: list[str] = []
     problems: list[str] = []
-    for path in collect_files(task_dir):
+    files, unknown = _collected(task_dir)
+    if unknown is not None:
+        return TaskDigest(None, (), unknown=unknown)
+    for path in files:
         rel = path.relative_to(task_dir).as_posix()
         try:
             inner = file_sha256(path)
@@ -152,15 +165,18 @@ class TaskDrift:
     """
 
     recorded: str | None
-    local: str
+    local: str | None
     same: bool | None
     modified_since: tuple[str, ...] = ()
     tests_changed: bool | None = None
     problems: tuple[str, ...] = field(default_factory=tuple)
     exact: bool = False  # modified_since compares each file's content with a copy known to be the run's
     all_newer: bool = False  # every file is newer than the trial: the times tell nothing (a copy made since)
+    unknown: str | None = None  # why the local digest is not known
 
     def sentences(self) -> list[str]:
+        if self.unknown is not None:
+            return [f"whether the task changed since the run cannot be told: {self.unknown}"]
         if self.same is None:
             return ["the run's task digest is not known (no lock.json): whether the task changed since cannot be told"]
         if self.same:
@@ -197,6 +213,8 @@ def compare_task(
     recorded one (a trial opened, then its verifier edited): the files that
     changed are then known exactly, by content, whatever their times say."""
     local = task_digest(task_dir)
+    if local.digest is None:
+        return TaskDrift(recorded, None, None, problems=local.problems, unknown=local.unknown)
     if recorded is None:
         return TaskDrift(None, local.digest, None, problems=local.problems)
     if local.digest == recorded:

@@ -177,7 +177,8 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
             continue
         if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
-        same = None if recorded is None else task_digest(folder).digest == recorded
+        local = task_digest(folder).digest
+        same = None if recorded is None or local is None else local == recorded
         qualified.append((folder, why, same))
         if len(qualified) >= _COPIES_COMPARED:
             break

@@ -95,6 +95,8 @@ def walk_trial(
         if view.name is not None and task.steps and task.step(view.name) is None:
             known = ", ".join(step.name for step in task.steps)
             notes.append(f"the task has no step {view.name!r} (its steps: {known}): Harbor's defaults are assumed")
+    if drift is not None and drift.unknown is not None:  # a changed task is said by the agreement
+        notes += drift.sentences()
     return TrialWalkthrough(
         trial=trial,
         step=view,
