@@ -199,32 +199,49 @@ READABLE_KEYS = (
 )
 
 
-def test_a_readable_reward_key_is_named_as_written_in_every_listing(task, runs, env, tmp_path):
-    """A reward key holding a joiner or a soft hyphen was listed as JSON's ``\\u200d`` escapes by
-    ``run JOB``, ``run TRIAL`` and ``test JOB``, unreadable; it is named as written (a reward dict
-    shown as JSON still escapes it), and ``--json`` keeps it raw."""
+def _listed(task, runs, env, tmp_path, rewards):
+    """What ``run JOB``, ``run TRIAL`` and ``test JOB`` print of a job whose one trial recorded
+    ``rewards``, and the rewards ``run TRIAL --json`` gives."""
     from tests.helpers.harbor import make_job
 
-    rewards = {"reward": 1.0, **dict.fromkeys(READABLE_KEYS, 0.5)}
-    job = make_job(
-        runs / "jobs" / "j",
-        {
-            "demo__key": dict(
-                task=task(),
-                rewards=rewards,
-                verifier_files={"test-stdout.txt": "", "reward.json": json.dumps(rewards)},
-            )
-        },
-    )
+    verifier_files = {"test-stdout.txt": "", "reward.json": json.dumps(rewards)}
+    job = make_job(runs / "jobs" / "j", {"demo__key": dict(task=task, rewards=rewards, verifier_files=verifier_files)})
     outputs = [
         run_tool(env, "run", job, cwd=tmp_path),
         run_tool(env, "run", job / "demo__key", "--python", PY, cwd=tmp_path),
         run_tool(env, "test", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path),
     ]
+    listed = run_tool(env, "run", job / "demo__key", "--python", PY, "--json", cwd=tmp_path)
+    return outputs, json.loads(listed.stdout)["sandbox"]["rewards"]
+
+
+def test_a_readable_reward_key_is_named_as_written_in_every_listing(task, runs, env, tmp_path):
+    """A reward key holding a joiner or a soft hyphen was listed as JSON's ``\\u200d`` escapes by
+    ``run JOB``, ``run TRIAL`` and ``test JOB``, unreadable; it is named as written (a reward dict
+    shown as JSON still escapes it), and ``--json`` keeps it raw."""
+    rewards = {"reward": 1.0, **dict.fromkeys(READABLE_KEYS, 0.5)}
+    outputs, listed = _listed(task(), runs, env, tmp_path, rewards)
     for done in outputs:
         no_traceback(done)
         escaped = [line for line in done.stdout.splitlines() if "\\u" in line and "{" not in line]  # JSON escapes
         assert not escaped, done.stdout
         assert all(key in done.stdout for key in READABLE_KEYS), done.stdout
-    listed = run_tool(env, "run", job / "demo__key", "--python", PY, "--json", cwd=tmp_path)
-    assert set(READABLE_KEYS) <= set(json.loads(listed.stdout)["sandbox"]["rewards"]), listed.stdout[:2000]
+    assert set(READABLE_KEYS) <= set(listed), listed
+
+
+def test_reward_keys_that_differ_by_an_invisible_character_look_different(task, runs, env, tmp_path):
+    """Keys ``reward`` and ``reward`` with a zero-width space (or a word joiner, a joiner beside
+    nothing it joins) were listed as written by ``run JOB``, ``run TRIAL`` and ``test JOB``: two
+    keys that look one. The invisible character is named (``<U+200B>``, ``\\u200b`` in a reward
+    dict shown as JSON); a joiner inside an emoji stays as written; ``--json`` keeps keys raw."""
+    sneaky = ("reward\u200b", "re\u2060ward", "reward\u200d", "\ufeffreward")
+    rewards = {"reward": 1.0, **dict.fromkeys(sneaky, 0.0), READABLE_KEYS[0]: 0.5}
+    outputs, listed = _listed(task(), runs, env, tmp_path, rewards)
+    for done in outputs:
+        no_traceback(done)
+        assert not any(c in done.stdout for c in "\u200b\u2060\ufeff"), done.stdout
+        assert "reward\u200d" not in done.stdout, done.stdout
+        assert READABLE_KEYS[0] in done.stdout, done.stdout
+    assert '"reward<U+200B>"' in outputs[0].stdout and '"re<U+2060>ward"' in outputs[0].stdout, outputs[0].stdout
+    assert '"reward<U+200B>" 0.0' in outputs[1].stdout, outputs[1].stdout
+    assert set(sneaky) <= set(listed), listed

@@ -10,8 +10,12 @@ strings and compiled by ``re`` at their first use (it keeps them)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.untrusted import ANSI
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: C0 control characters other than tab and newline, DEL, and the C1 controls
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
@@ -45,7 +49,7 @@ def plain_text(text: str) -> str:
         text = re.sub(ANSI, "", text)
     text = _CONTROL.sub("", text)
     if not text.isascii():
-        text = re.sub(BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
+        text = re.sub(BIDI, lambda found: code_point(found.group()), text)
         text = plain_surrogates(text)
     return text.expandtabs(4) if "\t" in text else text
 
@@ -66,3 +70,31 @@ def unbroken(text: str) -> str:
     breaks and tabs written as ``\\n``, ``\\t``, whatever its length: a
     folder named ``a<newline>b`` reads ``a\\nb`` wherever it is named."""
     return plain_text(text.translate(_ON_ONE_LINE))
+
+
+#: The formatting characters that join what is beside them: 👨‍👩‍👧, Persian's نمره‌کل need them.
+_JOINERS = "\u200c\u200d"
+
+
+def _unseen(text: str, at: int) -> bool:
+    """Whether ``text[at]`` draws nothing a reader can tell apart: anything not printable (a
+    zero-width space, a word joiner, a byte-order mark, a control); a joiner only beside ASCII,
+    where it joins nothing; never the soft hyphen, which terminals draw."""
+    c = text[at]
+    if c in _JOINERS:
+        return at == 0 or at == len(text) - 1 or text[at - 1].isascii() or text[at + 1].isascii()
+    return c != "\u00ad" and not c.isprintable()
+
+
+def spelled_out(text: str, spell: Callable[[str], str]) -> str:
+    """``text`` with each character a reader could not see (:func:`_unseen`) written as ``spell``
+    writes it: a key ``reward`` and one ending in a zero-width space must not look one. What can be
+    read stays as written: é, 日本, an emoji."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(spell(c) if _unseen(text, at) else c for at, c in enumerate(text))
+
+
+def code_point(c: str) -> str:
+    """``<U+200B>``: how a name shows a character it cannot show, as it shows a bidi control."""
+    return f"<U+{ord(c):04X}>"

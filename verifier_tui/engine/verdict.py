@@ -63,7 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-from verifier_tui.engine.plain import unbroken
+from verifier_tui.engine.plain import code_point, spelled_out, unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -120,13 +120,14 @@ def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], betwe
 
 
 def key_shown(key: str) -> str:
-    """A reward key as a listing names it: as written, a joiner or a soft
-    hyphen kept (an emoji, a Persian word); quoted when spaces begin or end it
+    """A reward key as a listing names it: as written, a soft hyphen and a
+    joiner between what it joins kept (an emoji, a Persian word); quoted when spaces begin or end it
     (or it is empty), so that ``reward`` and ``reward `` are not one key; and
     quoted with what could act on a terminal or start a line (a line break, an
     escape, a bidi control, read from a trial's reward.json) made visible, as
-    every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`)."""
-    shown = unbroken(key)
+    every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`), as is what draws
+    nothing (a zero-width space: ``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`)."""
+    shown = spelled_out(unbroken(key), code_point)
     return f'"{shown}"' if not key or key != key.strip() or shown != key else key
 
 
