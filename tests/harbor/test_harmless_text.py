@@ -245,3 +245,20 @@ def test_reward_keys_that_differ_by_an_invisible_character_look_different(task, 
     assert '"reward<U+200B>"' in outputs[0].stdout and '"re<U+2060>ward"' in outputs[0].stdout, outputs[0].stdout
     assert '"reward<U+200B>" 0.0' in outputs[1].stdout, outputs[1].stdout
     assert set(sneaky) <= set(listed), listed
+
+
+def test_readable_reward_keys_are_readable_in_a_run_s_verdict(tmp_path, env):
+    """``run TASK`` of a verifier scoring ``{"café": 1.0, "日本": 0.5}`` printed its verdict as
+    ``{"caf\\u00e9": 1.0, "\\u65e5\\u672c": 0.5}``; the verdict line now shows the keys as
+    written, still JSON, a zero-width space alone escaped, and ``--json`` is exact."""
+    from tests.helpers.tasks import make_task
+
+    demo = make_task(
+        tmp_path / "t",
+        'def verify(workspace):\n    return {"reward": 1.0, "caf\\u00e9": 1.0, "\\u65e5\\u672c": 0.5, "x\\u200b": 0}\n',
+    )
+    done = run_tool(env, "run", demo, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert 'verdict: {"reward": 1.0, "café": 1.0, "日本": 0.5, "x\\u200b": 0}' in done.stdout, done.stdout
+    listed = run_tool(env, "run", demo, "--python", PY, "--json", cwd=tmp_path)
+    assert json.loads(listed.stdout)["rewards"] == {"reward": 1.0, "café": 1.0, "日本": 0.5, "x\u200b": 0}

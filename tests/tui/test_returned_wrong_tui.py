@@ -41,3 +41,20 @@ async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_u
     assert f"{mark}run_verifier: error:" in result.stderr.text, result.stderr.text
     assert "exit 2 · contract error: verify returned 'pass' (str)" in reward, reward
     assert "why: verify returned 'pass' (str); it must return" in reward and "run_verifier" not in reward, reward
+
+
+async def test_the_reward_panel_shows_readable_keys_as_written_and_invisible_ones_visibly(tmp_path):
+    """verify returned ``{"reward": 1.0, "café": 1.0, "reward" + U+200B: 0}``: the panel's verdict
+    showed ``caf\\u00e9`` and the reward.json it printed two keys that looked one (``reward``).
+    Now café reads as written in both, and the zero-width space is named: ``\\u200b`` in the
+    verdict's JSON, ``<U+200B>`` in the file's text, as a bidi control is there."""
+    verifier = 'def verify(workspace):\n    return {"reward": 1.0, "caf\\u00e9": 1.0, "reward\\u200b": 0}\n'
+    root = make_task(tmp_path / "tasks" / "keys", verifier, cases={"only": {}})
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        reward = widget_text(app, "#reward-body")
+    assert "\u200b" not in reward and "\\u00e9" not in reward, reward
+    assert '{"reward": 1.0, "café": 1.0, "reward\\u200b": 0}' in reward, reward
+    assert '"reward<U+200B>": 0' in reward.split("reward.json", 1)[-1], reward

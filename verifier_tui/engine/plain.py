@@ -98,3 +98,9 @@ def spelled_out(text: str, spell: Callable[[str], str]) -> str:
 def code_point(c: str) -> str:
     """``<U+200B>``: how a name shows a character it cannot show, as it shows a bidi control."""
     return f"<U+{ord(c):04X}>"
+
+
+def json_escape(c: str) -> str:
+    """``\\u200b``: a character as a JSON string may write it (a pair of them past U+FFFF)."""
+    units = c.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))

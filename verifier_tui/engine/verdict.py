@@ -63,7 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-from verifier_tui.engine.plain import code_point, spelled_out, unbroken
+from verifier_tui.engine.plain import code_point, json_escape, spelled_out, unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -101,14 +101,21 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     always among them (Harbor aggregates on it), ``…`` where keys were left
     out; and how many were."""
     if len(rewards) <= REWARD_KEYS:
-        return json.dumps(rewards), 0
+        return readable_json(rewards), 0
     keys = list(itertools.islice(rewards, REWARD_KEYS))
     last = ""
     if "reward" in rewards and "reward" not in keys:
         keys.pop()
         last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
-    shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
+    shown = readable_json({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
     return shown, len(rewards) - len(keys) - (1 if last else 0)
+
+
+def readable_json(value: Any, indent: int | None = None, spell: Callable[[str], str] = json_escape) -> str:
+    """``value`` (rewards, a reward file) as JSON whose keys read as written (café, 日本), what
+    cannot be seen written as ``spell`` writes it (:func:`~verifier_tui.engine.plain.spelled_out`):
+    as JSON escapes it by default, so that the line is still JSON, exact."""
+    return spelled_out(json.dumps(value, ensure_ascii=False, indent=indent), spell)
 
 
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:

@@ -4,6 +4,7 @@ harmless by the rule :mod:`verifier_tui.engine.plain` says once."""
 from __future__ import annotations
 
 # Re-exported: the faces name text harmless through this module.
+from verifier_tui.engine.plain import code_point as code_point
 from verifier_tui.engine.plain import plain_surrogates as plain_surrogates
 from verifier_tui.engine.plain import plain_text as plain_text
 from verifier_tui.engine.plain import unbroken as unbroken

@@ -4,7 +4,6 @@ in words and the duration."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -16,7 +15,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, at_line
 from verifier_tui.engine.task.config import REFUSED_TO_RUN
-from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.engine.verdict import readable_json, rewards_json
 from verifier_tui.tui.display import HEAD, MUTED, content
 from verifier_tui.tui.external import failing_of, nothing_to_debug
 from verifier_tui.tui.widgets import redraw
@@ -32,7 +31,7 @@ from verifier_tui.words.run import (
     stuck_line,
     text_head,
 )
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import code_point, one_line
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -153,7 +152,7 @@ def pretty(name: str, text: str) -> str:
     if name.endswith(".json") and len(text) <= PRETTY_CHARS:
         value, problem = untrusted.parse_json(text, name)  # a verifier wrote it: nested past any bound, say
         if problem is None:
-            return json.dumps(value, indent=2, ensure_ascii=False)
+            return readable_json(value, indent=2, spell=code_point)  # as the file's other text shows them
     return text if text.strip() else "(empty)"
 
 
