@@ -367,3 +367,19 @@ async def test_at_100_columns_each_key_hint_stays_on_the_line_of_its_words(tmp_p
     for hint in ["case correct s", "Harbor mode m", "sandbox: ", "response none p", "task data none t", "python3"]:
         assert sum(hint in line for line in header) == 1, (hint, header)  # each whole, on one line
     assert all(len(line) <= SIZE[0] - 2 for line in header)
+
+
+async def test_task_without_tests_folder_runs_the_verifier_written_into_one_made_later(tmp_path):
+    """A task with no tests/ at all: the resolution panel says live reload picks a verifier up,
+    yet tests/ made, then its verifier.py written, ran nothing: tests/ was watched as a file."""
+    root = make_task(tmp_path / "tasks" / "no-tests", None, shim=False, cases={"only": {}})
+    (root / "tests").rmdir()
+    app = make_app(root)
+    async with app.run_test(size=SIZE):
+        assert await app.first_run_and_watcher() is None
+        (root / "tests").mkdir()
+        assert await app.wait_for_runs(2) is None  # the folder made: still no verifier
+        await app.controller.live.watch_ready.wait()
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        result = await app.wait_for_runs(3)
+        assert result is not None and result.verdict.rewards == {"reward": 0.5}

@@ -1007,7 +1007,9 @@ class Session:
         response and task data files, task.toml (and a dataset verifier)."""
         from verifier_tui.engine.changes import WatchTarget
 
-        targets = [WatchTarget(self.task.tests_dir, "tests")]
+        # A folder even while it is missing: taken as a file, tests/ made later was watched as one,
+        # and the verifier then written in it ran nothing.
+        targets = [WatchTarget(self.task.tests_dir, "tests", folder=True)]
         # The step's own tests, named as its folder is (a save there is not one of tests/).
         targets += [
             WatchTarget(d, d.relative_to(self.task.root).as_posix(), folder=kept) for d, kept in self._step_tests()
