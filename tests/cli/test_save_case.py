@@ -261,3 +261,16 @@ def test_a_task_that_cannot_be_written_is_refused_before_the_run(env, hello, rea
         f"verifier-tui: --save-case kept: {folder} cannot be written (permission denied): no case can be kept there"
     ]
     assert not (hello / "cases" / "kept").exists()
+
+
+def test_a_run_on_an_empty_scratch_workspace_is_kept_saying_so(env, tmp_path):
+    """No case and no workspace chosen, the run's header names its workspace "an empty scratch
+    folder"; kept, the note said "the run had no workspace", as if it had run on none."""
+    task = make_task(tmp_path / "bare", "def verify(workspace):\n    return 0.0\n")
+    done = run_tool(env, "run", task, "--save-case", "nothing", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert "  the run's workspace was an empty scratch folder: the case's is empty too" in said, said
+    assert not any("had no workspace" in line for line in said), said
+    assert tree(task / "cases" / "nothing") == {"expected.json": b'{"rewards": {"reward": 0.0}}\n'}

@@ -188,7 +188,12 @@ def _fill(
             raise OSError(f"could not copy {rel} of {result.workspace} into {target.parent}: {exc.strerror or exc}")
     else:
         workspace.mkdir()
-        notes.append("the run had no workspace: the case's is empty")
+        # None: no workspace was chosen, or the case's is not a folder; the run had a scratch one
+        notes.append(
+            "the run's workspace was an empty scratch folder: the case's is empty too"
+            if result.workspace is None
+            else f"the run's workspace {result.workspace} is no longer a folder: the case's is empty"
+        )
     response = result.response
     if response is not None:
         kept = f"response.{'json' if response.kind == 'json' else 'txt'}"
