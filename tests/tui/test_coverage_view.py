@@ -461,3 +461,21 @@ async def test_the_verifier_removed_while_the_view_is_open_is_said_there(tmp_pat
         assert await app.wait_for_runs(5) is None
         await pilot.pause()
         assert app.notices[-1].startswith("no verifier found for branchy"), app.notices
+
+
+async def test_q_in_the_view_goes_back_as_it_does_from_every_other_view(tmp_path):
+    """q quits from the task's screen and closes the help and a trial's file views, yet in the
+    coverage view it did nothing at all, and its help named no q."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, case="right", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        await pilot.press("?")
+        await pilot.pause()
+        assert "  q      Back: " in screen_text(app), screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(app.screen, CoverageScreen)
+        assert app.is_running and app.session.options.coverage is False

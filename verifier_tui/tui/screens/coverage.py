@@ -76,6 +76,8 @@ class CoverageScreen(KeyedScreen):
         # In the footer, which has room for it even at 80 columns: the help says what 2/2, 1/2 and ✗ mean.
         key("?", "help", "help", "Help: keys and marks", "Every key, and what the marks mean"),
         key("escape", "close", "back", "Back", "To the main screen (runs stop asking for coverage)"),
+        # as from a trial's file views and the help: q, which quits from the screens, here ended nothing
+        key("q", "close", "back", "Back", "As esc", show=False),
     ]
     HELP_TITLE = "coverage: keys and marks"
     MARKS = MARKS
