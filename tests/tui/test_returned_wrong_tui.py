@@ -9,17 +9,22 @@ import pytest
 
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
-from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.model import Outcome, RunResult
 
 
-async def test_the_reward_panel_says_what_verify_returned_first(tmp_path):
-    root = make_task(tmp_path / "tasks" / "returns", "def verify(workspace):\n    return 'pass'\n", cases={"only": {}})
+async def _reward_panel(root) -> tuple[RunResult, str]:
+    """The first run of ``root``, a contract error, and its reward panel's words on one line."""
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
         assert result.outcome is Outcome.CONTRACT_ERROR
-        reward = " ".join(widget_text(app, "#reward-body").split())
+        return result, " ".join(widget_text(app, "#reward-body").split())
+
+
+async def test_the_reward_panel_says_what_verify_returned_first(tmp_path):
+    root = make_task(tmp_path / "tasks" / "returns", "def verify(workspace):\n    return 'pass'\n", cases={"only": {}})
+    _, reward = await _reward_panel(root)
     assert "exit 2 · contract error: verify returned 'pass' (str)" in reward
     assert reward.index("verify returned 'pass' (str)") < reward.index("Harbor would raise RewardFileNotFoundError")
 
@@ -32,15 +37,10 @@ async def test_the_reward_panel_says_what_verify_returned_after_output_it_left_u
     A mark that names the runner's prefix itself was taken for the start of the runner's line."""
     verifier = f"import sys\n\ndef verify(workspace):\n    sys.stderr.write({mark!r})\n    return 'pass'\n"
     root = make_task(tmp_path / "tasks" / "returns", verifier, cases={"only": {}})
-    app = make_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        result = await app.wait_for_runs(1)
-        await pilot.pause()
-        assert result.outcome is Outcome.CONTRACT_ERROR
-        reward = " ".join(widget_text(app, "#reward-body").split())
+    result, reward = await _reward_panel(root)
     assert f"{mark}run_verifier: error:" in result.stderr.text, result.stderr.text
     assert "exit 2 · contract error: verify returned 'pass' (str)" in reward, reward
-    assert "why: verify returned 'pass' (str); it must return" in reward and "run_verifier" not in reward, reward
+    assert "why: it must return a finite number" in reward and "run_verifier" not in reward, reward
 
 
 async def test_the_reward_panel_shows_readable_keys_as_written_and_invisible_ones_visibly(tmp_path):
@@ -58,3 +58,16 @@ async def test_the_reward_panel_shows_readable_keys_as_written_and_invisible_one
     assert "\u200b" not in reward and "\\u00e9" not in reward, reward
     assert '{"reward": 1.0, "café": 1.0, "reward\\u200b": 0}' in reward, reward
     assert '"reward<U+200B>": 0' in reward.split("reward.json", 1)[-1], reward
+
+
+async def test_what_verify_returned_is_said_once_above_harbors_verdict(tmp_path):
+    """A dict whose "reward" is a string: the exit line said `contract error: verify returned a dict
+    whose value for 'reward' is not a finite number: '1.0' (str)`, and the line under it `why:` the
+    same sentence again, word for word."""
+    verifier = "def verify(workspace):\n    return {'reward': '1.0'}\n"
+    root = make_task(tmp_path / "tasks" / "returns", verifier, cases={"only": {}})
+    _, reward = await _reward_panel(root)
+    cause = "verify returned a dict whose value for 'reward' is not a finite number: '1.0' (str)"
+    above_harbor = reward[: reward.index("Harbor's verdict")]
+    assert above_harbor.count(cause) == 1, reward
+    assert f"exit 2 · contract error: {cause}" in above_harbor, reward

@@ -207,6 +207,13 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         # The runner's line, read as the engine reads it: it may go on from output verify left unfinished.
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         said = parse_runner_output(result.stderr.text).contract_message or (lines[-1] if lines else None)
+        cause = result.contract_cause
+        if said and cause is not None:
+            # the exit line above says what verify returned (outcome_words): only the rule it broke is left
+            shown = cause.split("; ", 1)[0]
+            said = said[len(shown) :].removeprefix("; ") if said.startswith(shown) else said
+            if not said:
+                return None
         return f"why: {fmt.text(said)}" if said else "the runner refused to call verify (see the resolution above)"
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped when the timeout ran out"
