@@ -263,8 +263,8 @@ def test_run_starts_without_dataclasses_or_tomllib(tmp_path, task):
 
 
 def test_records_behave_like_dataclasses():
-    from verifier_tui.engine.model import CapturedText, Expectation, RunResult, Verdict
-    from verifier_tui.engine.record import replace
+    from verifier_tui.engine.model import CapturedText, Expectation, RunInputs, RunResult, Verdict
+    from verifier_tui.engine.record import narrowed, record, replace
     from verifier_tui.engine.session import Options
 
     verdict = Verdict({"reward": 1.0})
@@ -294,17 +294,19 @@ def test_records_behave_like_dataclasses():
         stdout=CapturedText(),
         stderr=CapturedText(),
         explain=None,
-        case=None,
-        verifier=None,
-        workspace=None,
-        response=None,
-        task_data=None,
-        expected=None,
-        python="python3",
-        timeout_s=1.0,
+        inputs=RunInputs(None, None, None, None, None, None, "python3", 1.0, None, None),
         command=[],
     )
     one, two = RunResult(**fields), RunResult(**fields)
+    # narrowed() gives a record as a base of its class, that base's fields alone (a result's RunInputs)
+
+    @record(frozen=True)
+    class More(RunInputs):
+        extra: int = 0
+
+    given = (None, "case", None, None, None, None, "python3", 1.0, None, None)
+    assert narrowed(More(*given, extra=3), RunInputs) == RunInputs(*given)
+    assert type(narrowed(More(*given), RunInputs)) is RunInputs
     one.notices.append("only mine")
     assert two.notices == []
     with pytest.raises(TypeError):

@@ -57,7 +57,7 @@ def test_a_pytest_module_with_a_top_level_verify_is_not_a_verifier(tmp_path):
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     with Session(task_dir, Options(python=PY)) as session:
         result = run(session)
-    assert result.verifier == task_dir / "tests" / "verifier.py"
+    assert result.inputs.verifier == task_dir / "tests" / "verifier.py"
     assert result.verdict.rewards == {"reward": 0.25}  # verifier.py ran, on an empty workspace
 
 

@@ -13,6 +13,7 @@ are bounded so a bug fails instead of hanging.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import stat
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,24 @@ def test_number_reward(tmp_path, run):
     assert [(f.name, f.text) for f in result.reward_files] == [("reward.txt", "0.25")]
     assert result.to_json()["outcome"] == "reward_written"
     assert result.duration_s > 0
+
+
+def test_a_result_records_what_it_ran_on_and_keeps_no_task_alive(tmp_path):
+    """A result holds the run's inputs (the spec's own, said once: the JSON's
+    ``case``, ``workspace``, ``timeout_s``... come from them), never the task:
+    each save reloads it, and the TUI's history keeps 200 results."""
+    task_dir = make_task(tmp_path / "t", cases={"one": {"hello.txt": "hi"}}, timeout=30)
+    with session_for(task_dir, case="one") as session:
+        chosen = (session.case.name, session.verifier, session.workspace, 30.0)
+        task = weakref.ref(session.task)
+        result = session.run()
+        session.reload_task()
+        gc.collect()
+        assert task() is None, "a result kept the task it ran alive"
+    ran = result.inputs
+    assert (ran.case, ran.verifier, ran.workspace, ran.timeout_s) == chosen
+    document = result.to_json()
+    assert (document["case"], document["workspace"], document["timeout_s"]) == ("one", str(chosen[2]), 30)
 
 
 def test_dict_reward(tmp_path, run):
@@ -814,7 +834,7 @@ def test_empty_scratch_workspace_without_a_case(tmp_path, run):
     assert first.verdict.rewards == {"reward": 0.0}
     assert second.verdict.rewards == {"reward": 0.0}
     assert any("empty scratch workspace" in n for n in first.notices)
-    assert first.workspace is None and first.to_json()["workspace"] is None
+    assert first.inputs.workspace is None and first.to_json()["workspace"] is None
 
 
 def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
@@ -897,7 +917,7 @@ def test_no_response_is_harbor_mode_even_when_the_case_has_one(example, run):
         assert session.mode == "harbor"
         result = run(session)
     assert result.outcome is Outcome.CONTRACT_ERROR
-    assert result.mode == "harbor" and result.response is None
+    assert result.mode == "harbor" and result.inputs.response is None
     assert "response" in result.stderr.text
     assert any("response" in p for p in result.explain.problems)
 
@@ -909,7 +929,7 @@ def test_task_data_option(example, run, tmp_path):
     with Session(task_dir, Options(python=PY, case="correct", task_data=other)) as session:
         result = run(session)
     assert result.verdict.rewards == {"reward": 0.0}  # total.txt is the sum of amount, not quantity
-    assert result.task_data == other
+    assert result.inputs.task_data == other
 
 
 def test_task_toml_env_reaches_the_verifier(example, run):
@@ -1213,7 +1233,7 @@ def test_a_case_workspace_that_stops_being_a_folder_is_followed_by_the_session(t
         assert session.workspace is None and session.expectation_note() is None
         assert any("not a folder" in notice for notice in session.notices())
         result = session.run()
-        assert result.outcome is not Outcome.COULD_NOT_START and result.expected is not None
+        assert result.outcome is not Outcome.COULD_NOT_START and result.inputs.expected is not None
 
 
 def test_a_case_folder_that_comes_back_is_chosen_again_with_its_inputs(tmp_path):

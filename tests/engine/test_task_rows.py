@@ -82,7 +82,7 @@ def test_each_case_gets_the_row_it_names(tmp_path):
     assert rewards_of(task_dir, case="named").verdict.rewards == {"reward": 0.75, "keys": 2.0}
     assert rewards_of(task_dir, case="own").verdict.rewards == {"reward": 0.125, "keys": 1.0}
     result = rewards_of(task_dir, case="light")
-    assert result.task_id == "light" and result.to_json()["task_id"] == "light"
+    assert result.inputs.task_id == "light" and result.to_json()["task_id"] == "light"
 
 
 def test_a_case_with_no_row_in_a_parameterized_task_says_so(tmp_path):
@@ -121,7 +121,7 @@ def test_task_data_naming_a_jsonl_of_several_rows_asks_for_one(tmp_path):
     assert "invalid JSON" not in message
     other = write(tmp_path / "more.jsonl", '{"task_id": "solo", "task_data": {"weight": 0.875}}\n')
     assert rewards_of(task_dir, task_data=other).verdict.rewards == {"reward": 0.875, "keys": 1.0}
-    assert rewards_of(task_dir, task_data=task_dir / "tasks.jsonl", task_id="heavy").task_id == "heavy"
+    assert rewards_of(task_dir, task_data=task_dir / "tasks.jsonl", task_id="heavy").inputs.task_id == "heavy"
 
 
 def test_no_case_and_no_row_says_so(tmp_path):

@@ -154,8 +154,8 @@ def test_a_change_to_what_the_held_run_holds_discards_it(tmp_path, monkeypatch, 
     assert colour == ("blue" if change == "task.toml env" else "red")
     assert (python == str(venv / "bin" / "python")) is (change == "interpreter")
     assert marks == ("1" if change == "runner" else "0")
-    assert timeout == (90 if change == "task.toml timeout" else 60) == result.timeout_s
-    assert (result.response is not None) is (change == "response")
+    assert timeout == (90 if change == "task.toml timeout" else 60) == result.inputs.timeout_s
+    assert (result.inputs.response is not None) is (change == "response")
 
 
 def test_a_change_to_the_workspace_goes_to_the_held_run(example, sandbox):

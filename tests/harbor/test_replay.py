@@ -81,7 +81,7 @@ def test_a_required_response_fails_both_in_harbor_mode(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
     trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
     _, _, local, out = replay(trial)
-    assert local.outcome.slug == "contract_error" and local.response is None
+    assert local.outcome.slug == "contract_error" and local.inputs.response is None
     assert out["sandbox"]["phase"] == "arguments_bound" and out["same"] is True
 
 

@@ -128,7 +128,7 @@ async def test_the_help_of_f_says_it_replays_over_a_captured_app_too(task, runs,
         app.screen.query_one("#path", Input).value = str(demo)
         await pilot.press("enter")
         replayed = await app.wait_for_replays(2)
-        assert replayed.local is not None and replayed.local.workspace == demo  # over the captured /app
+        assert replayed.local is not None and replayed.local.inputs.workspace == demo  # over the captured /app
 
 
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):
@@ -494,7 +494,7 @@ async def test_no_workspace_says_what_to_give_and_a_case_replays(task, runs, tmp
         await pilot.press("enter")  # the only case: good
         replayed = await app.wait_for_replays(2)
         await pilot.pause()
-        assert replayed.agreement.same is True and replayed.local.case == "good"
+        assert replayed.agreement.same is True and replayed.local.inputs.case == "good"
         assert "your stand-in: case good" in text_of(app, "#local-side .side-body")
 
 
@@ -764,7 +764,7 @@ async def test_an_empty_stand_in_then_a_fix_names_exactly_the_file_that_changed(
         await pilot.pause()
         assert replayed.agreement.same is True and replayed.phases.stopped_at == "verify_called"
         assert "your stand-in: an empty /app" in text_of(app, "#local-side .side-body")
-        assert replayed.local.workspace is None  # the run's own empty scratch folder
+        assert replayed.local.inputs.workspace is None  # the run's own empty scratch folder
         app.screen.controller.live.set_live_reload(True)  # live reload on, with no OS watcher
         verifier = demo / "tests" / "verifier.py"
         verifier.write_text(
@@ -983,7 +983,7 @@ async def test_f_when_the_folder_the_tool_started_in_was_removed(task, runs, tmp
         box.value = str(demo / "tests")
         await pilot.press("enter")
         replayed = await app.wait_for_replays(2)
-        assert replayed.local is not None and replayed.local.workspace == demo / "tests"
+        assert replayed.local is not None and replayed.local.inputs.workspace == demo / "tests"
 
 
 async def test_a_folder_named_tilde_is_shown_in_the_picker_as_a_shell_takes_it_back(task, runs, tmp_path, monkeypatch):

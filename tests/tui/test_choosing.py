@@ -25,7 +25,7 @@ async def test_enter_in_the_cases_list_chooses_and_runs(example):
         await app.wait_for_runs(1)
         await pilot.press("down", "enter")  # the list has focus; correct -> missing-file
         result = await app.wait_for_runs(2)
-        assert result.case == "missing-file" and result.trigger == "case chosen"
+        assert result.inputs.case == "missing-file" and result.trigger == "case chosen"
         assert result.outcome is Outcome.VERIFIER_RAISED
         await pilot.pause()
         assert "case missing-file" in widget_text(app, "#header")
@@ -41,7 +41,7 @@ async def test_s_opens_the_case_chooser(example):
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("down", "down", "enter")  # correct -> missing-file -> wrong-case
         result = await app.wait_for_runs(2)
-        assert result.case == "wrong-case"
+        assert result.inputs.case == "wrong-case"
         assert result.verdict.rewards == {"reward": 0.0}
         assert app.session.case.name == "wrong-case"
 
@@ -58,7 +58,7 @@ async def test_a_case_chosen_with_s_is_shown_and_highlighted_in_the_cases_list(t
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("end", "up", "enter")  # the last case (below it: "no case")
         result = await app.wait_for_runs(2)
-        assert result.case == "case39"
+        assert result.inputs.case == "case39"
         await pilot.pause()
         listed = app.main.query_one("#cases", OptionList)
         assert listed.highlighted == 39
@@ -98,12 +98,12 @@ async def test_choose_among_several_verifiers(tmp_path):
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
-        assert first.verifier.name == "verifier.py"
+        assert first.inputs.verifier.name == "verifier.py"
         await pilot.press("v")
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("down", "enter")
         result = await app.wait_for_runs(2)
-        assert result.verifier.name == "strict_verifier.py"
+        assert result.inputs.verifier.name == "strict_verifier.py"
         assert result.verdict.rewards == {"reward": 0.5}
         await pilot.pause()
         assert "tests/strict_verifier.py" in widget_text(app, "#header")
@@ -155,7 +155,7 @@ async def test_choose_verifier_from_another_file(tmp_path):
         box.focus()
         await pilot.press("enter")
         result = await app.wait_for_runs(2)
-        assert result.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
+        assert result.inputs.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
 
 
 async def _typed_in_the_folder_box(app, pilot, typed: str) -> None:
@@ -205,13 +205,13 @@ async def test_choose_workspace_with_the_folder_picker(example):
         box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("enter")
         result = await app.wait_for_runs(2)
-        assert result.workspace.parent.name == "wrong-text"
+        assert result.inputs.workspace.parent.name == "wrong-text"
         assert result.trigger == "workspace chosen"
         assert result.verdict.rewards == {"reward": 0.0}
         await pilot.pause()
         assert "cases/wrong-text/workspace" in widget_text(app, "#choices")
         # The case's expected.json is about its own workspace: not applied, and said so.
-        assert result.expected is None
+        assert result.inputs.expected is None
         assert "expected.json is not applied: its workspace is not in use" in widget_text(app, "#reward-body")
         assert "(inputs changed)" in widget_text(app, "#header")
 
@@ -262,7 +262,7 @@ async def test_the_folder_picker_starts_with_the_path_as_typed_from_where_the_to
         assert app.screen.query_one("#path", Input).value == "cases/correct/workspace"
         await pilot.press("enter")  # the path shown is the one used
         result = await app.wait_for_runs(2)
-        assert result.workspace == root / "cases" / "correct" / "workspace"
+        assert result.inputs.workspace == root / "cases" / "correct" / "workspace"
 
 
 async def test_folder_picker_tree_browsing_fills_the_box(example):
@@ -279,7 +279,7 @@ async def test_folder_picker_tree_browsing_fills_the_box(example):
         assert Path(value).absolute().is_relative_to(root) and value == path_from(Path(value).absolute(), Path.cwd())
         await pilot.press("ctrl+u")
         result = await app.wait_for_runs(2)
-        assert result.workspace == Path(value).absolute()
+        assert result.inputs.workspace == Path(value).absolute()
 
 
 async def test_ctrl_u_in_the_folder_pickers_box_uses_the_folder_typed(example):
@@ -297,7 +297,7 @@ async def test_ctrl_u_in_the_folder_pickers_box_uses_the_folder_typed(example):
         box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("ctrl+u")
         result = await app.wait_for_runs(2, timeout=5)
-        assert result.workspace == root / "cases" / "wrong-text" / "workspace"
+        assert result.inputs.workspace == root / "cases" / "wrong-text" / "workspace"
 
 
 async def test_ctrl_u_in_the_file_pickers_box_is_the_box_s_own_key(example):
@@ -373,10 +373,10 @@ async def test_typed_text_response_runs_after_a_pause(example):
         await pilot.press(*typed)
         # A slow machine may pause between two keys long enough for a run of the text so far.
         count = 3
-        while (result := await app.wait_for_runs(count)).response.text != typed:
+        while (result := await app.wait_for_runs(count)).inputs.response.text != typed:
             count += 1
         assert result.trigger == "response edited"
-        assert result.response.path is None and result.response.kind == "text"
+        assert result.inputs.response.path is None and result.inputs.response.kind == "text"
         assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
         # The verdict is visible beneath the editor.
         await pilot.pause()
@@ -398,7 +398,7 @@ async def test_choose_task_data_file(example, monkeypatch):
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("down", "down", "enter")  # none: {}
         result = await app.wait_for_runs(2)
-        assert result.task_data is None
+        assert result.inputs.task_data is None
         await pilot.press("t", "down", "enter")  # a JSON file…
         assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         box = app.screen.query_one("#path", Input)
@@ -406,7 +406,7 @@ async def test_choose_task_data_file(example, monkeypatch):
         box.focus()
         await pilot.press("enter")
         result = await app.wait_for_runs(3)
-        assert result.task_data.name == "task_data.json" and result.verdict.rewards == {"reward": 1.0}
+        assert result.inputs.task_data.name == "task_data.json" and result.verdict.rewards == {"reward": 1.0}
 
 
 async def test_toggle_mode_with_and_without_the_response(example):
@@ -453,7 +453,7 @@ async def test_a_chooser_flow_that_raises_is_shown_and_the_app_goes_on(example, 
         assert app.is_running and app.screen is app.main
         assert "choose the workspace: RuntimeError: the disk is on fire" in app.notices, app.notices
         await pilot.press("r")
-        assert (await app.wait_for_runs(2)).case == "correct"
+        assert (await app.wait_for_runs(2)).inputs.case == "correct"
 
 
 async def test_a_chooser_key_pressed_thrice_opens_one_chooser(example):
@@ -481,7 +481,7 @@ async def test_a_response_typed_for_a_case_without_one_is_said_as_one_the_case_n
         await pilot.press("p", "down", "enter")  # "type plain text in an editor"
         assert isinstance(app.screen, ResponseEditorScreen)
         result = await app.wait_for_runs(2)  # opening the editor runs the (empty) typed response
-        assert result.expected is None
+        assert result.inputs.expected is None
         await pilot.press("escape")
         await pilot.pause()
         said = " ".join(widget_text(app, "#reward-body").split())  # as one line, however it wraps
@@ -501,7 +501,7 @@ async def test_keys_typed_in_one_burst_after_s_go_to_the_case_chooser(example):
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         result = await app.wait_for_runs(2)
         await pilot.pause()
-        assert result.case is None and result.trigger == "case chosen", result.case
+        assert result.inputs.case is None and result.trigger == "case chosen", result.inputs.case
         assert app.screen is app.main and app.session.case is None
 
 
@@ -535,7 +535,7 @@ async def test_keys_handed_to_a_chooser_that_starts_another_flow_are_held_for_th
         result = await app.wait_for_runs(2)
         await wait_for(lambda: app.screen is app.main, "the chooser closed")
         await pilot.pause()
-        assert result.case is None and result.trigger == "case chosen", result.case
+        assert result.inputs.case is None and result.trigger == "case chosen", result.inputs.case
         assert app.screen is app.main and app.session.case is None
 
 
@@ -764,13 +764,13 @@ async def test_a_case_mark_is_current_again_once_shift_s_or_v_chooses_back_what_
         await pilot.press("v")
         await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
         await pilot.press("down", "enter")  # steps/first/tests/other.py
-        assert (await app.wait_for_runs(5)).verifier.name == "other.py"
+        assert (await app.wait_for_runs(5)).inputs.verifier.name == "other.py"
         await pilot.pause()
         assert "? kept1 was ✓ 0.1" in cases_text(app), cases_text(app)  # not that verifier's verdict
         await pilot.press("v")
         await wait_for(lambda: isinstance(app.screen, ChooseListScreen), "the verifier chooser")
         await pilot.press("up", "enter")
-        assert (await app.wait_for_runs(6)).verifier.name == "verifier.py"
+        assert (await app.wait_for_runs(6)).inputs.verifier.name == "verifier.py"
         await pilot.pause()
         assert "✓ kept1 0.1" in cases_text(app), cases_text(app)
 
@@ -1025,7 +1025,7 @@ async def test_a_case_mark_of_another_step_says_its_step(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("s", "home", "enter")  # kept1, under first
-        assert (await app.wait_for_runs(2)).case == "kept1"
+        assert (await app.wait_for_runs(2)).inputs.case == "kept1"
         await pilot.pause()
         cases = cases_text(app)
         assert "kept1 0.1" in cases and "kept2 0.1" in cases and "step" not in cases, cases

@@ -76,10 +76,10 @@ async def test_the_view_marks_each_line_by_the_cases_that_reached_it(tmp_path):
         assert any("branchy/tests/scoring.py:6" in n for n in app.notices), app.notices
 
         report_change(app, [task / "tests" / "verifier.py"])  # a save while it is open: every case again
-        assert {(await app.wait_for_runs(n)).case for n in (4, 5)} == {"empty", "right"}
+        assert {(await app.wait_for_runs(n)).inputs.case for n in (4, 5)} == {"empty", "right"}
         assert all(r.coverage is not None for r in app.finished[3:5])
         await pilot.press("r")  # every case again, from the view
-        assert {(await app.wait_for_runs(n)).case for n in (6, 7)} == {"empty", "right"}
+        assert {(await app.wait_for_runs(n)).inputs.case for n in (6, 7)} == {"empty", "right"}
 
         await pilot.press("escape")
         await pilot.pause()
@@ -151,7 +151,7 @@ async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
     ✗ the lines only the other case reaches, as if final."""
     _task, app = _mid_round_app(tmp_path)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
-        assert (await _open_mid_round(app, pilot)).case == "empty"
+        assert (await _open_mid_round(app, pilot)).inputs.case == "empty"
         await pilot.pause()
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
@@ -159,7 +159,7 @@ async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
         await pilot.press("n")  # no ✗ to go to yet: said
         await pilot.pause()
         assert app.notices[-1:] == ["no line is marked ✗ yet: 1 still running"], app.notices
-        assert (await app.wait_for_runs(3)).case == "right"
+        assert (await app.wait_for_runs(3)).inputs.case == "right"
         await pilot.pause()
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().startswith("Coverage of 2 cases: ")
@@ -181,12 +181,12 @@ async def test_a_save_while_the_view_is_open_never_marks_new_lines_by_old_runs(t
         # The save reaches the app by its watcher alone: a change handed over as well would be a second
         # save, whenever the watcher's own came in (a loaded machine), and a round begun again.
         verifier.write_text("FIRST = 1\nSECOND = 2\n" + verifier.read_text())
-        assert (await app.wait_for_runs(4)).case == "empty"  # "right" still sleeping
+        assert (await app.wait_for_runs(4)).inputs.case == "empty"  # "right" still sleeping
         await pilot.pause()
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
         assert "✗" not in _marks(shown), shown
-        assert (await app.wait_for_runs(5)).case == "right"
+        assert (await app.wait_for_runs(5)).inputs.case == "right"
         await pilot.pause()
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().startswith("Coverage of 2 cases: 16 of 23 lines ran"), shown
@@ -232,7 +232,7 @@ async def test_leaving_the_view_mid_round_leaves_no_round_for_the_next_save(tmp_
         await app.wait_for_runs(3)
         await asyncio.sleep(4)  # time for every case a round would run
         saved = [r for r in app.finished if "verifier.py" in r.trigger]
-        assert [r.case for r in saved] == ["right"], [(r.case, r.trigger) for r in app.finished]
+        assert [r.inputs.case for r in saved] == ["right"], [(r.inputs.case, r.trigger) for r in app.finished]
         assert saved[0].coverage is None
 
 

@@ -174,7 +174,7 @@ async def test_a_wide_reward_unchanged_after_other_runs_is_still_marked_the_same
         first = await app.wait_for_runs(1)
         history = app.main.query_one(HistoryList)
         for number in range(100, 100 + KEEP_FULL + 1):  # other cases' runs, after it
-            history.add(replace(first, case="other", sequence=number))
+            history.add(replace(first, inputs=replace(first.inputs, case="other"), sequence=number))
         assert len(history.results[0].verdict.rewards) < 30  # the case's run is cut
         await pilot.press("r")
         await app.wait_for_runs(2)

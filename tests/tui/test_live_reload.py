@@ -34,12 +34,12 @@ async def test_a_changed_or_deleted_expected_json_judges_the_next_verdict(exampl
         expected.write_text(json.dumps({"rewards": {"reward": 0.5}}))
         result = await app.wait_for_runs(2)  # the verdict is compared with the expected.json on disk
         assert result.trigger == "cases/correct/expected.json"
-        assert result.expected.rewards == {"reward": 0.5} and result.expected_matched is False
+        assert result.inputs.expected.rewards == {"reward": 0.5} and result.expected_matched is False
         await pilot.pause()
         assert "does not match the case's expected.json" in widget_text(app, "#reward-body")
         expected.unlink()
         result = await app.wait_for_runs(3)
-        assert result.expected is None and result.expected_matched is None
+        assert result.inputs.expected is None and result.expected_matched is None
         await pilot.pause()
         assert "expected.json" not in widget_text(app, "#reward-body")
 
@@ -58,7 +58,7 @@ async def test_a_case_added_on_disk_appears_in_the_list_and_the_chooser(example)
         assert "zz-added" in screen_text(app)
         await pilot.press("end", "up", "enter")  # the last case, above "no case"
         result = await app.wait_for_runs(2)
-        assert result.case == "zz-added" and result.expected_matched is True
+        assert result.inputs.case == "zz-added" and result.expected_matched is True
         # A case folder removed leaves the list too.
         await pilot.press("s")
         await pilot.press("home", "enter")  # back to "correct"
@@ -176,7 +176,7 @@ async def test_a_save_while_every_case_runs_leaves_the_verdict_stale(tmp_path):
     root = make_task(tmp_path / "t", _SLOW, cases=_TWO_CASES)
     app = make_app(root, case="a-first")
     async with app.run_test(size=SIZE) as pilot:
-        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "a-first")).case == "b-second"
+        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "a-first")).inputs.case == "b-second"
         await pilot.pause()
         assert "stale: workspace/n.txt changed since this run" in widget_text(app, "#status")
         assert "Reward · stale" in screen_text(app)
@@ -191,7 +191,7 @@ async def test_a_save_the_shown_cases_run_in_a_read_is_stale_no_more(tmp_path):
     app = make_app(root, case="b-second")
     async with app.run_test(size=SIZE) as pilot:
         # a-first's run, then b-second's, which reads the save
-        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "b-second")).case == "b-second"
+        assert (await _a_with_a_save_as_a_first_runs(app, pilot, root, "b-second")).inputs.case == "b-second"
         await pilot.pause()
         assert "stale" not in widget_text(app, "#status")
         (root / "tests" / "verifier.py").write_text(_SLOW.replace("1.0", "0.5"))
@@ -419,7 +419,7 @@ async def test_the_current_case_renamed_on_disk_stays_chosen_under_its_new_name(
         assert app.session.case is not None and app.session.case.name == "right"
         assert app.session.workspace == root / "cases" / "right" / "workspace"
         result = await app.wait_for_runs(2)
-        assert result.case == "right" and result.expected_matched is True
+        assert result.inputs.case == "right" and result.expected_matched is True
         await pilot.pause()
         header = widget_text(app, "#header")
         assert "case right" in header and "could not start" not in screen_text(app)
@@ -447,7 +447,7 @@ async def test_a_case_renamed_and_saved_in_at_once_stays_chosen(example_on_disk)
         await wait_for(lambda: "right" in listed(app), "the renamed case in the cases list")
         result = await app.wait_for_runs(2)
         assert app.session.case is not None and app.session.case.name == "right"
-        assert result.case == "right" and result.expected_matched is True
+        assert result.inputs.case == "right" and result.expected_matched is True
         await pilot.pause()
         assert "case right" in widget_text(app, "#header") and "could not start" not in screen_text(app)
 
@@ -464,7 +464,7 @@ async def test_a_task_folder_renamed_and_saved_in_at_once_is_followed(example_on
         root.rename(moved)
         saved_atomically(moved / "task.toml", (moved / "task.toml").read_text())
         result = await app.wait_for_runs(2)
-        assert app.session.task.root == moved and result.case == "correct" and result.expected_matched is True
+        assert app.session.task.root == moved and result.inputs.case == "correct" and result.expected_matched is True
         await pilot.pause()
         assert "could not be re-read" not in screen_text(app) and "could not start" not in screen_text(app)
 
@@ -492,7 +492,7 @@ async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
         assert "wrong-text" not in offered() and "wrong-text" not in screen_text(app)
         await pilot.press("end", "up", "enter")  # the last case, above "no case"
         result = await app.wait_for_runs(2)
-        assert result.case == "wrong-words" and result.expected_matched is True
+        assert result.inputs.case == "wrong-words" and result.expected_matched is True
 
 
 async def test_the_run_after_the_task_folder_renamed_is_said_to_follow_the_rename(example):
@@ -530,7 +530,7 @@ async def test_the_task_folder_renamed_on_disk_is_followed(example):
         before = len(app.finished)  # counted before r: its run can end while the press is processed
         await pilot.press("r")
         result = await app.wait_for_runs(before + 1)
-        assert result.case == "correct" and result.expected_matched is True
+        assert result.inputs.case == "correct" and result.expected_matched is True
         assert app.session.workspace == moved / "cases" / "correct" / "workspace"
         await pilot.pause()
         assert "could not be re-read" not in screen_text(app)
@@ -557,13 +557,13 @@ async def test_a_chosen_case_removed_and_another_made_on_its_inode_is_not_taken_
         await wait_for(lambda: "zz-new" in listed(app), "the new case in the cases list")
         assert "wrong-text" not in listed(app)
         result = await app.wait_for_runs(2)
-        assert result.case is None and app.session.case is None
+        assert result.inputs.case is None and app.session.case is None
         await pilot.pause()
         assert "case none" in widget_text(app, "#header")
         lines = [line.strip() for line in screen_text(app).splitlines()]
         assert any(line.startswith("workspace ") and "cases/wrong-text/workspace" in line for line in lines)
         assert "could not start" in screen_text(app) and "is not there any more" in screen_text(app)
-        assert all(r is None or r.case != "zz-new" for r in app.finished)
+        assert all(r is None or r.inputs.case != "zz-new" for r in app.finished)
 
 
 async def test_a_task_removed_and_another_copied_beside_it_on_its_inode_is_not_taken_for_it(example_on_disk):
@@ -581,7 +581,7 @@ async def test_a_task_removed_and_another_copied_beside_it_on_its_inode_is_not_t
         await wait_for(lambda: "the task could not be re-read" in screen_text(app), "the task said gone")
         await pilot.pause(1.0)
         assert app.session.task.root == root
-        assert all(r is None or not r.verifier.is_relative_to(other) for r in app.finished)
+        assert all(r is None or not r.inputs.verifier.is_relative_to(other) for r in app.finished)
         assert "sum-column" not in screen_text(app)
 
 

@@ -127,14 +127,14 @@ async def test_every_case_on_save_runs_every_case_and_says_so(example):
         await app.wait_for_runs(5)  # turned on: every case runs once
         await pilot.pause()
         assert "every case on save" in widget_text(app, "#status")
-        assert {r.case for r in app.finished[1:5]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+        assert {r.inputs.case for r in app.finished[1:5]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
         shown = marks(app)
         assert shown["correct"].startswith("✓") and shown["missing-file"].startswith("✓"), shown
         # A save to the verifier re-runs every case, not only the chosen one.
         app.controller.live.set_live_reload(True)  # as with live reload on, without a watcher
         report_change(app, [root / "tests" / "verifier.py"])
         await app.wait_for_runs(9)
-        assert {r.case for r in app.finished[5:9]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+        assert {r.inputs.case for r in app.finished[5:9]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
         assert all(r.trigger == "verifier.py" for r in app.finished[5:9])
         await pilot.press("A")
         await pilot.pause()
@@ -142,7 +142,7 @@ async def test_every_case_on_save_runs_every_case_and_says_so(example):
         (root / "tests" / "verifier.py").touch()  # saved again (a file left as the last run read it runs nothing)
         report_change(app, [root / "tests" / "verifier.py"])
         result = await app.wait_for_runs(10)
-        assert result.case == "correct"
+        assert result.inputs.case == "correct"
         await asyncio.sleep(0.5)
         assert len(app.finished) == 10  # off again: the chosen case alone
 
@@ -316,8 +316,8 @@ async def test_a_typed_response_follows_live_reload(example):
         assert "stale: the typed response changed since this run" in widget_text(app, "#status")
         await pilot.press("escape", "w")  # live reload on: what changed meanwhile runs
         result = await app.wait_for_runs(2)
-        assert result.trigger in ("response edited", "live reload on") and result.response is not None
-        assert result.response.text == "3"
+        assert result.trigger in ("response edited", "live reload on") and result.inputs.response is not None
+        assert result.inputs.response.text == "3"
 
 
 async def test_the_readmes_first_example_names_the_task_in_the_header(monkeypatch):
@@ -394,7 +394,7 @@ async def test_a_runs_outcome_is_read_whole_when_other_cases_ran_after_it(tmp_pa
         await pilot.press("A")  # runs every case at once: b-slow's ends last
         await app.wait_for_runs(3)
         await pilot.pause()
-        assert app.finished[-1].case == "b-slow"
+        assert app.finished[-1].inputs.case == "b-slow"
         status = app.screen.query_one(StatusLine)
         shown = " ".join(line.strip() for line in screen_text(app).splitlines())
         assert "every case on save" in shown and "· a-case-with-a-rather-long-name" in shown, shown
@@ -763,7 +763,7 @@ async def test_keys_pressed_while_b_runs_run_once_it_is_done(tmp_path, monkeypat
         gate.go.touch()
         await wait_for(lambda: "both modes:" in widget_text(app, "#reward-body"), "b's runs")
         await app.wait_for_runs(3)  # a's run: every case
-        assert {r.case for r in app.finished[1:3] if r is not None} == {"c", "d"}
+        assert {r.inputs.case for r in app.finished[1:3] if r is not None} == {"c", "d"}
         assert all(r is not None and r.trigger == "all cases" for r in app.finished[1:3])
         assert gate.runs() == 1 + 2 + 2, gate.runs()  # the first run, b's two, a's two: b ran once
         assert not app.controller.run_all_pending
@@ -798,7 +798,7 @@ async def test_a_save_while_b_runs_with_every_case_on_runs_every_case(tmp_path, 
         # b's two modes both read the save (the save is not b's to drop, yet it came between them)
         assert "scores otherwise" not in " ".join(widget_text(app, "#reward-body").split())
         await app.wait_for_runs(5)  # the save's run: every case, the saved verifier
-        rewards = {r.case: r.verdict.rewards for r in app.finished[3:5] if r is not None}
+        rewards = {r.inputs.case: r.verdict.rewards for r in app.finished[3:5] if r is not None}
         assert rewards == {"c": {"reward": 0.5}, "d": {"reward": 0.5}}, rewards
         assert all(r is not None and r.trigger == "verifier.py" for r in app.finished[3:5])
 

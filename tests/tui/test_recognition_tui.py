@@ -22,7 +22,7 @@ async def test_t_offers_each_row_of_tasks_jsonl(example):
     app = make_app(example("greeting-rows"), watch=False)  # first case: ada, which uses the row ada
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
-        assert (first.task_id, first.verdict.rewards) == ("ada", {"reward": 1.0})
+        assert (first.inputs.task_id, first.verdict.rewards) == ("ada", {"reward": 1.0})
         await pilot.pause()
         assert "row ada of greeting-rows/tasks.jsonl" in widget_text(app, "#choices")
         await pilot.press("t")
@@ -34,7 +34,7 @@ async def test_t_offers_each_row_of_tasks_jsonl(example):
         assert "ada" in rows and "grace" in rows and '{"greeting": "Hey", "name": "Lin"}' in rows
         await pilot.press("down", "enter")  # ada (current) -> grace
         result = await app.wait_for_runs(2)
-        assert (result.task_id, result.trigger) == ("grace", "task row chosen")
+        assert (result.inputs.task_id, result.trigger) == ("grace", "task row chosen")
         assert result.verdict.rewards == {"reward": 0.0}  # the workspace greets Ada, the row Grace
         await pilot.pause()
         assert "row grace of greeting-rows/tasks.jsonl" in widget_text(app, "#choices")

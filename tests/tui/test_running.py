@@ -74,7 +74,7 @@ async def test_run_all_cases_marks_every_case(example):
         await pilot.press("a")
         await app.wait_for_runs(5)
         await pilot.pause()
-        ran = [r.case for r in app.finished[1:]]
+        ran = [r.inputs.case for r in app.finished[1:]]
         assert ran == ["correct", "missing-file", "wrong-case", "wrong-text"]
         assert all(r.expected_matched for r in app.finished[1:])
         text = screen_text(app)
@@ -84,7 +84,7 @@ async def test_run_all_cases_marks_every_case(example):
         started = [m.case for m in recorded(messages, RunStarted)]
         assert started[1:] == ran
         # The panels still show the current case.
-        assert app.main.latest.case == "correct"
+        assert app.main.latest.inputs.case == "correct"
 
 
 async def test_live_reload_after_a_real_file_write(example):

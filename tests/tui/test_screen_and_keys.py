@@ -145,7 +145,7 @@ async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_
         done = run_in_shell_text(typed, env, Path.cwd())
         assert done.returncode == 0, done.stderr
         again = json.loads(done.stdout)
-        assert (again["rewards"], again["case"]) == (result.verdict.rewards, result.case)
+        assert (again["rewards"], again["case"]) == (result.verdict.rewards, result.inputs.case)
 
 
 async def test_copy_before_any_run_says_so(tmp_path):
@@ -189,7 +189,7 @@ async def test_edit_cannot_suspend_headless(example):
         assert any("hello-file/tests/verifier.py:28" in n for n in app.notices), app.notices
         # Still alive and running.
         await pilot.press("r")
-        assert (await app.wait_for_runs(2)).case == "missing-file"
+        assert (await app.wait_for_runs(2)).inputs.case == "missing-file"
 
 
 async def test_edit_without_an_editor_says_how(example, monkeypatch):
@@ -309,7 +309,7 @@ async def test_command_palette_lists_and_runs_our_commands(example):
         await pilot.pause(0.3)
         await pilot.press("enter")
         await app.wait_for_runs(5)
-        assert {r.case for r in app.finished[1:]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+        assert {r.inputs.case for r in app.finished[1:]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
 
 
 async def _palette_hits(app, pilot, words: str) -> list[str]:

@@ -20,13 +20,13 @@ async def test_case_marks_use_the_tolerance_and_a_near_miss_is_named(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         await pilot.pause()
-        assert first.case == "exact" and first.expected_matched is False
+        assert first.inputs.case == "exact" and first.expected_matched is False
         reward = widget_text(app, "#reward-body")
         assert "only float rounding: reward 0.30000000000000004 vs 0.3" in reward
         await pilot.press("a")
         await app.wait_for_runs(3)
         await pilot.pause()
-        marks = {r.case: r.expected_matched for r in app.finished[1:]}
+        marks = {r.inputs.case: r.expected_matched for r in app.finished[1:]}
         assert marks == {"exact": False, "within": True}
         text = screen_text(app)
         assert "✗ exact" in text and "✓ within" in text

@@ -48,7 +48,7 @@ async def opened_editor(pilot, *keys: str) -> None:
 
 def typed(app) -> str | None:
     """The response text of the last run that ended (None: it had none)."""
-    response = app.finished[-1].response if app.finished else None
+    response = app.finished[-1].inputs.response if app.finished else None
     return response.text if response is not None else None
 
 
@@ -76,7 +76,7 @@ async def test_typed_json_runs_only_once_it_parses(example):
         valid = json.dumps(wrap_text_response("3"), indent=2)
         text_area.replace(valid, (0, 0), text_area.document.end)
         result = await app.wait_for_runs(2)
-        assert result.trigger == "response edited" and json.loads(result.response.text)["output"]
+        assert result.trigger == "response edited" and json.loads(result.inputs.response.text)["output"]
         assert result.verdict.rewards == {"reward": 1.0}
         assert app.finished[1:] == [result]
         # Closed on JSON that no longer parses: the runs keep the last one that did, and it is said.
@@ -101,7 +101,7 @@ async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_t
         assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         await pilot.press(*"answer.json", "enter")  # typed at once, no click on the box
         result = await app.wait_for_runs(2)
-        assert result.response.path == started_in / "answer.json"
+        assert result.inputs.response.path == started_in / "answer.json"
         assert result.verdict.rewards == {"reward": 1.0}
 
 
@@ -119,7 +119,7 @@ async def test_typing_in_the_folder_picker_goes_to_the_box_relative_to_where_the
         assert app.screen.query_one("#path", Input).value == "wrong-text/workspace"
         await pilot.press("enter")
         result = await app.wait_for_runs(2)
-        assert result.workspace == root / "cases" / "wrong-text" / "workspace"
+        assert result.inputs.workspace == root / "cases" / "wrong-text" / "workspace"
 
 
 async def test_a_run_with_other_inputs_leaves_the_case_mark_alone(example):
@@ -135,7 +135,7 @@ async def test_a_run_with_other_inputs_leaves_the_case_mark_alone(example):
         box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("enter")
         result = await app.wait_for_runs(2)
-        assert result.case == "correct" and result.verdict.rewards == {"reward": 0.0}
+        assert result.inputs.case == "correct" and result.verdict.rewards == {"reward": 0.0}
         await pilot.pause()
         assert case_line(app, "correct") == "✓ correct  1"
         await pilot.press("s")
@@ -147,7 +147,7 @@ async def test_a_run_with_other_inputs_leaves_the_case_mark_alone(example):
         app.main.query_one("#cases", OptionList).focus()
         await pilot.press("home", "enter")
         result = await app.wait_for_runs(3)
-        assert result.workspace == root / "cases" / "correct" / "workspace" and result.expected_matched is False
+        assert result.inputs.workspace == root / "cases" / "correct" / "workspace" and result.expected_matched is False
         await pilot.pause()
         assert case_line(app, "correct").startswith("✗ correct")
 

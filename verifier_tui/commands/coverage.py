@@ -49,7 +49,7 @@ def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
         return out
     lines = sum(len(f.statements) for f in union.values())
     ran = sum(len(f.executed) for f in union.values())
-    cases = runs_words(len(per_case), all(result.case is None for _name, result in named))
+    cases = runs_words(len(per_case), all(result.inputs.case is None for _name, result in named))
     # no line that can run (a verifier that does not compile) is no full coverage
     out.append(f"coverage of {cases}: {ran} of {lines} lines ran" + (", every one" if 0 < lines == ran else ""))
     for file in union.values():

@@ -380,7 +380,7 @@ def run_command(args: argparse.Namespace) -> int:
             from verifier_tui.engine.keep_case import save
 
             saved = (
-                save(replayed.local, opened.session.task, name, opened.session.step)
+                save(replayed.local, opened.session.task, name)
                 if replayed.local is not None
                 else {"folder": None, "files": [], "notes": [], "problem": "there was no replay to keep as a case"}
             )

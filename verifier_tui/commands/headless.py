@@ -80,8 +80,8 @@ def _task_command(command: str, *checks: Callable[[argparse.Namespace, Session],
 def run_command(args: argparse.Namespace, session: Session) -> int:
     """``verifier-tui run``."""
     result = session.run(trigger="command line")
-    saved = save(result, session.task, args.save_case, session.step) if args.save_case is not None else None
-    named = [(result.case or "-", result)]
+    saved = save(result, session.task, args.save_case) if args.save_case is not None else None
+    named = [(result.inputs.case or "-", result)]
     if args.json:
         data = report.result_json(session, result)
         if saved is not None:
@@ -227,7 +227,7 @@ def _test_cases(args: argparse.Namespace) -> int:
         invalid = sum(len(group.invalid) for group in groups)
         errors = [group for group in groups if group.error is not None]
         refused = [group for group in groups if report.refused(group)]
-        named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
+        named = [(group.item_name(r.inputs.case or "-"), r) for group, rs in ran for r in rs]
         # the report first, as when stopped: stdout that cannot be written (a full disk) ends the command
         junit = _test_junit(args, ran, collection, junit_name, wall) if args.junit else None
         if args.json:

@@ -86,9 +86,9 @@ def header(session: Session, result: RunResult | None = None) -> str:
     # Written only once a verifier was found (each command refuses a task without one first).
     step = f" · step {one_line(session.step)}" if session.step is not None else ""
     parts = [f"task {one_line(task.name)}{step}", f"verifier {here(cast('Path', session.verifier))}"]
-    case = result.case if result is not None else (session.case.name if session.case else None)
+    case = result.inputs.case if result is not None else (session.case.name if session.case else None)
     parts.append(f"case {one_line(case)}" if case else "no case")
-    task_id = result.task_id if result is not None else session.task_id
+    task_id = result.inputs.task_id if result is not None else session.task_id
     if task_id is not None:
         parts.append(f"task row {task_id}")
     parts.append(session.options.python)
@@ -299,7 +299,7 @@ def test_json(
     for group, results in ran:
         for result in results:
             data = result_json(group.session, result)
-            data["id"] = group.item_name(result.case or "-")
+            data["id"] = group.item_name(result.inputs.case or "-")
             cases.append(data)
     passed = sum(1 for case in cases if case["expected_matched"])
     return {
@@ -340,7 +340,7 @@ def test_json(
 
 
 def expected_text(result: RunResult) -> str:
-    expected = result.expected
+    expected = result.inputs.expected
     if expected is None:
         return "-"
     if expected.rewards is not None:
@@ -461,7 +461,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
             rows.append(
                 (
                     symbol,
-                    result.case or "-",
+                    result.inputs.case or "-",
                     expected_text(result),
                     actual_text(result),
                     duration_text(result.duration_s),
@@ -481,10 +481,10 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     shared += [note for note in unimported if note not in shared]
     out += [f"note: {one_line(note)}" for note in shared]
     for result in results:
-        out += [f"{one_line(result.case or '-')}: {said}" for said in why_failed(session, result, shared)]
+        out += [f"{one_line(result.inputs.case or '-')}: {said}" for said in why_failed(session, result, shared)]
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
-            out.append(rule(f"{one_line(result.case or '-')}: stderr", 30))
+            out.append(rule(f"{one_line(result.inputs.case or '-')}: stderr", 30))
             out.append(text_tail(result.stderr, 2000).rstrip())
     gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
@@ -500,7 +500,7 @@ def why_failed(session: Session | None, result: RunResult, shared: Sequence[str]
     writes no stderr to explain it."""
     if result.expected_matched:
         return []
-    case = session.task.case(result.case) if session is not None and result.case else None
+    case = session.task.case(result.inputs.case) if session is not None and result.inputs.case else None
     # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
     problems = case.problems if case is not None else ()
     # Its notes say a run killed past memory_mb, with the limit (engine.results).
@@ -662,7 +662,7 @@ def junit_cases(
             out.append(
                 JunitCase(
                     classname(group),
-                    result.case or "-",
+                    result.inputs.case or "-",
                     f"{result.duration_s:.3f}",
                     failure,
                     stdout=text_tail(result.stdout, JUNIT_OUTPUT_CHARS),

@@ -66,9 +66,10 @@ def failing_location(
     file of the task's, so ``tests/helper.py`` linked to ``../lib/h.py`` is
     none the run could have been in (the rule :mod:`~verifier_tui.engine.stacks`
     and a trial's ``PathMapper`` keep too)."""
-    folders = [*result.tests_dirs, result.verifier.parent]
-    inputs = [result.workspace] if result.workspace is not None else []
-    files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
+    ran = result.inputs
+    folders = [*result.tests_dirs, ran.verifier.parent]
+    inputs = [ran.workspace] if ran.workspace is not None else []
+    files = [p for p in (ran.response.path if ran.response else None, ran.task_data) if p is not None]
     frames = _frames(result, last, traceback)
     refused: Location | None = None
     for roots in (folders, inputs):

@@ -17,8 +17,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
-from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
-from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.model import STACK_SIGNAL, ResponseSource, RunInputs
+from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
@@ -46,32 +46,27 @@ RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a respon
 
 
 @record(frozen=True)
-class RunSpec:
-    """Everything a run needs, fully resolved: the user's own paths."""
+class RunSpec(RunInputs):
+    """Everything a run needs, fully resolved: its inputs (the user's own paths), and how to run them."""
 
     task: Task
-    verifier: Path
-    case: str | None
-    workspace: Path | None  # None: an empty scratch workspace
-    response: ResponseSource | None  # None: Harbor mode
-    task_data: Path | None
-    expected: Expectation | None
-    python: str = "python3"
-    timeout_s: float = DEFAULT_TIMEOUT_S
     harbor_gives_up_s: float | None = None  # task.toml's timeout_sec when Harbor stops the verifier before it runs
     nemo_gym: Path | None = None  # --nemo-gym: another copy of nemo_gym/verifiers to vendor
     explain_only: bool = False
-    task_id: str | None = None  # task_data is a .jsonl: the verifier gets this row's fields
     runner: OwnRunner | None = None  # the task's own runner (None: ours)
     phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
     env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
     extra_tests: Path | None = None  # a step's own steps/<name>/tests, over tests/ in /tests as Harbor does
-    step: str | None = None  # the step of a multi-step task this run is (--step)
     via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
     network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
     planted: tuple[tuple[str, bytes], ...] = ()  # files in the reward folder before the run (audit's probe)
     coverage: bool = False  # ask the runner which of the task's own lines ran (--coverage-to)
     start_error: str | None = None  # why it cannot start, known before staging (audit: its workspace was not made)
+
+    @property
+    def inputs(self) -> RunInputs:
+        """What the run's result keeps of it: not the task, which each save reloads."""
+        return narrowed(self, RunInputs)
 
     @property
     def own_runner(self) -> OwnRunner | None:

@@ -98,13 +98,13 @@ def refusal(task_root: Path, name: str | None, workspace: Path | None = None) ->
     return None
 
 
-def save(result: RunResult, task: Task, name: str, step: str | None = None) -> dict[str, Any]:
+def save(result: RunResult, task: Task, name: str) -> dict[str, Any]:
     """The run kept as the task's case ``name``, said as ``--json``'s ``saved_case``:
-    the folder and what it holds, or the problem that kept anything from being written.
-    ``step``: the step of a multi-step task the run was (``--step``), which the case cannot record."""
+    the folder and what it holds, or the problem that kept anything from being written."""
     from verifier_tui.engine.task.cases import default_task_data
     from verifier_tui.engine.task.steps import step_task_data
 
+    step = result.inputs.step  # the run's own: the session's may have changed since (S, task.toml dropping it)
     found = default_task_data(task.root, task.tests_dir)
     # Under a step, the step's own tests/task_data.json is the task-wide one (/tests/task_data.json, as
     # Harbor uploads it): left to be found, not frozen into the case, as tests/'s is.
@@ -144,7 +144,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
 
     ``shared_task_data``: the task-wide task data files; a run that used one
     leaves it out, so the case goes on following it as every other case does."""
-    folder = case_folder(task_root, name, result.workspace)
+    folder = case_folder(task_root, name, result.inputs.workspace)
     folder.parent.mkdir(exist_ok=True)
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
@@ -158,7 +158,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
         except OSError:
             # a case of that name made while this one was copied (another k, another
             # --save-case): said as a taken name is, not as the rename's bare "File exists"
-            case_folder(task_root, name, result.workspace)
+            case_folder(task_root, name, result.inputs.workspace)
             raise
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -173,11 +173,12 @@ def _fill(
     from verifier_tui.engine.sandbox.mirror import Mirror
     from verifier_tui.engine.task.rows import TASKS_FILE, staged_row_text
 
+    ran = result.inputs
     files: list[str] = ["workspace/"]
     notes: list[str] = []
     workspace = target / "workspace"
-    if result.workspace is not None and result.workspace.is_dir():
-        mirror = Mirror(result.workspace, workspace, verbatim_links=True)
+    if ran.workspace is not None and ran.workspace.is_dir():
+        mirror = Mirror(ran.workspace, workspace, verbatim_links=True)
         try:
             mirror.sync()
         finally:
@@ -185,16 +186,16 @@ def _fill(
         notes += mirror.notes
         if mirror.failed:
             rel, exc = mirror.failed[0]
-            raise OSError(f"could not copy {rel} of {result.workspace} into {target.parent}: {exc.strerror or exc}")
+            raise OSError(f"could not copy {rel} of {ran.workspace} into {target.parent}: {exc.strerror or exc}")
     else:
         workspace.mkdir()
         # None: no workspace was chosen, or the case's is not a folder; the run had a scratch one
         notes.append(
             "the run's workspace was an empty scratch folder: the case's is empty too"
-            if result.workspace is None
-            else f"the run's workspace {result.workspace} is no longer a folder: the case's is empty"
+            if ran.workspace is None
+            else f"the run's workspace {ran.workspace} is no longer a folder: the case's is empty"
         )
-    response = result.response
+    response = ran.response
     if response is not None:
         kept = f"response.{'json' if response.kind == 'json' else 'txt'}"
         if response.path is not None:
@@ -202,22 +203,20 @@ def _fill(
         else:
             (target / kept).write_text(response.text or "", encoding="utf-8")
         files.append(kept)
-    own_rows = result.task_data is not None and os.path.realpath(result.task_data) == os.path.realpath(
-        task_root / TASKS_FILE
-    )
-    if result.task_id is not None and own_rows:
-        (target / "task_id.txt").write_text(result.task_id + "\n", encoding="utf-8")
-        files.append(f"task_id.txt ({result.task_id})")
-    elif result.task_id is not None and result.task_data is not None:
+    own_rows = ran.task_data is not None and os.path.realpath(ran.task_data) == os.path.realpath(task_root / TASKS_FILE)
+    if ran.task_id is not None and own_rows:
+        (target / "task_id.txt").write_text(ran.task_id + "\n", encoding="utf-8")
+        files.append(f"task_id.txt ({ran.task_id})")
+    elif ran.task_id is not None and ran.task_data is not None:
         # A case's task_id.txt names a row of the task's own tasks.jsonl: a row of
         # another file is kept as what the verifier got, the row's task data.
-        text, problem = staged_row_text(result.task_data, result.task_id)
+        text, problem = staged_row_text(ran.task_data, ran.task_id)
         if text is None:
             raise OSError(problem)
         (target / "task_data.json").write_text(text + "\n", encoding="utf-8")
         files.append("task_data.json")
-    elif result.task_data is not None and result.task_data not in shared_task_data:
-        copy_file(str(result.task_data), str(target / "task_data.json"), replace=False)
+    elif ran.task_data is not None and ran.task_data not in shared_task_data:
+        copy_file(str(ran.task_data), str(target / "task_data.json"), replace=False)
         files.append("task_data.json")
     expected = expected_of(result)
     if expected is None:

@@ -304,6 +304,23 @@ def duration_text(seconds: float) -> str:
     return f"{seconds:.0f} s" if 99.95 <= seconds < 1e9 else f"{seconds:.3g} s"
 
 
+@record(frozen=True)
+class RunInputs:
+    """What a run was given, the user's own paths: what its result keeps of its ``RunSpec``, not
+    the task (each save reloads it, and the TUI's history of results would keep every one alive)."""
+
+    verifier: Path
+    case: str | None
+    workspace: Path | None  # None: an empty scratch workspace
+    response: ResponseSource | None  # None: Harbor mode
+    task_data: Path | None
+    expected: Expectation | None
+    python: str
+    timeout_s: float
+    task_id: str | None  # task_data is a .jsonl: the verifier gets this row's fields
+    step: str | None  # the step of a multi-step task this run is (--step), kept: a reload may drop it
+
+
 @record
 class RunResult:
     """Everything one run produced, with every path already mapped back to the
@@ -318,24 +335,14 @@ class RunResult:
     stdout: CapturedText
     stderr: CapturedText
     explain: Explanation | None  # how the runner imported and called verify, read back
-    case: str | None
-    verifier: Path
-    workspace: Path | None
-    response: ResponseSource | None
-    task_data: Path | None
-    expected: Expectation | None
-    python: str
-    timeout_s: float
+    inputs: RunInputs
     command: list[str]  # the exact shell command that reproduces this run outside the tool
     trigger: str = "start"
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
-    not_staged: bool = (
-        False  # refused before the runner started: its files could not be staged (whole), or its view built
-    )
+    not_staged: bool = False  # refused before the runner ran: its files could not be staged (whole) or its view built
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
-    task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
     phases: list[dict[str, Any]] | None = None  # the runner's --phases-to lines, when the spec asked for them
     task_refused: str | None = None  # why Harbor would refuse to load the task (its task.toml), if it would
     environment: dict[str, Any] | None = None  # what the runner's environment held and where each came from
@@ -347,7 +354,6 @@ class RunResult:
     user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
     tests_dirs: tuple[Path, ...] = ()  # the user's folders the run's /tests mirrored (a step's own tests/ first)
-    step: str | None = None  # the step of a multi-step task this run was (--step), kept: a reload may drop it
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
     verdict_by: str = "runner"  # "test.sh": a trial replay that ran the task's test.sh, as the sandbox did
@@ -356,13 +362,13 @@ class RunResult:
 
     @property
     def mode(self) -> str:
-        return "server" if self.response is not None else "harbor"
+        return "server" if self.inputs.response is not None else "harbor"
 
     @property
     def setup(self) -> tuple[str | None, Path]:
         """What decided the tests this run ran: its step and its verifier (another of
         either runs other tests: its verdict says nothing of how the case goes under these)."""
-        return self.step, self.verifier
+        return self.inputs.step, self.inputs.verifier
 
     @property
     def stuck_at(self) -> StackFrame | None:
@@ -382,7 +388,7 @@ class RunResult:
     def outcome_words(self) -> str:
         """The exit code in words, as the user reads it."""
         if self.outcome is Outcome.TIMED_OUT:
-            return f"timed out {timed_out_words(self.timeout_s)}"
+            return f"timed out {timed_out_words(self.inputs.timeout_s)}"
         if self.outcome is Outcome.KILLED:
             return f"killed by signal {self.signal}"
         if self.outcome is Outcome.COULD_NOT_START:
@@ -406,7 +412,8 @@ class RunResult:
     def expected_matched(self) -> bool | None:
         """Whether the case's ``expected.json`` matched (None without one).
         The one rule every face reads (test, run, the TUI, audit, the plugin)."""
-        if self.expected is None:
+        expected = self.inputs.expected
+        if expected is None:
             return None
         if self.task_refused is not None:
             # Harbor would not load the task (its TaskConfig raises): it would run no verifier and read no
@@ -416,13 +423,13 @@ class RunResult:
             # The verifier never ran: an exit code here is the sandbox's own (bwrap's 1 when it cannot
             # exec), no verdict of the verifier's, so no expectation of a case holds.
             return False
-        if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
+        if expected.exit_code is not None and self.exit_code != expected.exit_code:
             return False
-        if self.expected.exit_code == 0 and self.verdict.rewards is None:
+        if expected.exit_code == 0 and self.verdict.rewards is None:
             return False  # exit 0 promises a reward Harbor scores; it would score none
-        if self.expected.rewards is not None:
+        if expected.rewards is not None:
             return self.verdict.rewards is not None and same_rewards(
-                self.verdict.rewards, self.expected.rewards, self.expected.tolerance
+                self.verdict.rewards, expected.rewards, expected.tolerance
             )
         return True
 
@@ -430,7 +437,7 @@ class RunResult:
         """When the rewards failed ``expected.json`` only by float rounding
         (each differs by less than :data:`NEAR_MISS` and there is no
         tolerance): each such key's (got, expected). Empty otherwise."""
-        expected = self.expected
+        expected = self.inputs.expected
         actual = self.verdict.rewards
         if (
             expected is None
@@ -491,16 +498,16 @@ class RunResult:
             "duration_s": round(self.duration_s, 4),
             "pipe_wait_s": round(self.pipe_wait_s, 4),
             **self._resolution_json(),
-            "case": self.case,
-            "verifier": str(self.verifier),
-            "workspace": str(self.workspace) if self.workspace else None,
-            "response": self.response.label() if self.response else None,
-            "task_data": str(self.task_data) if self.task_data else None,
-            "task_id": self.task_id,
+            "case": self.inputs.case,
+            "verifier": str(self.inputs.verifier),
+            "workspace": str(self.inputs.workspace) if self.inputs.workspace else None,
+            "response": self.inputs.response.label() if self.inputs.response else None,
+            "task_data": str(self.inputs.task_data) if self.inputs.task_data else None,
+            "task_id": self.inputs.task_id,
             "mode": self.mode,
-            "python": self.python,
-            "timeout_s": self.timeout_s,
-            "expected": self.expected.to_json() if self.expected else None,
+            "python": self.inputs.python,
+            "timeout_s": self.inputs.timeout_s,
+            "expected": self.inputs.expected.to_json() if self.inputs.expected else None,
             "expected_matched": self.expected_matched,
             "command": self.command,
             "trigger": self.trigger,

@@ -9,23 +9,26 @@ What a record gets: ``__init__`` taking the fields in order, positionally or
 by name, with their defaults (``field(default_factory=...)`` for a fresh list
 or dict per instance), a subclass's after its base's; ``__repr__``;
 ``__eq__``; and when ``frozen``, no assignment and a ``__hash__``.
-:func:`replace` copies one with some fields changed, and :func:`as_json`
-gives its fields as a JSON document holds them. Type checkers see
-``@dataclass`` itself.
+:func:`replace` copies one with some fields changed, :func:`narrowed` gives it as
+one of its bases, and :func:`as_json` gives its fields as a JSON document holds
+them. Type checkers see ``@dataclass`` itself.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["as_json", "field", "record", "replace"]
+__all__ = ["as_json", "field", "narrowed", "record", "replace"]
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
     from dataclasses import field, replace
-    from typing import Any
+    from typing import Any, TypeVar
+
+    Base = TypeVar("Base")
 
     def as_json(obj: Any, /, **more: Any) -> dict[str, Any]: ...
+    def narrowed(obj: Base, base: type[Base], /) -> Base: ...
 
 else:
 
@@ -128,6 +131,10 @@ else:
         values = {name: getattr(obj, name) for name in obj.__record_fields__}
         values.update(changes)
         return type(obj)(**values)
+
+    def narrowed(obj, base, /):
+        """``obj`` as a ``base`` of its class, with that base's fields alone."""
+        return base(**{name: getattr(obj, name) for name in base.__record_fields__})
 
     def as_json(obj, /, **more):
         """A record's fields by name, then ``more``: a tuple or list as a list,

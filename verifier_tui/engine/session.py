@@ -617,7 +617,7 @@ class Session:
             ]
         if self.task_id is not None and self.rows_problems[0] == self.task_data:
             out += self.rows_problems[1]
-        note = self._expectation_note(run.response if run is not None else self.response)
+        note = self._expectation_note(run.inputs.response if run is not None else self.response)
         if note is not None:
             out.append(note)
         return out
@@ -681,13 +681,12 @@ class Session:
         choosing the case, or running all cases, gives them): only such a run
         says how the case goes. A run of the case with another workspace, a
         typed response or other task data says nothing about the case."""
-        case = self.task.case(result.case) if result.case is not None else None
+        ran = result.inputs
+        case = self.task.case(ran.case) if ran.case is not None else None
         if case is None:
             return False
         own_response = None if self.options.no_response else case.response
-        return not _inputs_changed(
-            case, own_response, result.workspace, result.response, result.task_data, result.task_id
-        )
+        return not _inputs_changed(case, own_response, ran.workspace, ran.response, ran.task_data, ran.task_id)
 
     # -- runs --------------------------------------------------------------
 

@@ -244,7 +244,7 @@ def case_status(result: RunResult) -> tuple[str, str]:
 
 def expected_words(result: RunResult) -> str | None:
     """Whether a run matched its case's expected.json, in two words; None without one."""
-    if result.expected is None:
+    if result.inputs.expected is None:
         return None
     return "matches expected" if result.expected_matched else "differs from expected"
 
@@ -289,7 +289,7 @@ def missed_for(result: RunResult) -> str | None:
     (``RunResult.expected_matched``): Harbor would refuse its task, or the
     verifier was not run (the sandbox could not start it: an exit code is the
     sandbox's own). None otherwise (the rewards and the exit code then say why)."""
-    if result.expected is None:
+    if result.inputs.expected is None:
         return None
     if result.task_refused is not None:
         # Short: each face that says it shows the run's notes beside it, the first of which says why.
@@ -300,9 +300,9 @@ def missed_for(result: RunResult) -> str | None:
 
 
 def expected_line(result: RunResult) -> str | None:
-    if result.expected is None:
+    if result.inputs.expected is None:
         return None
-    want = expectation_json(result.expected)
+    want = expectation_json(result.inputs.expected)
     why = missed_for(result)
     said = f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
     return Advice(said, ": ", why) if why else said  # why may name an action: each face words it
@@ -335,10 +335,10 @@ def run_notes(result: RunResult, show_path: Callable[[str], str] = here) -> list
 def notices(session: Session, result: RunResult | None = None, show_path: Callable[[str], str] = here) -> list[str]:
     """The session's notes, and with ``result`` those of that run, each once."""
     own = session.notices(result)  # a mode of --both-modes: as they stand for its response
-    if result is not None and session.case is not None and result.case != session.case.name:
+    if result is not None and session.case is not None and result.inputs.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's; the
         # task's, the verifier's and the runner's, as every case ran with them.
-        case = session.task.case(result.case) if result.case else None
+        case = session.task.case(result.inputs.case) if result.inputs.case else None
         own = session.task_notices()
         own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
     seen: list[str] = []
@@ -395,7 +395,7 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
     if found is not None and found.resolved:
         return None
     return Advice(
-        f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
+        f"nemo_gym is not installed for {result.inputs.python}, so nothing was vendored beside the runner: "
         "install NeMo Gym for that interpreter, or ",
         PYTHON_OPTION,
         " naming another, or ",

@@ -188,7 +188,7 @@ def compare(
     elif local_timeout and not sandbox_timeout:
         took = facts.verifier_duration_s
         ran = f" (its verifier phase took {duration_text(took)})" if took is not None else ""
-        reasons.append(f"the replay timed out {timed_out_words(local.timeout_s)} and the sandbox did not{ran}")
+        reasons.append(f"the replay timed out {timed_out_words(local.inputs.timeout_s)} and the sandbox did not{ran}")
     theirs_python = side.runner.python_version
     mine_python = local_python_version(local)
     if theirs_python and mine_python and theirs_python != mine_python:

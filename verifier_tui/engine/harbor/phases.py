@@ -417,6 +417,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     for line in lines:
         by_phase.setdefault(str(line.get("phase")), []).append(line)
     ended_normally = result.outcome in (Outcome.REWARD_WRITTEN, Outcome.VERIFIER_RAISED, Outcome.CONTRACT_ERROR)
+    timeout_s = result.inputs.timeout_s
     phases: list[Phase] = []
     stopped_at: str | None = None
     explanation, advice = "", ""
@@ -441,7 +442,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             continue
         if not ended_normally:
             # The run was here when it ended (a started line, or no line at all).
-            how = f"timeout {result.timeout_s:g}" if result.outcome is Outcome.TIMED_OUT else result.outcome_words
+            how = f"timeout {timeout_s:g}" if result.outcome is Outcome.TIMED_OUT else result.outcome_words
             phases.append(
                 Phase(
                     name,
@@ -467,7 +468,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             if stopped_at is not None
             else "every step ended"
         )
-        explanation, advice = hung_words(what, f" ({duration_text(result.timeout_s)})")
+        explanation, advice = hung_words(what, f" ({duration_text(timeout_s)})")
         return PhaseReport(stopped_at or "timeout", explanation, advice, tuple(phases))
     if stopped_at is None:
         if lines:
@@ -760,7 +761,7 @@ def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseRepo
         parse_runner_output(result.stderr.text),
         result.verdict,
         timed_out=result.outcome is Outcome.TIMED_OUT,
-        timeout_s=result.timeout_s,
+        timeout_s=result.inputs.timeout_s,
         where=where,
         sandbox=False,
     )

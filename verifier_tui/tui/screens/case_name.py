@@ -87,12 +87,11 @@ async def keep_run(
     task: Task,
     shown: Callable[[Path], str],
     say: Callable[[str], None],
-    step: str | None = None,
 ) -> tuple[str, bool]:
     """Ask for a name and keep ``result`` (``what``, in words) as a case of
     ``task``: the line to say (empty when the prompt was cancelled) and
     whether the case was written. ``shown``: a path as the screen shows paths;
-    ``say``: shows a line while the copy runs (it can take seconds); ``step``: the run's ``--step``."""
+    ``say``: shows a line while the copy runs (it can take seconds)."""
     from verifier_tui.engine.keep_case import refusal, save
 
     cases = task.root / "cases"
@@ -119,7 +118,7 @@ async def keep_run(
         say(_keeping[cases])
         # Off the app's loop: a workspace of 20,000 files takes seconds to copy,
         # and the screen (a save's run, the running clock, its keys) goes on meanwhile.
-        saved = await asyncio.to_thread(save, result, task, name, step)
+        saved = await asyncio.to_thread(save, result, task, name)
         if saved.get("problem"):
             return words(saved["problem"]), False
         notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""

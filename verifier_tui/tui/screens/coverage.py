@@ -126,8 +126,8 @@ class CoverageScreen(KeyedScreen):
             coverage = Coverage({}, f"no coverage: the run {result.outcome.value}")  # in, not still running
         if coverage is not None:  # (None: a run started before the view asked for coverage)
             self.refused = None
-            self.by_case[result.case or NO_CASE] = coverage
-            self.ran_as[result.case or NO_CASE] = result.sequence
+            self.by_case[result.inputs.case or NO_CASE] = coverage
+            self.ran_as[result.inputs.case or NO_CASE] = result.sequence
             self.mutate_reactive(CoverageScreen.by_case)
 
     def not_possible(self, reason: str) -> None:

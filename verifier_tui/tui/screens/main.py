@@ -425,18 +425,18 @@ class MainScreen(SizedScreen):
 
     def _record(self, result: RunResult, cut: tuple[int, ...] = ()) -> None:
         """A run that ended: in the history (with ``cut``, the runs superseded before it), and as its case's mark."""
-        if result.case is not None and self.session.ran_case_inputs(result):
+        if result.inputs.case is not None and self.session.ran_case_inputs(result):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results
             # would grow with what every case prints.
-            self.last_by_case[result.case] = without_output(result)
+            self.last_by_case[result.inputs.case] = without_output(result)
             self.mutate_reactive(MainScreen.last_by_case)
         self.query_one(HistoryList).add(result, self._says_step(result), cut)
 
     def _says_step(self, result: RunResult) -> bool:
         """Whether what shows ``result`` says its step: a multi-step task's runs do, as the header does."""
-        return result.step is not None or bool(self.session.task.config.steps)
+        return result.inputs.step is not None or bool(self.session.task.config.steps)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -505,9 +505,9 @@ class MainScreen(SizedScreen):
             self.action_latest()
             return
         self.viewing = result
-        case = one_line(result.case) if result.case else "no case"  # as the history names it, on its line
+        case = one_line(result.inputs.case) if result.inputs.case else "no case"  # as the history names it, on its line
         # Its step too: the header says the step chosen now, which may not be this run's.
-        step = f" · {step_words(result.step)}" if self._says_step(result) else ""
+        step = f" · {step_words(result.inputs.step)}" if self._says_step(result) else ""
         banner = f" run #{result.sequence} from the history · {case}{step} · esc: back to the latest "
         if message.full:
             self._show_result(result, banner)
@@ -754,8 +754,8 @@ class MainScreen(SizedScreen):
             status.set_note(f"nothing has run yet to keep as a case: {self._until_a_run()}")
             return
         said, kept = await keep_run(
-            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note, result.step
-        )  # the run's step: the session's may have changed since (S, or task.toml dropping or restoring it)
+            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note
+        )
         if kept:
             try:
                 session.reload_task()  # the new case in the list, whether or not a watcher saw it
@@ -921,7 +921,7 @@ class MainScreen(SizedScreen):
         words = command_words(result.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
         note = None
-        if result.response is not None and result.response.path is None:
+        if result.inputs.response is not None and result.inputs.response.path is None:
             note = "The typed response is not in it: save it to a file and pass --response FILE."
         self.app.push_screen(CommandScreen(words, note))
 
@@ -932,7 +932,8 @@ class MainScreen(SizedScreen):
         location = failing.location
         if location is None and failing.refused is not None:  # a file the run named that is none of the task's
             path, line = failing.refused
-            in_workspace = result is not None and result.workspace is not None and path.is_relative_to(result.workspace)
+            workspace = result.inputs.workspace if result is not None else None
+            in_workspace = workspace is not None and path.is_relative_to(workspace)
             self.notify(
                 not_opened(at_line(self.fmt.path(path), line), workspace=in_workspace), severity="warning", markup=False
             )

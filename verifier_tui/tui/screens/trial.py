@@ -392,7 +392,7 @@ class TrialScreen(SizedScreen):
         def say(line: str) -> None:
             status.state = content((line, "$warning"))
 
-        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path, say, session.step)
+        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path, say)
         if said:
             status.state = content((said, "$success" if kept else "$error"))
 
@@ -417,7 +417,7 @@ class TrialScreen(SizedScreen):
         self.app.copy_to_clipboard(" ".join(words))
         notes = []
         cases = self.opened.session.task.cases if self.opened.session is not None else []
-        if local.workspace is None and local.case is None and cases:
+        if local.inputs.workspace is None and local.inputs.case is None and cases:
             # An empty /app (s): `run TASK` has no word for it, and without a workspace it takes a case.
             notes.append(
                 f"It is not run on the replay's empty /app: without --workspace, run takes the task's first "

@@ -92,7 +92,7 @@ class CasesList(OptionList):
             (f"  {reward}" if reward else "", "$text-muted"),
             # Made under another step (S chose this one since): whose verdict it was, as the history says it,
             # on a line of its own under the name (the list is too narrow to keep it at the end of the line).
-            (f"\n    {step_words(result.step)}" if result.step != setup[0] else "", "$text-muted"),
+            (f"\n    {step_words(result.inputs.step)}" if result.inputs.step != setup[0] else "", "$text-muted"),
             broken,
         )
 

@@ -77,7 +77,7 @@ def summary_text(result: RunResult, duration: str) -> str:
     """What a run older than the latest KEEP_FULL shows when picked."""
     symbol, word, _style = status_of(result)
     lines = [
-        f"{symbol} {word}  run #{result.sequence} · {one_line(result.case or 'no case')}",
+        f"{symbol} {word}  run #{result.sequence} · {one_line(result.inputs.case or 'no case')}",
         f"after {one_line(result.trigger)}",
         f"{result.outcome_words} · {duration}",
     ]
@@ -159,7 +159,7 @@ def reward_change(
 
 def _setup(result: RunResult) -> tuple[str | None, tuple[str | None, Path]]:
     """What makes two runs comparable by their rewards: the case, the step and the verifier."""
-    return result.case, result.setup
+    return result.inputs.case, result.setup
 
 
 class HistoryList(OptionList):
@@ -220,11 +220,11 @@ class HistoryList(OptionList):
         return content(
             (number + " " * max(1, 4 - len(number)), "$text-muted"),  # #100 on: still a space before the mark
             (f"{symbol} ", style),
-            (one_line(result.case or "no case"), ""),
+            (one_line(result.inputs.case or "no case"), ""),
             (f" {reward}" if reward else "", "bold"),
             (f" {mark}" if mark else "", mark_style),
             # The step before the trigger: the narrow list cuts the line's end, and a step is short.
-            (f"\n {step_words(result.step)} ·" if steps else "\n", "$text-muted"),
+            (f"\n {step_words(result.inputs.step)} ·" if steps else "\n", "$text-muted"),
             (f" after {one_line(result.trigger)}", "$text-muted"),
             (f"\n {run_numbers(cut)} cut short" if cut else "", "$text-muted"),
         )

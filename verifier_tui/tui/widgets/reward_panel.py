@@ -81,11 +81,11 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
 
 def _expectation(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     """Whether the run matches its case's expected.json (nothing without one)."""
-    if result.expected is None:
+    if result.inputs.expected is None:
         return []
     if result.expected_matched:
         return [("matches the case's expected.json\n", MUTED)]
-    want = expectation_json(result.expected)
+    want = expectation_json(result.inputs.expected)
     why = missed_for(result) or near_miss_line(result)  # (a refused task's case has no near miss)
     # fmt.words: why the run could not start may name an action, said as this screen's key
     said = [(f"  {fmt.words(why)}\n", MUTED)] if why else []

@@ -100,7 +100,7 @@ class StatusLine(ClockedLine):
                 (f" · {REFUSED_TO_RUN}" if result.task_refused is not None else "", "bold $error"),
                 f"{'' if word in result.outcome_words else ' · ' + self.fmt.text(result.outcome_words)}"
                 f" · {self.fmt.duration(result.duration_s)}",
-                (f" · {one_line(result.case or 'no case')}", "$text-muted"),
+                (f" · {one_line(result.inputs.case or 'no case')}", "$text-muted"),
             )
 
     def set_note(self, text: str, style: str = "$warning") -> None:
