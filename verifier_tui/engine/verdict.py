@@ -115,7 +115,9 @@ def readable_json(value: Any, indent: int | None = None, spell: Callable[[str], 
     """``value`` (rewards, a reward file) as JSON whose keys read as written (café, 日本), what
     cannot be seen written as ``spell`` writes it (:func:`~verifier_tui.engine.plain.spelled_out`):
     as JSON escapes it by default, so that the line is still JSON, exact."""
-    return spelled_out(json.dumps(value, ensure_ascii=False, indent=indent), spell)
+    dumped = json.dumps(value, ensure_ascii=False, indent=indent)
+    # json.dumps escapes a line break inside a string: a raw one is the indent's, kept as such
+    return "\n".join(spelled_out(line, spell) for line in dumped.split("\n"))
 
 
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
