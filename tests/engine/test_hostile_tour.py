@@ -1226,6 +1226,36 @@ def test_the_runners_exit_is_not_the_runs_to_rewrite(tmp_path, env, namespace):
     assert data["exit_code"] == 3, data
 
 
+CTRL_C_TO_ITS_GROUP = """\
+    import os, signal, subprocess, time
+
+    def verify(workspace):
+        # Left running, deaf to Ctrl+C: the run's end lists it.
+        subprocess.Popen(["sleep", "900"], preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        try:
+            os.kill(0, signal.SIGINT)  # Ctrl+C to its own process group, as a CLI under test may send
+            time.sleep(30)
+        except KeyboardInterrupt:
+            print("interrupted, and went on")
+        return 1.0
+"""
+
+
+def test_ctrl_c_a_verifier_sends_its_own_group_leaves_its_exit_and_strays_as_they_are(tmp_path, env, sandbox):
+    """A verifier that sent SIGINT to its process group, caught its own
+    KeyboardInterrupt and returned 1.0 (exit 0 in the copy sandbox, and in
+    Harbor, whose ``docker exec`` group holds no container init): the view's
+    init, in that group and a ``sh -c`` that catches SIGINT, left as the
+    runner ended with status 130, so ``run`` said "killed by signal 2" and
+    listed none of what the run left running."""
+    task = make_task(tmp_path / "t", CTRL_C_TO_ITS_GROUP, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    data = run_json(env, task)
+    assert "interrupted, and went on" in data["stdout"], data
+    assert (data["exit_code"], data["signal"], data["rewards"]) == (0, None, {"reward": 1.0}), data
+    assert data["strays"] == ["sleep 900"], data
+
+
 FORGE_SETUP_FAILURE = """\
     import os, sys
 

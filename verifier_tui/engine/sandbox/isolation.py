@@ -141,7 +141,14 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 # that one): dash writes "Terminated" when a foreground command is ended by a
 # signal, to its own stderr, hence the subshell whose redirections are its
 # own. As PID 1 it takes no signal it has no handler for: the tool's SIGTERM
-# reaches the runner and what it started, never the init. Zombies are not
+# reaches the runner and what it started, never the init. SIGINT it has one
+# for: a ``sh -c`` catches it, and dash then exits 130 as soon as its runner
+# is reaped, neither stopping nor listing the strays, and bwrap passes that on
+# as the runner's status ("killed by signal 2"). A verifier's Ctrl+C to its
+# own process group (``kill(0, SIGINT)``), which holds the init, did that; in
+# Harbor that group (``docker exec``'s) holds no container init. So SIGINT is
+# trapped to do nothing: a trap, unlike an ignored signal, is not passed on
+# to the runner, which gets SIGINT's default as before. Zombies are not
 # strays (they are over).
 #
 # Once the runner exited, every other process of the view is stopped before
@@ -162,6 +169,7 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 _INIT = r"""
 od=$1 cmdline_bytes=$2 most=$3
 shift 4
+trap : INT
 exec 3>&2 2>/dev/null
 echo started >&4
 exec 4>&-
