@@ -281,16 +281,37 @@ def test_test_says_a_task_toml_it_did_not_read_above_the_table(env, tmp_path):
     assert lines[1] == said, lines
 
 
+def _leaving(tmp_path: Path, name: str, make: str) -> Path:
+    """A task whose verifier makes its reward file ``name`` (at ``path``) by ``make``, then ends the
+    interpreter, so that the runner writes no reward over it."""
+    verifier = (
+        "import os, sys\n\n"
+        "def verify(workspace):\n"
+        f"    path = os.path.join(sys.argv[sys.argv.index('--reward-dir') + 1], {name!r})\n"
+        f"    {make}\n"
+        "    os._exit(0)\n"
+    )
+    return make_task(tmp_path / "t", verifier, cases={"a": {}})
+
+
 def test_a_reward_file_planted_as_a_fifo_is_said_in_words(env, tmp_path):
     """A verifier left ``reward.json`` as a FIFO: ``run`` listed it as
     ``reward.json: <a other, not a file>``."""
-    task = make_task(
-        tmp_path / "t",
-        "import os, sys\n\n"
-        "def verify(workspace):\n"
-        "    os.mkfifo(os.path.join(sys.argv[sys.argv.index('--reward-dir') + 1], 'reward.json'))\n"
-        "    os._exit(0)\n",
-        cases={"a": {}},
-    )
+    task = _leaving(tmp_path, "reward.json", "os.mkfifo(path)")
     said = _said(env, "run", task, cwd=tmp_path)
     assert "reward.json: <not a regular file, not read>" in said, said
+
+
+def test_a_reward_file_too_big_to_read_is_not_said_to_be_an_exception_of_harbors(env, tmp_path):
+    """A verifier left a 50 GB ``reward.txt`` (sparse: it took no room) and
+    ended the interpreter: ``run`` said "Harbor would raise RewardFileTooLarge",
+    an exception Harbor 0.26.0 does not have (its ``read_text()`` reads the
+    file whole, and what then becomes of it depends on its bytes and the
+    memory it has), and ``--json`` gave that name as ``verdict_error``."""
+    task = _leaving(tmp_path, "reward.txt", "os.truncate(os.open(path, os.O_CREAT | os.O_WRONLY), 50 << 30)")
+    said = _said(env, "run", task, cwd=tmp_path)
+    verdict = next(line for line in said.splitlines() if line.startswith("verdict: "))
+    said_first = "verdict: none: Harbor's verdict cannot be known here: reward.txt is 53,687,091,200 bytes"
+    assert verdict.startswith(said_first), verdict
+    assert "RewardFileTooLarge" not in said, said
+    assert json.loads(_said(env, "run", task, "--json", cwd=tmp_path))["verdict_error"] == "unknown"

@@ -162,7 +162,8 @@ class RewardFile:
 UNKNOWN = "unknown"
 """``Verdict.error`` when Harbor's verdict cannot be known here: a reward file
 (or the reward folder) is a link, which Harbor would follow inside its
-container and the tool never reads; ``message`` names the link."""
+container and the tool never reads (``message`` names the link), or a file
+too big for the tool to parse."""
 
 
 @record(frozen=True)

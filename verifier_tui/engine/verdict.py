@@ -340,9 +340,11 @@ def _read_as_harbor(path: Path, st: os.stat_result, folder: Path, parse: Callabl
             "to read it and fail or hang; verifier-tui does not read it",
         )
     if st.st_size > PARSE_LIMIT_BYTES:
+        # Harbor 0.26.0 has no exception for this: its read_text() takes the file whole, and what
+        # follows (a MemoryError, a parse error, a score) depends on bytes the tool does not read.
         return _error(
             name,
-            "RewardFileTooLarge",
+            UNKNOWN,
             f"{name} is {st.st_size:,} bytes: Harbor would read it whole; verifier-tui "
             f"does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes",
         )

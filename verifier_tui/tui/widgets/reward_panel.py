@@ -227,8 +227,9 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         )
     if outcome is Outcome.NO_REWARD:
         if result.verdict.error == UNKNOWN:
-            # A reward file (or the folder) the verifier left as a link: that, said under Harbor's
-            # verdict, is why it cannot be known (as run and test say it); "no reward" would be a verdict.
+            # A reward file (or the folder) the verifier left as a link, or too big to parse: that, said
+            # under Harbor's verdict, is why it cannot be known (as run and test say it); "no reward"
+            # would be a verdict.
             return None
         return (
             "the runner exits 0 only after writing a reward file: something in the verifier ended the "
