@@ -431,6 +431,14 @@ def test_no_socket_of_the_machine_is_reachable(tmp_path, env, namespace, unix_li
     assert data["stdout"].count(" no: ") == 3
 
 
+def _venv_naming(root: Path, folder: str) -> Path:
+    """A virtual environment whose ``.pth`` names ``folder``, as an editable install's does: its interpreter."""
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+    (site_packages,) = root.glob("lib/python3*/site-packages")
+    (site_packages / "extra.pth").write_text(f"{folder}\n")
+    return root / "bin" / "python"
+
+
 @pytest.mark.parametrize("named", ["/tmp", "/run"])
 def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_it(
     tmp_path, env, namespace, unix_listeners, named
@@ -444,10 +452,7 @@ def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_
     home, addresses = unix_listeners
     if not os.path.isdir(named):
         pytest.skip(f"this machine has no {named}")
-    root = tmp_path / "venv"
-    subprocess.run([PY, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
-    (site_packages,) = root.glob("lib/python3*/site-packages")
-    (site_packages / "extra.pth").write_text(f"{named}\n")
+    python = _venv_naming(tmp_path / "venv", named)
     task = make_task(
         tmp_path / "t",
         f"""\
@@ -459,10 +464,53 @@ def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_
     """,
         cases={"only": {}},
     )
-    done = run_tool(dict(env, HOME=str(home)), "run", "--json", task, "--python", root / "bin" / "python")
+    done = run_tool(dict(env, HOME=str(home)), "run", "--json", task, "--python", python)
     data = json.loads(done.stdout)
     assert data["rewards"] == {"reward": 1.0}, data["stderr"]
     assert data["stdout"] == "[] False False\n", data["stdout"]
+
+
+@pytest.mark.parametrize("bound_through", ["the folder", "a link to it"])
+def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(tmp_path, env, namespace, bound_through):
+    """An editable install's ``.pth`` put the user's project folder on the
+    chosen interpreter's import path, so the view showed it, and a server's
+    socket there (a dev database's, overmind's ``.overmind.sock``) answered
+    the run: the view's own network namespace keeps out abstract sockets and
+    the loopback, never a socket reached by its path. So did one the server
+    bound through a link to the folder, which names the socket otherwise."""
+    project = Path(tempfile.mkdtemp(prefix="vtui-proj-", dir="/tmp"))  # short: a socket's address is 107 bytes
+    try:
+        (project / "real").mkdir()
+        (project / "link").symlink_to("real")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(project / ("real" if bound_through == "the folder" else "link") / "dev.sock"))
+        server.listen(4)
+        python = _venv_naming(tmp_path / "venv", str(project / "real"))
+        task = make_task(
+            tmp_path / "t",
+            f"""\
+            import os, socket
+
+            def verify(workspace):
+                print(os.path.isdir({str(project / "real")!r}))
+                with socket.socket(socket.AF_UNIX) as client:
+                    client.settimeout(2)
+                    try:
+                        client.connect({str(project / "real" / "dev.sock")!r})
+                        print("answered", client.recv(5))
+                    except OSError as exc:
+                        print("no:", type(exc).__name__)
+                return 1.0
+        """,
+            cases={"only": {}},
+        )
+        with answering([server]):
+            done = run_tool(env, "run", "--json", task, "--python", python)
+        data = json.loads(done.stdout)
+        assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+        assert data["stdout"].startswith("True\nno: "), data["stdout"]  # the folder is shown, its socket is not
+    finally:
+        shutil.rmtree(project)
 
 
 # ---------------------------------------------------------------------------
