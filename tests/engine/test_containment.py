@@ -46,6 +46,17 @@ ESCAPES = {
         "    os.waitpid(pid, 0)\n"
         "    os.read(ready, 1)"
     ),
+    # named "x) Z<newline>" (prctl PR_SET_NAME): the first line of its /proc/PID/stat, "N (x) Z",
+    # reads as a zombie's; its code comes on stdin (its command line stays short enough to show
+    # the token), and the verifier returns once the name is set
+    "a name read as a zombie's": (
+        'renamer = \'import ctypes, time; ctypes.CDLL(None).prctl(15, b"x) Z\\\\n", 0, 0, 0); print(flush=True); '
+        "time.sleep(300)'\n"
+        "    named = subprocess.Popen([SLEEPER[0], '-', SLEEPER[3]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "    named.stdin.write(renamer.encode())\n"
+        "    named.stdin.close()\n"
+        "    named.stdout.readline()"
+    ),
 }
 
 

@@ -149,7 +149,9 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 # Harbor that group (``docker exec``'s) holds no container init. So SIGINT is
 # trapped to do nothing: a trap, unlike an ignored signal, is not passed on
 # to the runner, which gets SIGINT's default as before. Zombies are not
-# strays (they are over).
+# strays (they are over): known by status' State line, as its Name line
+# escapes a line break, which the first line of stat does not (a process
+# named "x) Z<newline>" read there as a zombie, and went unlisted).
 #
 # Once the runner exited, every other process of the view is stopped before
 # anything else (``kill -1`` from PID 1 reaches all of them, never itself;
@@ -181,8 +183,9 @@ echo "rc $rc" >&5
 n=0
 for d in /proc/[0-9]*; do
   [ "$d" = /proc/1 ] && continue
-  read -r st <"$d/stat" || continue
-  case "${st##*) }" in Z*|X*) continue ;; esac
+  st=
+  while read -r key st; do [ "$key" = State: ] && break; done <"$d/status" || continue
+  case "$st" in Z*|X*) continue ;; esac
   n=$((n + 1))
   [ $n -gt "$most" ] && continue
   echo "${d#/proc/}" >&5
