@@ -56,6 +56,14 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     assert workspace_path(tmp_path) == '/srv/x"y'
     (tmp_path / "test.sh").write_text('exec "$PY" run.py \\\n  --workspace "/srv/it\'s here";echo\n')
     assert workspace_path(tmp_path) == "/srv/it's here"
+    # sh takes # for a comment only where a word starts, and a comment's \ continues nothing
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace /srv/a#b # --workspace /no\n")
+    assert workspace_path(tmp_path) == "/srv/a#b"
+    (tmp_path / "test.sh").write_text("# see --workspace in the docs \\\nexec python3 run.py --workspace /srv/ws\n")
+    assert workspace_path(tmp_path) == "/srv/ws"
+    # a backslash and a newline inside single quotes are the path's own (bash keeps them): not guessed
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace '/srv/a\\\nb'\n")
+    assert workspace_path(tmp_path) == "/app"
     os.mkfifo(tmp_path / "environment-fifo")
     (tmp_path / "environment").mkdir()
     os.symlink(tmp_path / "environment-fifo", tmp_path / "environment" / "Dockerfile")
@@ -68,7 +76,13 @@ _QUOTINGS = [
     shlex.quote,
     lambda path: '"' + re.sub(r'([$`"\\])', r"\\\1", path) + '"',
     lambda path: "".join("\\" + c for c in path),
+    # unquoted, a backslash before each character sh would take apart (a # inside a word stays)
+    lambda path: re.sub(r"([^\w/.,#+-])", r"\\\1", path),
 ]
+# a comment (which may pass its own --workspace) before the command, ended by a \ or not, and after it
+_COMMENTS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=20) | st.just(
+    " see --workspace /srv/not-this \\"
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -76,11 +90,14 @@ _QUOTINGS = [
     st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("éß中"), max_size=30),
     st.sampled_from(_QUOTINGS),
     st.sampled_from([" ", "="]),
+    _COMMENTS,
+    _COMMENTS,
 )
-def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoting, between):
+def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoting, between, before, after):
     path = "/" + tail
     tests = tmp_path_factory.mktemp("tests")
-    (tests / "test.sh").write_text(f'exec "$PY" run.py --workspace{between}{quoting(path)} --verifier x\n')
+    command = f'exec "$PY" run.py --workspace{between}{quoting(path)} --verifier x #{after}'
+    (tests / "test.sh").write_text(f"#{before}\n{command}\n")
     # a $ or ` would be a variable or a command's output in most quotings: never guessed, the shim's default
     known = "$" not in path and "`" not in path and normal_path(path) != "/"
     assert workspace_path(tests) == (normal_path(path) if known else APP)

@@ -101,8 +101,7 @@ def workspace_path(tests_dir: Path) -> str:
     """Where the task's ``tests/test.sh`` tells the runner the workspace is:
     ``/app`` for the shim (and when it says nothing plain)."""
     text = _read_text(tests_dir / "test.sh") or ""
-    # Harbor executes test.sh (its #! line: sh or bash): a backslash at a line's end joins it to the next
-    for line in text.replace("\\\n", "").splitlines():
+    for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
         path = _workspace_given(line) if "--workspace" in line else None
         if path is not None:
@@ -110,19 +109,50 @@ def workspace_path(tests_dir: Path) -> str:
     return APP
 
 
+# one piece of sh's text: a single-quoted string (literal to the next quote, a newline too), a double-quoted
+# one, a backslash and what it escapes, a newline, a #, or a run of anything else
+_SH_PIECE = re.compile(r"""'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.?|\n|\#|[^'"\\\n#]+""", re.DOTALL)
+_WORD_BEFORE = " \t;&|()<>"  # after one of these unescaped (or at a line's start) a # starts a comment
+_NOT_JOINED = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _sh_lines(text: str) -> Iterator[str]:
+    """test.sh's lines as sh (Harbor executes test.sh with its #! line's sh or bash) reads them: comments
+    gone, a line that ends in ``\\`` joined to the next, except in a comment or single quotes."""
+    line: list[str] = []
+    at = 0
+    while at < len(text):
+        piece = _SH_PIECE.match(text, at)
+        assert piece is not None  # the pattern matches any character
+        at, piece_text = piece.end(), piece.group()
+        if piece_text == "\n":
+            yield "".join(line)
+            line = []
+        elif piece_text == "#" and (not line or line[-1][-1] in _WORD_BEFORE and line[-1][0] != "\\"):
+            newline = text.find("\n", at)
+            at = len(text) if newline < 0 else newline  # a # that starts a word comments out the line's rest
+        elif piece_text != "\\\n":
+            if piece_text.startswith('"'):
+                piece_text = _NOT_JOINED.sub(lambda escaped: "" if escaped[1] == "\n" else escaped[0], piece_text)
+            line.append(piece_text)
+    yield "".join(line)
+
+
 def _workspace_given(line: str) -> str | None:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
     words read with sh's quoting (shlex's POSIX mode; ``;``, ``&&``, ``|`` end a word as in sh). None when
-    it passes none, or one that holds ``$`` or a backquote: a variable or a command's output, not known here."""
+    it passes none, or one that holds ``$`` or a backquote (a variable or a command's output, not known
+    here) or a newline (quoted over two lines)."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
+    lexer.commenters = ""  # _sh_lines took them out: shlex would take a # inside a word for one
     try:
         words = list(lexer)
-    except ValueError:  # a quote that does not close on this line
+    except ValueError:  # a quote that does not close
         return None
     for word, after in pairwise([*words, ""]):
         value = after if word == "--workspace" else word.partition("=")[2] if word.startswith("--workspace=") else ""
-        if value.startswith("/") and "$" not in value and "`" not in value and normal_path(value) != "/":
+        if value.startswith("/") and not {"$", "`", "\n"} & set(value) and normal_path(value) != "/":
             return normal_path(value)
     return None
 
