@@ -1276,6 +1276,11 @@ def test_a_file_beside_a_bare_harbor_log_is_that_file(env, real, tmp_path, log):
     done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
     no_traceback(done)
     assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}, done.stderr
+    if log == "job.log":  # a result.json that is no job's (it has no n_total_trials) makes it no job either
+        (scratch / "result.json").write_text('{"reward": 1.0}')
+        done = run_tool(env, "run", scratch / "verifier.py", "--python", PY, "--json")
+        assert json.loads(done.stdout)["rewards"] == {"reward": 0.25}, done.stderr
+        (scratch / "result.json").unlink()
     # a real one's log still names its folder, as does a log with its config.json alone beside it
     job = real / "jobs" / "oracle-pass"
     real_one = next(path for path in job.iterdir() if path.is_dir()) if log == "trial.log" else job

@@ -241,7 +241,9 @@ def _more_than_a_log(folder: Path, kind: str) -> bool:
     it: a log alone is one kept in a scratch folder, and does not make a file there a trial's or job's."""
     files, folders = _BESIDE_LOG[kind]
     try:
-        if any((folder / f).is_file() for f in files) or any((folder / d).is_dir() for d in folders):
+        # a job's result.json holds its totals: {"reward": 1.0} beside a job.log is a scratch file
+        beside = ((folder / f).is_file() and (kind == "trial" or _is_job_file(folder / f)) for f in files)
+        if any(beside) or any((folder / d).is_dir() for d in folders):
             return True
     except OSError:
         return False
