@@ -6,11 +6,13 @@ its own (:func:`~tests.helpers.processes.past_the_inotify_limit`), never for the
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import pytest
 
-from tests.helpers.commands import start_watch, stop
+from tests.helpers.commands import TOOL, LineReader, start_watch, stop
 from tests.helpers.processes import past_the_inotify_limit
+from tests.helpers.tasks import HANG_GUARD_S, PY
 
 #: What every face says, once, when some folder could not be watched.
 SAID = "cannot see every change: the inotify watch limit is reached (fs.inotify.max_user_watches)"
@@ -55,3 +57,27 @@ def test_watch_says_nothing_of_the_limit_where_every_folder_is_watched(env, exam
     finally:
         code, err = stop(proc)
     assert SAID not in err, err
+
+
+def test_test_watch_of_many_tasks_says_the_limit_once(env, example, tmp_path):
+    # each task tested has a watcher of its own: past the limit, each said it, four times for four tasks
+    task = example("hello-file")
+    for n in range(3):
+        shutil.copytree(task, task.parent / f"hello-file-{n}")
+    proc = subprocess.Popen(
+        [*past_the_inotify_limit(12), *TOOL, "test", str(task.parent), "--watch", "--python", PY],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    reader = LineReader(proc.stdout)
+    try:
+        reader.next_run(HANG_GUARD_S, prefix="── round")
+        while "passed, " not in reader.next(HANG_GUARD_S):  # the round ends: every watcher is in place
+            pass
+    finally:
+        code, err = stop(proc)
+    assert code == 0 and "Traceback" not in err, (code, err)
+    assert err.count(SAID) == 1, err

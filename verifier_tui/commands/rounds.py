@@ -122,6 +122,7 @@ class _Watchers:
         self.poll = poll
         self.lives: list[LiveRuns] = []
         self.watching: list[asyncio.Future[Any]] = []
+        self.noted: set[str] = set()  # a watcher's notice of itself (the inotify limit) is said once, not per task
 
     def watch(self, session: Session) -> None:
         import asyncio
@@ -131,7 +132,14 @@ class _Watchers:
         async def ask(_trigger: str, change: Change | None) -> None:
             self.rounds.request(change)
 
-        live = LiveRuns(session, ask, force_polling=self.poll, on_task_error=terminal.error, on_note=terminal.error)
+        live = LiveRuns(
+            session,
+            ask,
+            force_polling=self.poll,
+            on_task_error=terminal.error,
+            on_note=terminal.error,
+            noted=self.noted,
+        )
         live.every_case = True
         # a change during a round is held to its end, when the round's own writes are known
         live.busy = lambda: self.rounds.busy

@@ -71,6 +71,7 @@ class LiveRuns:
         on_stale: Callable[[Change], Any] | None = None,
         on_outdated: Callable[[], Any] | None = None,
         on_note: Callable[[str], Any] | None = None,
+        noted: set[str] | None = None,
     ) -> None:
         """``run(trigger, change)`` performs one run for the face and returns
         what ``on_result(change, result)`` receives; ``trigger`` says in words
@@ -82,7 +83,8 @@ class LiveRuns:
         ``on_outdated()`` when what every case's run reads changed (the tests,
         the verifier, task.toml): no case's last verdict is of the files now;
         ``on_note(sentence)`` when a change is not run, and why, or the watcher cannot see every
-        change (each said once)."""
+        change (each said once; ``noted``, the notices said, shared by the watchers of one command
+        says each once in it)."""
         self.session = session
         self.force_polling = force_polling
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
@@ -94,7 +96,7 @@ class LiveRuns:
         self._on_stale = on_stale
         self._on_outdated = on_outdated
         self._on_note = on_note
-        self._noted: set[str] = set()
+        self._noted = set() if noted is None else noted
         self.live_reload = True
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
