@@ -402,8 +402,8 @@ class LiveRuns:
             self._release()
 
     def _note_once(self, said: str) -> None:
-        """What a watcher says of itself (it cannot see every change), said once: a watcher made
-        anew on new targets says it again."""
+        """What a watcher says of itself (it cannot see every change), said once in the command: a
+        watcher made anew on new targets, or another task's sharing ``noted``, does not say it again."""
         if said not in self._noted and self._on_note is not None:
             self._noted.add(said)
             self._on_note(said)
