@@ -4,9 +4,12 @@ ones it takes, read through the one reader of a task (``read_task_config``)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
+from tests.helpers.commands import modes_bind_root
 from tests.helpers.tasks import make_task
 from verifier_tui.engine.task.discovery import read_task_config
 
@@ -56,6 +59,22 @@ def test_a_harborignore_harbor_cannot_read_as_rules_is_refused(tmp_path):
     (task / "tests" / ".harborignore").unlink()
     (task / "tests" / ".harborignore").mkdir()
     assert "tests/.harborignore is not a regular file" in (read_task_config(task).refused or "")
+
+
+def test_a_harborignore_harbor_cannot_read_is_refused(tmp_path):
+    """tests/.harborignore of mode 000: TaskFileFilter.ignore_rules reads it with read_text(), which
+    raises PermissionError, loading the task. The tool took it for no rules and scored the task."""
+    task = make_task(tmp_path / "t")
+    rules = task / "tests" / ".harborignore"
+    rules.write_text("*.log\n")
+    rules.chmod(0)
+    # read by a process the file's mode binds (root's would read it all the same)
+    read = "import sys; from pathlib import Path; from verifier_tui.engine.task.discovery import read_task_config;"
+    read += " print(read_task_config(Path(sys.argv[1])).refused)"
+    done = subprocess.run(
+        [*modes_bind_root(), sys.executable, "-c", read, str(task)], capture_output=True, text=True, timeout=60
+    )
+    assert "tests/.harborignore cannot be read (Permission denied)" in done.stdout, done.stdout + done.stderr
 
 
 def _counting_lookups(monkeypatch) -> list[int]:

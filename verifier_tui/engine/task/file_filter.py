@@ -26,8 +26,8 @@ class TaskFileFilter:
     def __init__(self, task_dir: Path) -> None:
         self.task_dir = Path(task_dir).resolve()
         self._rules: dict[Path, IgnoreRules | None] = {}
-        #: The .harborignore files read that are not UTF-8 text: Harbor's ``read_text()`` raises on each.
-        self.undecodable: list[Path] = []
+        self._read_refused: dict[Path, tuple[str, str | None]] = {}
+        """Folders whose .harborignore Harbor's ``read_text()`` raises on (:meth:`read_refusal`)."""
         self.unknown: set[Path] = set()
         """Folders whose rules were asked and are past what the tool reads: taken as none."""
         self.consulted: set[Path] | None = None
@@ -40,11 +40,11 @@ class TaskFileFilter:
         """Whether Harbor reads the ``.harborignore`` of ``folder`` (a path in the task)."""
         return self._in_scope(folder.relative_to(self.task_dir).as_posix() + "/")
 
-    def undecodable_in(self, folder: Path) -> bool:
-        """Whether the ``.harborignore`` of ``folder`` is not UTF-8 text: Harbor's ``read_text()``
-        raises on it as soon as it reads the folder's rules."""
+    def read_refusal(self, folder: Path) -> tuple[str, str | None] | None:
+        """Why Harbor's ``read_text()`` raises on the ``.harborignore`` of ``folder`` (not UTF-8 text,
+        unreadable: chmod 000) as soon as it reads the folder's rules, and the exception's name."""
         self._rules_of(folder)
-        return folder / HARBORIGNORE in self.undecodable
+        return self._read_refused.get(folder)
 
     def refused_in(self, folder: Path) -> tuple[str, str] | None:
         """The pattern of the ``.harborignore`` of ``folder`` that ``GitIgnoreSpec.from_lines``
@@ -59,9 +59,10 @@ class TaskFileFilter:
             rules = None
             if self.reads_rules(folder):
                 # past what the tool reads: unknown, never taken as none
-                found = read_as_harbor(folder / HARBORIGNORE, IGNORE_FILE_LIMIT, HARBORIGNORE)
-                if found.undecodable:
-                    self.undecodable.append(folder / HARBORIGNORE)
+                shown = (folder / HARBORIGNORE).relative_to(self.task_dir).as_posix()
+                found = read_as_harbor(folder / HARBORIGNORE, IGNORE_FILE_LIMIT, shown)
+                if found.refusal is not None:
+                    self._read_refused[folder] = found.refusal
                 if found.too_big:
                     self.unknown.add(folder)
                 rules = IgnoreRules((found.text or "").splitlines(), git_flavour=True)

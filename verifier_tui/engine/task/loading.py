@@ -100,7 +100,7 @@ class _Unchecked(Exception):
     """Why something Harbor checks of a task (its links, its .gitignore) was not checked: said, never a refusal."""
 
 
-def _inputs_refused(config: TaskConfig, walk: _Walk) -> tuple[str, str] | None:
+def _inputs_refused(config: TaskConfig, walk: _Walk) -> tuple[str, str | None] | None:
     """``Task._validate_input_paths``, checked even with verification disabled: each step's
     folder, then tests/ and solution/, following the links in them, must stay inside the task and
     form no cycle, except what ``.harborignore`` leaves out. Only the words: the tool reads the
@@ -135,7 +135,7 @@ class _Walk:
                 outermost.append(real)
         return tuple(p.relative_to(self.root).as_posix() for p in outermost[:_MOST_LINKED])
 
-    def refused(self, top: tuple[str, ...]) -> tuple[str, str] | None:
+    def refused(self, top: tuple[str, ...]) -> tuple[str, str | None] | None:
         """``validate_input_tree(task_root / *top)``: the first thing in it Harbor refuses, and why.
         Harbor asks ``.harborignore`` of each path first and skips the ones it leaves out; asked
         here of each folder before it is entered, and of a path about to be refused with its route."""
@@ -275,10 +275,11 @@ class _Walk:
         self._real_of[path] = here
         return here
 
-    def _rules_refused(self, folder: Path, real: str, names: list[str]) -> tuple[str, str] | None:
+    def _rules_refused(self, folder: Path, real: str, names: list[str]) -> tuple[str, str | None] | None:
         """``TaskFileFilter.ignore_rules``: the ``.harborignore`` of a folder Harbor reads rules in,
         read as soon as a path in the folder but itself is checked, must lie in the task, be a
-        regular file, be UTF-8 text (``read_text()``) and hold patterns ``pathspec`` reads, in that order."""
+        regular file, be read by ``read_text()`` (readable, UTF-8 text) and hold patterns ``pathspec``
+        reads, in that order."""
         if HARBORIGNORE not in names or len(names) < 2 or not self.filter.reads_rules(folder):
             return None
         rules = folder / HARBORIGNORE
@@ -288,8 +289,9 @@ class _Walk:
         shown = rules.relative_to(self.root).as_posix()
         if not os.path.isfile(rules):  # never raising: a folder listed but not entered (no x bit)
             return f"{shown} is not a regular file (Ignore rules must be a regular file)", INVALID
-        if self.filter.undecodable_in(folder):
-            return f"{shown} is not UTF-8 text", "UnicodeDecodeError"
+        unread = self.filter.read_refusal(folder)  # as Harbor's read_text() raises: PermissionError, ...
+        if unread is not None:
+            return unread
         refused = self.filter.refused_in(folder)
         if refused is not None:
             return _pattern_refused(shown, refused)
