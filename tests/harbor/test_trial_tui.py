@@ -1146,6 +1146,31 @@ async def test_r_on_the_steps_of_a_trial_harbor_had_not_ended_reads_it_again(tas
         assert "not finished" not in text_of(app, "#root-cause")
 
 
+async def test_the_steps_show_the_trial_a_steps_screen_read_again(task, runs, tmp_path):
+    """r on a step's screen read the trial again ("Harbor has ended it since"), but esc went back to
+    a list of the trial as first read: "not finished", "0 of 2 scored", r offered, and the other step
+    opened the old trial. The list now shows what the step's screen read."""
+    ended, trial, app = unended_steps_trial(task, runs, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "0 of 2 scored" in screen_text(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the first step opened")
+        shutil.copy2(ended / "result.json", trial / "result.json")  # Harbor ends the trial
+        await pilot.press("r")
+        await until(pilot, lambda: app.notices, "r said what it read")
+        assert app.notices[-1] == "the trial read again: Harbor has ended it since", app.notices
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TrialScreen), "back on the steps")
+        text = screen_text(app)
+        assert "2 of 2 scored" in text and "✓ step first   1.0" in text and "✓ step second  1.0" in text, text
+        assert "r read again" not in footer_promises(app.screen)
+        await pilot.press("down", "enter")  # the other step opens as read again: ended, scored
+        await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the second step opened")
+        await app.wait_for_replays(1)
+        assert "not finished" not in text_of(app, "#root-cause")
+
+
 async def test_r_on_the_steps_refuses_a_trial_folder_replaced_and_says_an_unreadable_result(task, runs, tmp_path):
     """The steps list's r refuses what the trial screen's refuses, in the same words: a trial folder
     replaced by a link (or another folder) keeps what the list showed; a result.json that cannot be

@@ -110,6 +110,13 @@ class TrialApp(BaseApp):
     def _step_chosen(self, message: JobScreen.StepChosen) -> None:
         self.open_trial(message.trial, message.step, from_job=True, back_to="steps")
 
+    @on(TrialScreen.TrialReadAgain)
+    def _trial_read_again(self, message: TrialScreen.TrialReadAgain) -> None:
+        """A step's screen read its trial again: the list of the trial's steps beneath it shows that."""
+        for screen in self.screen_stack:
+            if isinstance(screen, JobScreen) and screen.found.path == message.trial.path:
+                screen.show_trial(message.trial)
+
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (Harbor's version from its own lock.json)."""
         from verifier_tui.engine.harbor.folders import LOCK

@@ -94,6 +94,12 @@ class JobScreen(KeyedScreen):
         trial = read_again(self, self.found)
         if trial is None:  # the list keeps what it showed
             return
+        self.show_trial(trial)
+        say_read_again(self, trial)
+
+    def show_trial(self, trial: Trial) -> None:
+        """``trial`` read again (by r here or on a step's screen) in place of the one shown, so that
+        the list, r and the steps opened from it are of the folder as it is now."""
         self.found = trial
         listing = self.query_one(JobList)
         at = listing.highlighted
@@ -101,7 +107,6 @@ class JobScreen(KeyedScreen):
         if at is not None and at < listing.option_count:
             listing.highlighted = at  # the cursor stays on its step
         self.refresh_bindings()
-        say_read_again(self, trial)
 
     def action_back(self) -> None:
         """Back to the job's overview the trial was opened from."""

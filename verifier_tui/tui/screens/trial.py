@@ -13,6 +13,7 @@ Every Harbor file of the trial is one key away (``l x a j i m``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from textual.content import Content
     from textual.dom import DOMNode
 
+    from verifier_tui.engine.harbor.folders import Trial
     from verifier_tui.engine.harbor.trial_session import Replayed
 
 CAPTURED = "__captured__"
@@ -231,6 +234,12 @@ class TrialScreen(SizedScreen):
             ],
         ),
     ]
+
+    @dataclass
+    class TrialReadAgain(Message):
+        """r read the trial's folder again: ``trial`` as it is now, for a list of its steps to show."""
+
+        trial: Trial
 
     def __init__(
         self,
@@ -558,6 +567,7 @@ class TrialScreen(SizedScreen):
             return
         await self._renew(lambda: self.opened.read_again(trial), READ_AGAIN)
         say_read_again(self, trial)
+        self.post_message(self.TrialReadAgain(trial))
 
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
