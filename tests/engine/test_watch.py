@@ -526,6 +526,79 @@ async def test_stopped_in_its_first_wait_a_watch_of_a_root_not_named_in_utf8_lea
     assert list(tmpdir.glob("verifier-tui-watch-*")) == []
 
 
+def inotify_watches(pid: int) -> int:
+    """How many inotify watches process ``pid`` holds: its inotify instances' fdinfo list one
+    ``inotify wd:`` line per watch."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if os.readlink(fd) == "anon_inode:inotify":
+                count += (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text().count("inotify wd:")
+        except OSError:
+            continue  # closed meanwhile
+    return count
+
+
+def watches_added(watcher: Watcher, before: int) -> int:
+    """The inotify watches the watcher holds: its process's, or, watching from threads, those this
+    process holds beyond the ``before`` it held (a mirror's write tracker holds some)."""
+    if watcher._proc is not None:
+        return inotify_watches(watcher._proc.pid)
+    return inotify_watches(os.getpid()) - before
+
+
+@both_modes
+async def test_a_link_out_of_the_workspace_is_not_followed(tmp_path: Path, isolate: bool) -> None:
+    """watchfiles' recursive watch follows links: a workspace holding a link to / (or to a big
+    folder elsewhere) had the whole machine walked and watched, up to the inotify watch limit,
+    for files no run reads (a run copies a link as a link). Each folder is watched on its own
+    now, links left alone: a save behind the link runs nothing, and the watches stay few."""
+    outside = folder(tmp_path / "outside")
+    for n in range(60):
+        folder(outside / f"d{n}")
+    (outside / "d7" / "data.txt").write_text("x")
+    workspace = folder(tmp_path / "workspace")
+    folder(workspace / "src")
+    (workspace / "out").symlink_to(outside)
+    (workspace / "root").symlink_to("/")
+    before = inotify_watches(os.getpid())
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        assert 0 < watches_added(rec.watcher, before) < 10
+        (outside / "d7" / "data.txt").write_text("saved")
+        await asyncio.sleep(0.1)
+        (workspace / "src" / "sentinel.txt").write_text("s")
+        change = await rec.next()
+        assert change.paths == {workspace / "src" / "sentinel.txt"}
+
+
+@both_modes
+@pytest.mark.parametrize("polling", [False, True], ids=["events", "polling"])
+async def test_a_folder_made_while_watching_is_watched(tmp_path: Path, isolate: bool, polling: bool) -> None:
+    """Each folder has a watch of its own: one made, moved in or renamed while watching gets one,
+    with every folder inside it, and a save in it runs, named where it is now."""
+    workspace = folder(tmp_path / "workspace")
+    folder(tmp_path / "elsewhere" / "tree" / "deep")
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate, force_polling=polling) as rec:
+        folder(workspace / "a" / "b" / "c")
+        await rec.until(lambda c: any(channel_module.is_under(p, workspace / "a") for p in c.paths))
+        (workspace / "a" / "b" / "c" / "new.txt").write_text("x")
+        await rec.until(lambda c: workspace / "a" / "b" / "c" / "new.txt" in c.paths)
+        (tmp_path / "elsewhere" / "tree").rename(workspace / "moved")
+        await rec.until(lambda c: any(channel_module.is_under(p, workspace / "moved") for p in c.paths))
+        (workspace / "moved" / "deep" / "in.txt").write_text("x")
+        await rec.until(lambda c: workspace / "moved" / "deep" / "in.txt" in c.paths)
+        (workspace / "a").rename(workspace / "renamed")
+        await rec.until(lambda c: workspace / "renamed" in c.paths)
+        (workspace / "renamed" / "b" / "after.txt").write_text("x")
+        change = await rec.until(lambda c: workspace / "renamed" / "b" / "after.txt" in c.paths)
+        assert not any(channel_module.is_under(p, workspace / "a") for p in change.paths)
+        shutil.rmtree(workspace / "renamed")
+        folder(workspace / "renamed" / "b")  # removed and made again in one go: a new folder all the same
+        await rec.until(lambda c: any(channel_module.is_under(p, workspace / "renamed") for p in c.paths))
+        (workspace / "renamed" / "b" / "again.txt").write_text("x")
+        await rec.until(lambda c: workspace / "renamed" / "b" / "again.txt" in c.paths)
+
+
 @pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
 async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, parent: str) -> None:
     workspace = folder(tmp_path / parent / "py311" / "workspace")
