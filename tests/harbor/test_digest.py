@@ -139,12 +139,15 @@ def test_ignore_rules_match_as_pathspec_does(lines, path, basic, git):
     assert IgnoreRules(lines, git_flavour=True).check(path) is git
 
 
-def _job_for(task, runs):
+def _job_for(task, runs, **trial):
     make_job(
         runs / "jobs" / "j",
         {
             "demo__aaaaaaa": dict(
-                task=task, rewards={"reward": 1.0}, verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"}
+                task=task,
+                rewards={"reward": 1.0},
+                verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"},
+                **trial,
             )
         },
     )
@@ -287,16 +290,18 @@ def test_brackets_match_as_pathspec_does_with_no_warning(lines, path):
 
 
 def test_a_replay_reads_the_tasks_gitignore_once(task, runs, monkeypatch):
-    """Opening a trial for a replay found its task (its digest), loaded it (Harbor's refusals) and
-    compared its digest with lock.json's, each reading the task's .gitignore anew (up to 16 MB each
-    time): one replaced meanwhile gave the loader one file and the digest another. Read once, the
-    two agree with each other whatever happens to the file after."""
+    """Opening a trial for a replay found its task (its digest), loaded it (Harbor's refusals),
+    compared its digest with lock.json's and opened the replay's session on it, each reading the
+    task's .gitignore anew (up to 16 MB each time): one replaced meanwhile gave the walk one file
+    and the replay another (loadable and unchanged, then refused). Read once, they agree whatever
+    happens to the file after, and the trial (its /app captured) replays."""
+    from tests.helpers.harbor import READS_HELLO
     from verifier_tui.engine import untrusted
     from verifier_tui.engine.harbor.trial_session import TrialSession
 
-    demo = task(files={"notes.log": "kept out\n"})
+    demo = task(verifier=READS_HELLO, files={"notes.log": "kept out\n"})
     (demo / ".gitignore").write_text("*.log\n")
-    trial = _job_for(demo, runs)
+    trial = _job_for(demo, runs, app={"hello.txt": "hi"})
     reads = []
     read_bytes = untrusted.read_bytes
 
@@ -310,6 +315,9 @@ def test_a_replay_reads_the_tasks_gitignore_once(task, runs, monkeypatch):
     monkeypatch.setattr(untrusted, "read_bytes", read_then_spoil)
     with TrialSession(trial) as opened:
         walk = opened.walk
+        assert opened.skipped is None, opened.skipped
+        replayed = opened.run()
+    assert replayed.agreement.refused is None and replayed.agreement.same is True, replayed.agreement
     assert len(reads) == 1, reads
     assert walk.task is not None and walk.task.refused is None, walk.task.refused
     assert walk.drift is not None and walk.drift.same is True, walk.drift

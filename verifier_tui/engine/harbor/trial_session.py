@@ -118,7 +118,8 @@ class TrialSession:
         from verifier_tui.engine.harbor.digest import task_digest
         from verifier_tui.engine.task.harbor_text import read_once
 
-        with read_once():  # the task's .gitignore and digest, read once for finding, loading and comparing it
+        # The task's .gitignore and digest, read once for finding, loading, comparing and replaying it.
+        with read_once():
             self.walk: TrialWalkthrough = walk_trial(
                 self.trial, self.step, task_dir=self._task_dir, cache=self._cache, given=self._given
             )
@@ -128,8 +129,8 @@ class TrialSession:
                 # The task is the run's now: keep each file's hash, so that an edit
                 # later is named exactly (copies of the task have new file times).
                 self._baseline = task_digest(found)
-        self.plan: ReplayPlan = self._plan()
-        self._open_session()
+            self.plan: ReplayPlan = self._plan()
+            self._open_session()
 
     def read_again(self, trial: Trial) -> None:
         """``trial``, its folder read anew (:func:`~verifier_tui.engine.harbor.folders.open_trial`), in place
