@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from tests.harbor.job_copies import copy_job_files, copy_trial
 from tests.harbor.trial_app_under_test import make_trial_app
 from tests.helpers.commands import no_traceback, run_tool
@@ -262,3 +264,63 @@ def test_readable_reward_keys_are_readable_in_a_run_s_verdict(tmp_path, env):
     assert 'verdict: {"reward": 1.0, "café": 1.0, "日本": 0.5, "x\\u200b": 0}' in done.stdout, done.stdout
     listed = run_tool(env, "run", demo, "--python", PY, "--json", cwd=tmp_path)
     assert json.loads(listed.stdout)["rewards"] == {"reward": 1.0, "café": 1.0, "日本": 0.5, "x\u200b": 0}
+
+
+#: Characters Unicode calls default-ignorable that Python's isprintable() still counts as printable
+#: (variation selectors, the combining grapheme joiner, Hangul fillers): each draws nothing.
+PRINTABLE_YET_INVISIBLE = ("\ufe00", "\ufe0f", "\U000e0100", "\u034f", "\u115f", "\u1160", "\u3164", "\uffa0")
+
+
+def test_keys_that_differ_by_an_invisible_mark_or_joiner_look_different(task, runs, env, tmp_path):
+    """``reward`` beside ``reward`` + a variation selector, and ``日本`` beside ``日`` + a joiner +
+    ``本``, were listed as two pairs that look alike: the selector counts as printable and a joiner
+    was kept between any two characters that are not ASCII. Each is named (``<U+FE0F>``); a
+    joiner stays only inside an emoji or a word of a joining script."""
+    rewards = {"reward": 1.0, "reward\ufe0f": 0.0, "日本": 1.0, "日\u200d本": 0.0}
+    outputs, listed = _listed(task(), runs, env, tmp_path, rewards)
+    for done in outputs:
+        no_traceback(done)
+        assert "\ufe0f" not in done.stdout and "\u200d" not in done.stdout, done.stdout
+    assert '"reward<U+FE0F>"' in outputs[0].stdout and '"日<U+200D>本"' in outputs[0].stdout, outputs[0].stdout
+    assert set(rewards) <= set(listed), listed
+
+
+@pytest.mark.parametrize("mark", PRINTABLE_YET_INVISIBLE)
+def test_a_key_holding_an_invisible_mark_is_named_with_it(mark):
+    from verifier_tui.engine.verdict import key_shown, readable_json
+
+    assert key_shown(f"re{mark}ward") == f'"re<U+{ord(mark):04X}>ward"'
+    assert mark not in readable_json({f"re{mark}ward": 1.0})
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("r\u200b\u200d\u200bx", '"r<U+200B><U+200D><U+200B>x"'),  # a joiner between what draws nothing
+        ("\u00e9\u200d\u00e9", '"\u00e9<U+200D>\u00e9"'),  # Latin does not join
+        ("reward\ufe0f", '"reward<U+FE0F>"'),  # nothing to present as an emoji
+        ("x\ufe0f\u200d\U0001f525", '"x<U+FE0F><U+200D>\U0001f525"'),
+    ],
+)
+def test_a_joiner_or_selector_that_joins_nothing_is_named(key, shown):
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == shown
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        *READABLE_KEYS,
+        "\u2764\ufe0f",  # a red heart, presented as an emoji
+        "\u2764\ufe0f\u200d\U0001f525",  # a heart on fire
+        "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # a woman technologist, her skin tone given
+        "\u0915\u094d\u200d\u0937",  # Devanagari: a half form asked for
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian: a non-joiner inside a word
+    ],
+)
+def test_a_joiner_or_selector_inside_what_it_joins_stays(key):
+    from verifier_tui.engine.verdict import key_shown, readable_json
+
+    assert key_shown(key) == key
+    assert readable_json({key: 1}) == json.dumps({key: 1}, ensure_ascii=False)

@@ -10,6 +10,7 @@ strings and compiled by ``re`` at their first use (it keeps them)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.untrusted import ANSI
@@ -72,18 +73,56 @@ def unbroken(text: str) -> str:
     return plain_text(text.translate(_ON_ONE_LINE))
 
 
-#: The formatting characters that join what is beside them: 👨‍👩‍👧, Persian's نمره‌کل need them.
+#: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): what a font draws as
+#: nothing. Python's isprintable() passes some of them (a variation selector, the combining
+#: grapheme joiner, a Hangul filler), and unicodedata has no such property: the ranges, listed.
+_IGNORABLE = (
+    r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    r"\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+#: The scripts whose letters a zero-width (non-)joiner shapes: Arabic and Persian (and the other
+#: scripts written around them: Syriac, N'Ko...), the Indic scripts, Mongolian. Persian's
+#: نمره‌کل, Devanagari's क्‍ष need one.
+_JOINING = r"[\u0600-\u08ff\u0900-\u0dff\u1800-\u18af\ufb50-\ufdff\ufe70-\ufefe]"
 _JOINERS = "\u200c\u200d"
+_PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️)
 
 
 def _unseen(text: str, at: int) -> bool:
-    """Whether ``text[at]`` draws nothing a reader can tell apart: anything not printable (a
-    zero-width space, a word joiner, a byte-order mark, a control); a joiner only beside ASCII,
-    where it joins nothing; never the soft hyphen, which terminals draw."""
+    """Whether ``text[at]`` draws nothing a reader can tell apart: what is not printable (a
+    control, a byte-order mark) or default-ignorable (a zero-width space, a variation selector);
+    never the soft hyphen, which terminals draw, nor what joins or presents what is beside it
+    (:func:`_joins`)."""
     c = text[at]
-    if c in _JOINERS:
-        return at == 0 or at == len(text) - 1 or text[at - 1].isascii() or text[at + 1].isascii()
-    return c != "\u00ad" and not c.isprintable()
+    if c == "\u00ad" or (c.isprintable() and not re.match(_IGNORABLE, c)):
+        return False
+    return not _joins(text, at)
+
+
+def _joins(text: str, at: int) -> bool:
+    """Whether the joiner or emoji presentation selector ``text[at]`` is part of what is beside
+    it: a selector after a symbol (❤️), a joiner between two symbols of an emoji (👨‍👩‍👧,
+    ❤️‍🔥, 👩🏽‍💻) or two letters of a joining script. Elsewhere (``日`` U+200D ``本``,
+    ``reward`` U+FE0F) it makes a key look like another."""
+    c = text[at]
+    before = text[at - 1] if at else ""
+    after = text[at + 1 : at + 2]
+    if c in _PRESENTATION:
+        return _symbol(before)
+    if c not in _JOINERS:
+        return False
+    if c == "\u200d" and _symbol(text[at - 2] if before == "\ufe0f" and at > 1 else before) and _symbol(after):
+        return True
+    return _joining_letter(before) and _joining_letter(after)
+
+
+def _symbol(c: str) -> bool:
+    """An emoji, or another symbol not ASCII (a skin tone modifier too)."""
+    return bool(c) and not c.isascii() and unicodedata.category(c).startswith("S")
+
+
+def _joining_letter(c: str) -> bool:
+    return bool(c) and unicodedata.category(c)[0] in "LM" and re.match(_JOINING, c) is not None
 
 
 def spelled_out(text: str, spell: Callable[[str], str]) -> str:
