@@ -11,6 +11,8 @@ import json
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.harbor.job_copies import copy_job_files, copy_trial
 from tests.harbor.trial_app_under_test import make_trial_app
@@ -324,3 +326,38 @@ def test_a_joiner_or_selector_inside_what_it_joins_stays(key):
 
     assert key_shown(key) == key
     assert readable_json({key: 1}) == json.dumps({key: 1}, ensure_ascii=False)
+
+
+def test_only_the_characters_that_may_draw_nothing_are_judged(monkeypatch):
+    """A trial's reward key of 5 MB of ``é`` had every character judged one at a time in Python
+    (25 million judgements: ``run TRIAL --task`` took 8.2 s where it had taken 2.35 s). One regex
+    now finds what may draw nothing, and only that is judged."""
+    from verifier_tui.engine import plain
+
+    judged = []
+    judge = plain._unseen
+    monkeypatch.setattr(plain, "_unseen", lambda text, at: judged.append(text[at]) or judge(text, at))
+    key = "\u00e9" * 100_000 + "\u200b" + "\u65e5\u672c" * 1_000 + "\u2764\ufe0f" + "\u00a0"
+    shown = plain.spelled_out(key, plain.code_point)
+    assert shown == "\u00e9" * 100_000 + "<U+200B>" + "\u65e5\u672c" * 1_000 + "\u2764\ufe0f<U+00A0>"
+    assert judged == ["\u200b", "\ufe0f", "\u00a0"]
+    judged.clear()
+    assert plain.spelled_out("\u00e9" * 100_000, plain.code_point) == "\u00e9" * 100_000
+    assert judged == []
+
+
+#: Characters whose judgement depends on what is beside them, and what they may sit beside.
+_AROUND = (
+    "\u200b\u200c\u200d\ufe0e\ufe0f\u00ad\u034f\u3164\U000e0100\u2764\U0001f468\U0001f3fd"
+    "\u0646\u0915\u094d\u65e5\u00e9a \n\x7f\ud800\udcff\U00040000"
+)
+
+
+@given(st.text(st.one_of(st.characters(), st.sampled_from(_AROUND))))
+def test_what_is_spelled_out_is_each_character_judged_in_turn(text):
+    """The regex that finds what to judge misses nothing: the text comes out as it would had each
+    of its characters been judged."""
+    from verifier_tui.engine import plain
+
+    each = "".join(plain.code_point(c) if plain._unseen(text, at) else c for at, c in enumerate(text))
+    assert plain.spelled_out(text, plain.code_point) == each
