@@ -228,3 +228,22 @@ def test_a_config_json_that_cannot_be_read_is_said_so_not_said_to_have_no_task(t
     no_traceback(done)
     assert done.returncode == 2 and "config.json has no task" not in done.stdout + done.stderr, done
     assert "config.json is a link to mine.json: not read here" in done.stdout + done.stderr, done
+
+
+def test_of_several_copies_whose_digest_cannot_be_worked_out_the_reason_is_said(task, runs, monkeypatch):
+    """Two copies of the task whose .gitignore is past what the tool reads (1,000 bytes here; Harbor
+    reads it whole): the copy taken was said chosen as "lock.json records no digest to tell them
+    apart", though lock.json records one. What is said now is why neither digest is known."""
+    from verifier_tui.engine.task import harbor_text
+
+    demo = task()
+    (demo / ".gitignore").write_text("*.log\n")
+    trial = one_trial(runs, demo)
+    (demo / ".gitignore").write_text("*.log\n" + "# padding\n" * 200)
+    other = shutil.copytree(demo, runs / "jobs" / "tasks" / "demo")
+    monkeypatch.setattr(harbor_text, "IGNORE_FILE_LIMIT", 1000)
+    location = locate_task(trial)
+    assert location.path == demo and f"chosen over {other}" in location.found_by, location.found_by
+    assert "records no digest" not in location.found_by, location.found_by
+    said = "whether it has the digest lock.json recorded cannot be told: its .gitignore is larger than"
+    assert said in location.found_by, location.found_by

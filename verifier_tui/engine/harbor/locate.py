@@ -163,7 +163,8 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         candidates.insert(0, (Path(given).expanduser().absolute(), "given with --task"))
 
     tried: list[tuple[str, str]] = []
-    qualified: list[tuple[Path, str, bool | None]] = []  # (folder, why, digest is the recorded one)
+    # (folder, why, digest is the recorded one, why that cannot be told)
+    qualified: list[tuple[Path, str, bool | None, str | None]] = []
     seen: set[str] = set()
     for folder, why in candidates:
         key = os.path.normpath(str(folder))
@@ -177,12 +178,12 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
             continue
         if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
-        local = task_digest(folder).digest
-        same = None if recorded is None or local is None else local == recorded
-        qualified.append((folder, why, same))
+        local = task_digest(folder)
+        same = None if recorded is None or local.digest is None else local.digest == recorded
+        qualified.append((folder, why, same, _untold(recorded, local.unknown)))
         if len(qualified) >= _COPIES_COMPARED:
             break
-    if kind == "git" and path_text and not any(same for _f, _w, same in qualified):
+    if kind == "git" and path_text and not any(same for _f, _w, same, _u in qualified):
         match = _scan_git_cache(PurePosixPath(path_text).name, recorded, cache)
         if match is not None:
             return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried))
@@ -227,22 +228,32 @@ def _places(
 _COPIES_COMPARED = 4
 
 
-def _why_this_copy(chosen: tuple[Path, str, bool | None], qualified: list[tuple[Path, str, bool | None]]) -> str:
+def _why_this_copy(
+    chosen: tuple[Path, str, bool | None, str | None], qualified: list[tuple[Path, str, bool | None, str | None]]
+) -> str:
     """When several folders hold the task: which others there were, and why this one."""
     others = [q for q in qualified if q is not chosen]
     if not others:
         return ""
     if chosen[2]:
         reason = "its digest is the one lock.json recorded" + (
-            "" if any(same for _f, _w, same in others) else ", the other's is not"
+            "" if any(same for _f, _w, same, _u in others) else ", the other's is not"
         )
     elif chosen[2] is False:
         reason = "none has the recorded digest, and it is tried first"
     else:
-        reason = "it is tried first (lock.json records no digest to tell them apart)"
-    listed = "; ".join(f"{folder} ({why})" for folder, why, _same in others[:2])
+        reason = f"it is tried first ({chosen[3]})"
+    listed = "; ".join(f"{folder} ({why})" for folder, why, _same, _u in others[:2])
     more = f" and {len(others) - 2} more" if len(others) > 2 else ""
     return f"; chosen over {listed}{more}: {reason}"
+
+
+def _untold(recorded: str | None, unknown: str | None) -> str | None:
+    """Why whether a copy has the run's digest cannot be told (None: it can): lock.json records
+    none, or the copy's own is ``unknown`` (an ignore file past what the tool reads)."""
+    if recorded is None:
+        return "lock.json records no digest to tell them apart"
+    return None if unknown is None else f"whether it has the digest lock.json recorded cannot be told: {unknown}"
 
 
 def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
