@@ -162,6 +162,21 @@ def test_json_true_false_pass_and_become_floats(tmp_path: Path) -> None:
     assert any('"reward" is true' in w for w in verdict.warnings)
 
 
+def test_keys_in_reward_json_warnings_and_errors_read_as_written(tmp_path: Path) -> None:
+    """A reward.json keyed ``café`` and ``日本`` was warned of as ``"caf\\u00e9" is true``, and a
+    bad value as ``"\\u65e5\\u672c" is a string``, where every other line names the key as
+    written: they read ``"café"``; what draws nothing is still escaped (``"x\\u200b"``)."""
+    large = "1" + "0" * 400
+    write(tmp_path, "reward.json", f'{{"reward": 1, "caf\u00e9": true, "x\u200b": false, "gro\u00dfe": {large}}}')
+    warnings = harbor_verdict(tmp_path).warnings
+    assert '"café" is true: Harbor records it as 1.0' in warnings, warnings
+    assert '"x\\u200b" is false: Harbor records it as 0.0' in warnings, warnings
+    assert any(w.startswith('"große" is an integer too large for a float') for w in warnings), warnings
+    write(tmp_path, "reward.json", '{"reward": 1, "\u65e5\u672c": "1.0"}')
+    _error, message = error_of(tmp_path)
+    assert 'reward.json: "日本" is a string' in message, message
+
+
 @pytest.mark.parametrize(
     ("token", "shown"),
     [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity")],

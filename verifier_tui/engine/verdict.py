@@ -427,12 +427,12 @@ def _json_verdict(name: str, text: str) -> Verdict:
     rewards: dict[str, object] = {}
     for key, value in parsed.items():
         if isinstance(value, bool):
-            warnings.append(f"{json.dumps(key)} is {json.dumps(value)}: Harbor records it as {float(value)}")
+            warnings.append(f"{readable_json(key)} is {json.dumps(value)}: Harbor records it as {float(value)}")
             value = float(value)
         elif isinstance(value, int) and not _finite_float(value):
             # Harbor's Mean metric is sum(values) / len(values): int / int past any float raises.
             warnings.append(
-                f"{json.dumps(key)} is an integer too large for a float: it is this trial's reward, but Harbor's "
+                f"{readable_json(key)} is an integer too large for a float: it is this trial's reward, but Harbor's "
                 "mean of a job's rewards divides it, which raises OverflowError"
             )
         rewards[key] = value
@@ -467,7 +467,7 @@ def _float_token(text: str, key: str | None) -> str | None:
 def _where(name: str, key: str | None) -> str:
     """The value a message is about. Made only for a message: made for every
     key, it cost 0.7 s of a 100,000-key reward.json."""
-    return f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
+    return f"{name}: {readable_json(key)} is" if key is not None else f"{name} holds"
 
 
 def _txt_verdict(name: str, text: str) -> Verdict:
