@@ -341,3 +341,19 @@ def test_ignore_rules_too_big_to_read_leave_the_digest_unknown(task, runs, monke
     assert walk.drift is not None and walk.drift.same is None, walk.drift.sentences()
     said = f"whether the task changed since the run cannot be told: its {rules} is larger than"
     assert any(said in note for note in walk.notes), walk.notes
+
+
+def test_two_ignore_files_too_big_to_read_are_said_as_two(task, runs, monkeypatch):
+    """Both the .gitignore and a .harborignore past what the tool reads: the note named the two
+    and went on "(Harbor reads it whole)"."""
+    from verifier_tui.engine.task import file_filter, harbor_text
+
+    demo = task(files={"notes.log": "left out\n"})
+    trial = _job_for(demo, runs)
+    for rules in (".gitignore", "tests/.harborignore"):
+        (demo / rules).write_text("*.log\n" + "# padding\n" * 200)
+    monkeypatch.setattr(harbor_text, "IGNORE_FILE_LIMIT", 1000)
+    monkeypatch.setattr(file_filter, "IGNORE_FILE_LIMIT", 1000)
+    notes = " ".join(walk_trial(trial).notes)
+    assert "its .gitignore and tests/.harborignore are larger than" in notes, notes
+    assert "this tool reads (Harbor reads them whole)" in notes, notes

@@ -78,8 +78,9 @@ def _collected(task_dir: Path) -> tuple[list[Path], str | None]:
     big += sorted(f"{folder.relative_to(task_dir).as_posix()}/{HARBORIGNORE}" for folder in harborignore.unknown)
     if not big:
         return files, None
-    larger = f"{' and '.join(big)} {'are' if len(big) > 1 else 'is'} larger"
-    return files, f"its {larger} than the {IGNORE_FILE_LIMIT:,} bytes this tool reads (Harbor reads it whole)"
+    named, whole = (f"{' and '.join(big)} are", "them") if len(big) > 1 else (f"{big[0]} is", "it")
+    limit = f"the {IGNORE_FILE_LIMIT:,} bytes this tool reads"
+    return files, f"its {named} larger than {limit} (Harbor reads {whole} whole)"
 
 
 def _select(source: Path, excludes: Callable[[Path], bool]) -> list[Path]:
