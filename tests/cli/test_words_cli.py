@@ -9,8 +9,10 @@ import json
 import re
 import shutil
 
+import pytest
+
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
-from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
+from tests.helpers.tasks import HANG_GUARD_S, PY, REPO, RETURNED_WITH_A_SEMICOLON, copy_example, make_task, write
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -47,6 +49,35 @@ def test_breakpoint_in_the_verifier_says_what_happened_and_points_to_the_tui(env
     note = next(line for line in done.stdout.splitlines() if "bdb.BdbQuit" in line and line.startswith("note: "))
     assert "stdin is not a terminal" in note
     assert "open the task in the TUI (verifier-tui TASK) and press d" in note
+
+
+@pytest.mark.parametrize(("returns", "cause", "rule"), RETURNED_WITH_A_SEMICOLON)
+def test_what_verify_returned_is_said_whole_when_it_holds_a_semicolon(env, tmp_path, returns, cause, rule):
+    """run's exit line cut the runner's message at its first "; ", which sat inside the str verify returned
+    or a key of its dict: `exit 2 · contract error: verify returned 'a · 272 ms`. It says what was returned
+    whole; --json keeps the runner's message as it wrote it."""
+    task_dir = make_task(tmp_path / "t", f"def verify(workspace):\n    return {returns}\n")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 2 and f"\nexit 2 · contract error: {cause} · " in done.stdout, done.stdout
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    message = f"{cause}; {rule}" if rule else cause
+    assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
+    assert data["stderr"] == f"run_verifier: error: {message}\n", data["stderr"]
+    assert data["verdict_message"].startswith(f"{message}. No reward file"), data["verdict_message"]
+
+
+def test_watch_says_whole_what_verify_returned_when_it_holds_a_semicolon(env, tmp_path):
+    """Under a run's line, cut to its column, watch says the reward words whole: they were cut at the
+    first "; " of the str verify returned (`verify returned 'a · RewardFileNotFoundError`)."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 'a; b'\n")
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        reader.next_run()
+        under = reader.next(HANG_GUARD_S)
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert under.strip() == "verify returned 'a; b' (str) · RewardFileNotFoundError", under
 
 
 def test_watch_lines_say_how_each_run_went_against_expected_json(env, example):

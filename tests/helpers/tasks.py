@@ -40,6 +40,25 @@ def verify(workspace):
     return 1.0
 """
 
+#: verify's returns whose runner message holds "; " in the value or a key, and one naming the other
+#: rule: (verify's return, what was returned as the runner says it, the rule it broke as the runner says
+#: it, or "" where it names none).
+RETURNED_WITH_A_SEMICOLON = [
+    (
+        "'a; b'",
+        "verify returned 'a; b' (str)",
+        "it must return a finite number (int or float, not bool) or a dict of them",
+    ),
+    ("{'reward; x': '1'}", "verify returned a dict whose value for 'reward; x' is not a finite number: '1' (str)", ""),
+    (
+        "{'r; a reward dict needs at least one number': 'x'}",
+        "verify returned a dict whose value for 'r; a reward dict needs at least one number' is not a finite "
+        "number: 'x' (str)",
+        "",
+    ),
+    ("{}", "verify returned an empty dict", "a reward dict needs at least one number"),
+]
+
 
 def write(path: Path, text: str | bytes) -> Path:
     """Write ``text`` (dedented) to ``path``, creating its folders."""

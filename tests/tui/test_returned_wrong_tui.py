@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import RETURNED_WITH_A_SEMICOLON, make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.model import Outcome, RunResult
 
@@ -71,3 +71,20 @@ async def test_what_verify_returned_is_said_once_above_harbors_verdict(tmp_path)
     above_harbor = reward[: reward.index("Harbor's verdict")]
     assert above_harbor.count(cause) == 1, reward
     assert f"exit 2 · contract error: {cause}" in above_harbor, reward
+
+
+@pytest.mark.parametrize(("returns", "cause", "rule"), RETURNED_WITH_A_SEMICOLON)
+async def test_the_reward_panel_says_whole_what_verify_returned_when_it_holds_a_semicolon(
+    tmp_path, returns, cause, rule
+):
+    """The panel cut the runner's message at its first "; ", inside the str verify returned or a key of
+    its dict: `exit 2 · contract error: verify returned 'a · -- ms why: b' (str); it must return ...`,
+    so no line above Harbor's verdict said the cause whole. The exit line says what was returned,
+    why: the rule it broke where the runner names one."""
+    root = make_task(
+        tmp_path / "tasks" / "returns", f"def verify(workspace):\n    return {returns}\n", cases={"only": {}}
+    )
+    _, reward = await _reward_panel(root)
+    above_harbor = reward[: reward.index("Harbor's verdict")]
+    assert f"exit 2 · contract error: {cause} · " in above_harbor, reward
+    assert (f"why: {rule}" in above_harbor) if rule else ("why:" not in above_harbor), reward

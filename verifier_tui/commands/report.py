@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
-from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, returned_and_rule
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import REFUSED_RESULT, REFUSED_TO_RUN, USES_DEFAULTS, refused_words
 from verifier_tui.engine.verdict import rewards_json
@@ -948,7 +948,7 @@ def watch_lines(result: RunResult, trigger: str) -> list[str]:
     (a refusal's why by the caller, as a note: once while it holds)."""
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     if result.contract_cause is not None:
-        reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
+        reward = f"{returned_and_rule(result.contract_cause)[0]} · {reward}"
     if result.task_refused is not None:  # no verdict at all, whatever the reward folder holds (as run says)
         reward = REFUSED_TO_RUN
     line = (

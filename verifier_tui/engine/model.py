@@ -94,6 +94,25 @@ def returned_wrong(stderr: str) -> str | None:
     return said[-1] if said and said[-1].startswith("verify returned") else None
 
 
+#: The rules the runner says what verify returned broke, each after "; " at its message's end
+#: (run_verifier.write_reward's own wordings; its other messages name what was returned alone).
+RETURN_RULES = (
+    "it must return a finite number (int or float, not bool) or a dict of them",
+    "a reward dict needs at least one number",
+)
+
+
+def returned_and_rule(cause: str) -> tuple[str, str | None]:
+    """The runner's ``verify returned ...`` message (:func:`returned_wrong`) as
+    (what verify returned, the rule it broke; None where it names none). Cut
+    at the runner's own wording of a rule, never at the first "; ": the str
+    verify returned, or a key of its dict, may hold one (or a rule's words)."""
+    for rule in RETURN_RULES:
+        if cause.endswith(f"; {rule}"):
+            return cause[: -len(rule) - 2], rule
+    return cause, None
+
+
 class Outcome(str, Enum):
     """What happened to a run, in the words the user sees."""
 
@@ -400,7 +419,7 @@ class RunResult:
             return f"exit 0 · no reward: {self.verdict.harbor_would}"
         cause = self.contract_cause
         if cause is not None:  # what the user must change, before what Harbor would make of it
-            return f"exit {self.exit_code} · {self.outcome.value}: {cause.split('; ', 1)[0]}"
+            return f"exit {self.exit_code} · {self.outcome.value}: {returned_and_rule(cause)[0]}"
         return f"exit {self.exit_code} · {self.outcome.value}"
 
     @property

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.runner_output import parse_runner_output, report_frames
-from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, at_line
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, at_line, returned_and_rule
 from verifier_tui.engine.task.config import REFUSED_TO_RUN
 from verifier_tui.engine.verdict import readable_json, rewards_json
 from verifier_tui.tui.display import HEAD, MUTED, content
@@ -204,16 +204,14 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         explain = result.explain
         if explain is not None and explain.problems and not explain.would_call_verify:  # not a verify that yields
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
+        cause = result.contract_cause
+        if cause is not None:
+            # the exit line above says what verify returned (outcome_words): only the rule it broke is left
+            rule = returned_and_rule(cause)[1]
+            return f"why: {rule}" if rule else None
         # The runner's line, read as the engine reads it: it may go on from output verify left unfinished.
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         said = parse_runner_output(result.stderr.text).contract_message or (lines[-1] if lines else None)
-        cause = result.contract_cause
-        if said and cause is not None:
-            # the exit line above says what verify returned (outcome_words): only the rule it broke is left
-            shown = cause.split("; ", 1)[0]
-            said = said[len(shown) :].removeprefix("; ") if said.startswith(shown) else said
-            if not said:
-                return None
         return f"why: {fmt.text(said)}" if said else "the runner refused to call verify (see the resolution above)"
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped when the timeout ran out"
