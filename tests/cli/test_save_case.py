@@ -11,9 +11,10 @@ import sys
 
 import pytest
 
-from tests.helpers.commands import TOOL, modes_bind_root, no_traceback, on_a_small_disk, run_tool
+from tests.helpers.commands import TOOL, held_at, modes_bind_root, no_traceback, on_a_small_disk, run_tool
 from tests.helpers.harbor import sandbox_trial
-from tests.helpers.tasks import PY, make_task, write
+from tests.helpers.processes import wait_waiting_in
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, write
 
 SAYS_HI = """\
     def verify(workspace, response=None, task_data=None):
@@ -274,3 +275,33 @@ def test_a_run_on_an_empty_scratch_workspace_is_kept_saying_so(env, tmp_path):
     assert "  the run's workspace was an empty scratch folder: the case's is empty too" in said, said
     assert not any("had no workspace" in line for line in said), said
     assert tree(task / "cases" / "nothing") == {"expected.json": b'{"rewards": {"reward": 0.0}}\n'}
+
+
+def test_a_run_whose_workspace_is_gone_since_is_not_kept(env, hello, tmp_path):
+    """The run's workspace deleted between the run and the save (the save waits on a FIFO here): the
+    case was written with an empty workspace beside the verdict of a run that read hello.txt
+    (reward 1.0), and its note named the workspace by its absolute path. The save is refused, in one
+    line naming the workspace as the run's header does, and nothing is written."""
+    fifo = tmp_path / "saving"
+    os.mkfifo(fifo)
+    tool = held_at("verifier_tui.engine.keep_case:save", fifo, "before")
+    args = ["run", hello, "--case", "good", "--save-case", "kept", "--python", PY]
+    proc = subprocess.Popen(
+        tool + [str(a) for a in args], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        wait_waiting_in(proc, "wait_for_partner")
+        shutil.rmtree(hello / "cases" / "good" / "workspace")
+        with open(fifo, "w"):  # the save goes on
+            pass
+        out, err = proc.communicate(timeout=HANG_GUARD_S)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "Traceback" not in err and proc.returncode == 2, (proc.returncode, err)
+    assert 'verdict: {"reward": 1.0}' in out, out
+    assert out.splitlines()[-1] == (
+        "the run was not kept as case kept: the run's workspace, hello/cases/good/workspace, is no longer a "
+        "folder: a case of it would hold none of the files the run's verdict came from"
+    ), out
+    assert sorted(p.name for p in (hello / "cases").iterdir()) == ["good"]  # nor a scratch folder left

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,27 @@ async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name_in_its_dialog(
         await pilot.press(*"never", "escape")
         await pilot.pause()
         assert not (root / "cases" / "never").exists()
+
+
+async def test_k_refuses_a_run_whose_workspace_is_gone_since(tmp_path):
+    """The run's workspace deleted after the run, k wrote a case with an empty workspace beside the
+    verdict of a run that read hello.txt, its note naming the workspace by its absolute path. k now
+    says why it keeps nothing, the workspace named as the screen names paths, and writes nothing."""
+    verifier = "def verify(workspace):\n    return float((workspace / 'hello.txt').read_text() == 'hi')\n"
+    root = make_task(tmp_path / "tasks" / "t", verifier)
+    workspace = tmp_path / "tasks" / "ws"
+    workspace.mkdir()
+    (workspace / "hello.txt").write_text("hi")
+    app = make_app(root, watch=False, workspace=workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result.verdict.rewards == {"reward": 1.0}
+        shutil.rmtree(workspace)
+        await keep_as(app, pilot, "kept")
+        await wait_for(lambda: "not kept" in widget_text(app, "#status"), "the refusal said")
+        status = " ".join(widget_text(app, "#status").split())
+    assert "the run's workspace, ws, is no longer a folder" in status, status
+    assert not (root / "cases").exists()
 
 
 async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, held_copy):

@@ -382,7 +382,7 @@ def actual_text(result: RunResult) -> str:
 def saved_case_lines(saved: dict[str, Any]) -> list[str]:
     """``--save-case``: where the run was kept and what the case holds, or why it was not."""
     if saved["problem"] is not None:
-        return [saved["problem"]]
+        return [error_line(saved["problem"])]  # its paths as the header shows them
     lines = [f"kept as case {Path(saved['folder']).name}: {here(saved['folder'])} ({', '.join(saved['files'])})"]
     return lines + [f"  {note}" for note in saved["notes"]]
 

@@ -144,7 +144,14 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
 
     ``shared_task_data``: the task-wide task data files; a run that used one
     leaves it out, so the case goes on following it as every other case does."""
-    folder = case_folder(task_root, name, result.inputs.workspace)
+    workspace = result.inputs.workspace
+    folder = case_folder(task_root, name, workspace)
+    if workspace is not None and not workspace.is_dir():
+        # deleted or replaced since the run: an empty workspace beside its verdict would be no case of that run
+        raise CaseNameError(
+            f"the run's workspace, {workspace}, is no longer a folder: a case of it would hold none of the files "
+            "the run's verdict came from"
+        )
     folder.parent.mkdir(exist_ok=True)
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
@@ -177,7 +184,7 @@ def _fill(
     files: list[str] = ["workspace/"]
     notes: list[str] = []
     workspace = target / "workspace"
-    if ran.workspace is not None and ran.workspace.is_dir():
+    if ran.workspace is not None:  # (a folder: keep_case refuses one that is not)
         mirror = Mirror(ran.workspace, workspace, verbatim_links=True)
         try:
             mirror.sync()
@@ -188,13 +195,8 @@ def _fill(
             rel, exc = mirror.failed[0]
             raise OSError(f"could not copy {rel} of {ran.workspace} into {target.parent}: {exc.strerror or exc}")
     else:
-        workspace.mkdir()
-        # None: no workspace was chosen, or the case's is not a folder; the run had a scratch one
-        notes.append(
-            "the run's workspace was an empty scratch folder: the case's is empty too"
-            if ran.workspace is None
-            else f"the run's workspace {ran.workspace} is no longer a folder: the case's is empty"
-        )
+        workspace.mkdir()  # no workspace was chosen: the run had a scratch one
+        notes.append("the run's workspace was an empty scratch folder: the case's is empty too")
     response = ran.response
     if response is not None:
         kept = f"response.{'json' if response.kind == 'json' else 'txt'}"

@@ -99,10 +99,12 @@ async def keep_run(
         return (f"still {_keeping[cases]}: k again once it is kept" if _keeping[cases] else ""), False
 
     def words(problem: str) -> str:
-        # The engine's words name the command line's flag and absolute paths (cases/, or the task folder
-        # that has none yet): here, the name and the paths shown, cases/ first as the task's holds it.
-        for path in (cases, task.root):
-            problem = problem.replace(str(path), shown(path))
+        # The engine's words name the command line's flag and absolute paths (the run's workspace, cases/,
+        # or the task folder that has none yet): here, the name and the paths shown, each before the
+        # folder that may hold it.
+        for path in (result.inputs.workspace, cases, task.root):
+            if path is not None:
+                problem = problem.replace(str(path), shown(path))
         return one_line(problem.replace("--save-case ", ""))
 
     def refused(name: str) -> str | None:
