@@ -5,14 +5,13 @@ its own (:func:`~tests.helpers.processes.past_the_inotify_limit`), never for the
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 
 import pytest
 
 from tests.helpers.commands import TOOL, LineReader, start_watch, stop
-from tests.helpers.processes import as_root_of_a_user_namespace, past_the_inotify_limit
+from tests.helpers.processes import past_the_inotify_limit
 from tests.helpers.tasks import HANG_GUARD_S, PY
 
 #: What every face says, once, when some folder could not be watched.
@@ -82,28 +81,3 @@ def test_test_watch_of_many_tasks_says_the_limit_once(env, example, tmp_path):
         code, err = stop(proc)
     assert code == 0 and "Traceback" not in err, (code, err)
     assert err.count(SAID) == 1, err
-
-
-def test_watch_says_a_folder_it_cannot_read_and_watches_the_folders_after_it(env, example, tmp_path):
-    """notify's walk stopped at the first folder it could not read (watchfiles, passed
-    ``ignore_permission_denied``, dropped the error): every folder after it went unwatched, without
-    a word. The folder is said once now, and the others are watched. The tool runs as root of a user
-    namespace, which cannot read a folder of a user not mapped there."""
-    task, workspace = deep_workspace(example, tmp_path)
-    deep = workspace / "deep"
-    locked = deep / "locked"
-    locked.mkdir()
-    listed = os.listdir(deep)  # the order every walk of it takes (the file system's)
-    after = deep / listed[listed.index("locked") + 1] if listed[-1] != "locked" else deep / listed[0]
-    os.chown(locked, 54321, 54321)
-    locked.chmod(0)
-    proc, reader = start_watch(env, task, "--workspace", workspace, around=as_root_of_a_user_namespace())
-    try:
-        reader.next_run()
-        (after / "saved.txt").write_text("x")
-        assert "saved.txt" in reader.next_run()
-    finally:
-        code, err = stop(proc)
-        locked.chmod(0o755)
-    assert code == 0 and "Traceback" not in err, (code, err)
-    assert err.count("cannot be read") == 1 and f"{locked} cannot be read" in err, err

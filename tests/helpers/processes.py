@@ -92,20 +92,14 @@ def machine_without_namespaces(
 def past_the_inotify_limit(watches: int) -> list[str]:
     """The command that runs ``"$@"`` where a user may hold ``watches`` inotify watches: its own user
     namespace's limit (/proc/sys/user/max_inotify_watches), which every namespace above still bounds,
-    as on a machine whose fs.inotify.max_user_watches is that low, for the command alone."""
-    return as_root_of_a_user_namespace(f"echo {watches} >/proc/sys/user/max_inotify_watches")
-
-
-def as_root_of_a_user_namespace(first: str = "true") -> list[str]:
-    """The command that runs ``"$@"`` (after the shell command ``first``) as root of a user namespace
-    of its own, mapped to this user: a file owned by a user not mapped there keeps its mode even for
-    that root (no capability reaches it), as a folder of another user's does for anyone but root.
-    Skipped where no such namespace can be made."""
+    as on a machine whose fs.inotify.max_user_watches is that low, for the command alone. Skipped
+    where no such namespace can be made."""
     import shutil
 
-    around = ["unshare", "--user", "--map-root-user", "sh", "-c", f'{first} && exec "$@"', "sh"]
+    script = f'echo {watches} >/proc/sys/user/max_inotify_watches && exec "$@"'
+    around = ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh"]
     if shutil.which("unshare") is None or subprocess.run([*around, "true"], capture_output=True).returncode != 0:
-        pytest.skip("no user namespace of our own can be made here")
+        pytest.skip("no user namespace whose inotify watch limit can be lowered here")
     return around
 
 

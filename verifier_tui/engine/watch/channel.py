@@ -1,14 +1,11 @@
-"""One ``watchfiles.watch`` over some roots (or every folder of their trees), iterated in one thread.
+"""One ``watchfiles.watch`` (recursive or not) over some roots, iterated in one thread.
 
 ``watch`` is iterated with ``yield_on_timeout``, so control comes back at
 least every ``_WAKE_MS`` even when nothing happens; the thread then filters
 and ``stat``-s what arrived. What ``watch`` cannot do is done here: it goes
 on watching a root's old inode once the root is deleted or replaced by a
 rename (so the roots are checked between batches, and a new ``watch`` is
-started without losing the other roots' events), its recursive watch follows
-links and stops at the first folder it cannot read (so a tree is walked here,
-each folder watched on its own, and the watch is built again when folders
-come or go: :meth:`Channel._follow`), it never says that the
+started without losing the other roots' events), it never says that the
 kernel dropped events (``_RESCAN_AT``), and it has no "ready" signal (its
 first wait stands for one).
 """
@@ -29,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.changes import Change
-from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
@@ -155,13 +151,6 @@ def _behind_link(path: Path, root: Path, links: dict[Path, Path | None]) -> Path
     return None
 
 
-def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
 def _is_empty_file(path: Path) -> bool:
     try:
         st = os.lstat(path)
@@ -225,10 +214,6 @@ SOME_UNWATCHED = (
 )
 
 
-#: What is said of a folder that cannot be read (its name filled in): no watch can be added to it.
-UNREADABLE = "cannot see every change: {} cannot be read, so a save in it runs nothing"
-
-
 def _out_of_watches(path: Path) -> bool:
     """Whether inotify has no watch left for this user.
 
@@ -258,7 +243,7 @@ class WatchError(RuntimeError):
 
 
 class Channel:
-    """One ``watch`` over some roots, their trees (``recursive``) or not, iterated in one thread.
+    """One ``watch`` (recursive or not) over some roots, iterated in one thread.
 
     What it finds goes to ``post``: a :class:`Change`, a :class:`WatchError`,
     :data:`READY` once, :data:`END` last. ``stop`` ends it within a step.
@@ -288,12 +273,7 @@ class Channel:
         self._present: list[Path] = []  # the roots the current ``watch`` was given
         self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self._links_in = links_in  # where that folder is made (None: $TMPDIR)
-        self._aliased: dict[str, str] = {}  # each path not named in UTF-8: its link in that folder
         self._said_unwatched = False  # SOME_UNWATCHED posted (once)
-        self._said_unreadable = False  # UNREADABLE posted (once)
-        self._folders: dict[str, None] = {}  # the folders the current ``watch`` watches one by one
-        self._stale = False  # folders came or went while it was built: walk and build it again
-        self._refolded = False  # ``_folders`` brought up to date (:meth:`_refold`): build on it, no walk
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -304,8 +284,8 @@ class Channel:
 
     def _open(self) -> Batch:
         """Start a new ``watch`` over the roots that exist now and return what
-        it caught in its first wait. Building it walks the roots' trees, then
-        adds a watch for each folder holding the GIL all along (see
+        it caught in its first wait. Its first step builds the OS watch,
+        walking the roots' trees and holding the GIL all along (see
         :mod:`.child`); what building raises is raised here."""
         identities = [_dir_identity(root.path) for root in self.roots]
         present = [r.path for r, i in zip(self.roots, identities, strict=True) if i is not None]
@@ -330,14 +310,7 @@ class Channel:
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles
 
-        if not self._one_by_one:
-            folders = [str(path) for path in present]
-        elif self._refolded:
-            folders = list(self._folders)
-        else:
-            self._folders, self._stale = self._walk(present), False
-            folders = list(self._folders)
-        aliases = {self._alias(folder): folder for folder in folders}
+        aliases = {self._alias(path): str(path) for path in present}
         batches = watchfiles.watch(
             *aliases,
             watch_filter=None,  # filtered here, on paths relative to each root
@@ -348,43 +321,12 @@ class Channel:
             yield_on_timeout=True,
             debug=False,
             force_polling=self.force_polling,
-            recursive=self.recursive and not self._one_by_one,
+            recursive=self.recursive,
             ignore_permission_denied=True,
         )
         return _named_back(batches, {a: p for a, p in aliases.items() if a != p})
 
-    @property
-    def _one_by_one(self) -> bool:
-        """Whether each folder of the roots' trees is watched on its own (:meth:`_walk`): inotify's
-        and polling's recursive watches (notify 8's walk) follow links, and a link to / had the
-        whole machine watched up to the watch limit. FSEvents watches a tree in the kernel, links
-        not followed, and notify restarts its stream for every path added: a tree stays whole."""
-        return self.recursive and (self.force_polling or sys.platform != "darwin")
-
-    def _walk(self, roots: list[Path] | list[str]) -> dict[str, None]:
-        """The folders of the roots' trees, links not followed (a run copies a link as a link: what
-        lies behind one is no change, :func:`_behind_link`), bytecode caches left out (no copy holds
-        them, and each import would rebuild the watch). A folder that cannot be read can have no
-        watch: it is said once, and the walk goes on (notify's stopped there, without a word)."""
-        found: dict[str, None] = {}
-        for root in roots:
-            todo = [str(root)]
-            while todo:
-                folder = todo.pop()
-                try:
-                    with os.scandir(folder) as entries:
-                        todo += [e.path for e in entries if e.name != BYTECODE and _entry_is_dir(e)]
-                except PermissionError:
-                    if not self._said_unreadable:
-                        self._said_unreadable = True
-                        self._post(Notice(UNREADABLE.format(folder)))
-                    continue
-                except OSError:
-                    continue  # gone meanwhile: its event rebuilds the watch
-                found[folder] = None
-        return found
-
-    def _alias(self, path: str) -> str:
+    def _alias(self, path: Path) -> str:
         """``path`` as watchfiles can take it: a path that is not UTF-8 (a task
         kept in a folder so named) it refuses whole, so it watches a link to
         it, named in ASCII in a folder of the channel's own; the events'
@@ -392,77 +334,35 @@ class Channel:
         ``links_in`` when given: the session's scratch folder, swept at the
         next start should this process be killed before it removes it."""
         try:
-            path.encode()
+            str(path).encode()
         except UnicodeEncodeError:
             pass
         else:
-            return path
+            return str(path)
         import tempfile
 
         if self._links is None:
             self._links = tempfile.mkdtemp(prefix="verifier-tui-watch-", dir=self._links_in)
-        if path not in self._aliased:
-            self._aliased[path] = os.path.join(self._links, str(len(self._aliased)))
-            os.symlink(path, self._aliased[path])
-        return self._aliased[path]
+        link = os.path.join(self._links, str([root.path for root in self.roots].index(path)))
+        if not os.path.islink(link):
+            os.symlink(path, link)
+        return link
 
     def _rebuild(self, raw: Batch) -> None:
-        """Replace the ``watch`` after a root or folder came or went, losing no
-        event on the others: start the new one first, then collect what the old
-        one caught meanwhile."""
+        """Replace the ``watch`` after a root changed, losing no event on the
+        other roots: start the new one first, then collect what the old one
+        caught meanwhile."""
         old = self._batches
         try:
-            fresh = self._open()
+            raw |= self._open()
         except FileNotFoundError:
-            # A root (or, polling, a folder) vanished again while we walked it: try at the next check.
+            # A root vanished again while we walked it: try at the next check.
             self._batches = old
-            self._stale = self._one_by_one
             return
         if old is not None:
             with suppress(RuntimeError):  # an error of the old watch no longer matters
-                fresh |= next(old, set())
+                raw |= next(old, set())
             old.close()
-        # A folder made after the walk passed its parent, but before the new watch reached it,
-        # is in no watch yet: walk and build again at the next wake.
-        self._stale = self._stale or any(self._made_or_gone(fresh))
-        raw |= fresh
-
-    def _follow(self, raw: Batch, batch: Batch, appeared: list[Root]) -> None:
-        """Build the watch again where ``batch`` (part of ``raw``) says roots appeared or, watching
-        each folder on its own, folders came or went (made, removed, renamed, moved in or out): a
-        new one has no watch, and one renamed or moved away keeps its watch, which names its events
-        by where it was. The folders are brought up to date from the batch, not walked again
-        whole: a tree of 2,000 folders costs 60 ms to walk."""
-        if appeared or self._stale:
-            self._rebuild(raw)
-            return
-        made, gone = self._made_or_gone(batch)
-        if made or gone:
-            under = tuple(folder + os.sep for folder in gone)
-            kept = {f: None for f in self._folders if f not in gone and not f.startswith(under)}
-            self._folders = kept | self._walk(made)
-            self._refolded = True
-            try:
-                self._rebuild(raw)
-            finally:
-                self._refolded = False  # no watch built (no root left): the next one walks
-
-    def _made_or_gone(self, batch: Batch) -> tuple[list[str], list[str]]:
-        """The folders ``batch`` says were made (or moved in) and those watched it says are gone
-        (removed, or renamed or moved away: one made again in their place is made)."""
-        if not self._one_by_one:
-            return [], []
-        gone = [path for kind, path in batch if kind == _DELETED and path in self._folders]
-        made = [
-            path
-            for kind, path in batch
-            if kind == _ADDED
-            and (path not in self._folders or path in gone)
-            and os.path.basename(path) != BYTECODE
-            and os.path.isdir(path)
-            and not os.path.islink(path)
-        ]
-        return made, gone
 
     # -- the loop ---------------------------------------------------------
 
@@ -498,7 +398,8 @@ class Channel:
     def _loop(self, raw: Batch) -> None:
         while True:
             appeared, vanished = self._check_roots(raw)
-            self._follow(raw, raw, appeared)
+            if appeared:
+                self._rebuild(raw)
             change = self._change(raw, appeared, vanished)
             settled_by = time.monotonic() + _SETTLE_MS / 1000
             while change is not None and self._unsettled(change, vanished) and time.monotonic() < settled_by:
@@ -507,7 +408,8 @@ class Channel:
                     continue  # a wait with no event: the rest of the save may still come
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
-                self._follow(raw, extra, more_appeared)
+                if more_appeared:
+                    self._rebuild(raw)
                 appeared += more_appeared
                 vanished |= more_vanished
                 change = self._change(raw, appeared, vanished)
