@@ -40,10 +40,6 @@ class HarborText:
     """Larger than the tool reads: Harbor reads it whole, so what it finds is unknown."""
     missing: bool = False
 
-    @property
-    def undecodable(self) -> bool:
-        return self.refusal is not None and self.refusal[1] == "UnicodeDecodeError"
-
 
 def read_as_harbor(path: Path, limit: int, label: str) -> HarborText:
     """``path.read_text()`` as Harbor calls it, named ``label`` in what is said, never opening a
