@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,6 +65,15 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     # a backslash and a newline inside single quotes are the path's own (bash keeps them): not guessed
     (tmp_path / "test.sh").write_text("exec python3 run.py --workspace '/srv/a\\\nb'\n")
     assert workspace_path(tmp_path) == "/app"
+    # sh reads no quotes in a heredoc's body: the agent's ' there closes nothing, the shim's --workspace stands
+    shim = (Path(__file__).parents[2] / "examples/tasks/hello-file/tests/test.sh").read_text()
+    notes = "cat > /tmp/notes.txt <<EOF\nthe agent's files are checked in /srv/ws\nEOF\n"
+    shim = shim.replace("set -- ", notes + "set -- ").replace("--workspace /app", "--workspace /srv/ws")
+    (tmp_path / "test.sh").write_text(shim.replace("exec ", "echo 'verifying' >&2\nexec "))
+    assert workspace_path(tmp_path) == "/srv/ws"
+    # a quote that never closes is that line's alone
+    (tmp_path / "test.sh").write_text("echo it's\nexec python3 run.py --workspace /srv/ws\n")
+    assert workspace_path(tmp_path) == "/srv/ws"
     os.mkfifo(tmp_path / "environment-fifo")
     (tmp_path / "environment").mkdir()
     os.symlink(tmp_path / "environment-fifo", tmp_path / "environment" / "Dockerfile")
@@ -83,6 +93,21 @@ _QUOTINGS = [
 _COMMENTS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=20) | st.just(
     " see --workspace /srv/not-this \\"
 )
+# a heredoc before the command, its delimiter quoted or not, <<- taking the body's leading tabs: sh reads no
+# quote, comment nor --workspace in its body
+_HEREDOCS = st.builds(
+    lambda opener, lines: (
+        f"cat >/tmp/notes <<{opener}\n" + "".join(line + "\n" for line in lines) + "\tEOF\n"[opener[0] != "-" :]
+    ),
+    st.sampled_from(["EOF", "'EOF'", '"EOF"', "\\EOF", "-EOF", "- 'EOF'"]),
+    st.lists(
+        st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("\t'\"#\\"), max_size=20)
+        .map(str.strip)
+        .filter(lambda line: line.lstrip("\t") != "EOF")
+        | st.just("it's --workspace /srv/not-this"),
+        max_size=3,
+    ),
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -92,12 +117,13 @@ _COMMENTS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_s
     st.sampled_from([" ", "="]),
     _COMMENTS,
     _COMMENTS,
+    _HEREDOCS,
 )
-def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoting, between, before, after):
+def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoting, between, before, after, heredoc):
     path = "/" + tail
     tests = tmp_path_factory.mktemp("tests")
     command = f'exec "$PY" run.py --workspace{between}{quoting(path)} --verifier x #{after}'
-    (tests / "test.sh").write_text(f"#{before}\n{command}\n")
+    (tests / "test.sh").write_text(f"#{before}\n{heredoc}{command}\n")
     # a $ or ` would be a variable or a command's output in most quotings: never guessed, the shim's default
     known = "$" not in path and "`" not in path and normal_path(path) != "/"
     assert workspace_path(tests) == (normal_path(path) if known else APP)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import threading
 from contextlib import contextmanager
 from itertools import pairwise
@@ -109,17 +108,33 @@ def workspace_path(tests_dir: Path) -> str:
     return APP
 
 
-# one piece of sh's text: a single-quoted string (literal to the next quote, a newline too), a double-quoted
-# one, a backslash and what it escapes, a newline, a #, or a run of anything else
-_SH_PIECE = re.compile(r"""'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.?|\n|\#|[^'"\\\n#]+""", re.DOTALL)
+# one piece of sh's text: a heredoc's operator and delimiter word, a single-quoted string (literal to the next
+# quote, a newline too), a double-quoted one, a quote that never closes (that line's rest, as one piece), a
+# backslash and what it escapes, a newline, a #, or a run of anything else
+_SH_PIECE = re.compile(
+    r"""(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^\s;&|()<>'"\\])+)"""
+    r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|<|[^'"\\\n#<]+""",
+    re.DOTALL,
+)
 _WORD_BEFORE = " \t;&|()<>"  # after one of these unescaped (or at a line's start) a # starts a comment
 _NOT_JOINED = re.compile(r"\\(.)", re.DOTALL)
+_UNQUOTED = re.compile(r"""\\(.)|['"]""", re.DOTALL)
+# one piece of a word, as sh takes it apart: single-quoted, double-quoted (a backslash keeps only $ ` " \ ),
+# a backslash and the character it escapes, a run of plain characters; or what ends a word (blanks, an
+# operator), or a quote that never closes
+_WORD_PIECE = re.compile(
+    r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\;&|()<>]+)|([\s;&|()<>]+|\\$)|(['"])""", re.DOTALL
+)
+_IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
+PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 
 
 def _sh_lines(text: str) -> Iterator[str]:
     """test.sh's lines as sh (Harbor executes test.sh with its #! line's sh or bash) reads them: comments
-    gone, a line that ends in ``\\`` joined to the next, except in a comment or single quotes."""
+    and heredoc bodies gone, a line that ends in ``\\`` joined to the next, except in a comment or single
+    quotes."""
     line: list[str] = []
+    heredocs: list[tuple[bool, str]] = []  # (<<- strips tabs, the delimiter) of the line being read
     at = 0
     while at < len(text):
         piece = _SH_PIECE.match(text, at)
@@ -128,11 +143,21 @@ def _sh_lines(text: str) -> Iterator[str]:
         if piece_text == "\n":
             yield "".join(line)
             line = []
+            for strip_tabs, delimiter in heredocs:  # sh reads each body, unparsed, to its delimiter's line
+                while at < len(text):
+                    end = text.find("\n", at)
+                    end = len(text) if end < 0 else end
+                    body_line, at = text[at:end], end + 1
+                    if (body_line.lstrip("\t") if strip_tabs else body_line) == delimiter:
+                        break
+            heredocs = []
         elif piece_text == "#" and (not line or line[-1][-1] in _WORD_BEFORE and line[-1][0] != "\\"):
             newline = text.find("\n", at)
             at = len(text) if newline < 0 else newline  # a # that starts a word comments out the line's rest
         elif piece_text != "\\\n":
-            if piece_text.startswith('"'):
+            if piece[2]:
+                heredocs.append((piece[1] == "-", _UNQUOTED.sub(r"\1", piece[2])))
+            elif piece_text.startswith('"'):
                 piece_text = _NOT_JOINED.sub(lambda escaped: "" if escaped[1] == "\n" else escaped[0], piece_text)
             line.append(piece_text)
     yield "".join(line)
@@ -140,19 +165,29 @@ def _sh_lines(text: str) -> Iterator[str]:
 
 def _workspace_given(line: str) -> str | None:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
-    words read with sh's quoting (shlex's POSIX mode; ``;``, ``&&``, ``|`` end a word as in sh). None when
-    it passes none, or one that holds ``$`` or a backquote (a variable or a command's output, not known
-    here) or a newline (quoted over two lines)."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""  # _sh_lines took them out: shlex would take a # inside a word for one
-    try:
-        words = list(lexer)
-    except ValueError:  # a quote that does not close
-        return None
+    words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh). None when it passes none,
+    or one that holds ``$`` or a backquote (a variable or a command's output, not known here) or a
+    newline (quoted over two lines), or a quote that never closes."""
+    words: list[str] = []
+    pieces: list[str] | None = None  # of the word being read
+    for piece in _WORD_PIECE.finditer(line):
+        single, double, escaped, plain, ends, unclosed = piece.groups()
+        if unclosed:
+            return None
+        if ends is None:
+            pieces = pieces or []
+            pieces.append(
+                _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
+            )
+        elif pieces is not None:
+            words.append("".join(pieces))
+            pieces = None
+    if pieces is not None:
+        words.append("".join(pieces))
     for word, after in pairwise([*words, ""]):
         value = after if word == "--workspace" else word.partition("=")[2] if word.startswith("--workspace=") else ""
-        if value.startswith("/") and not {"$", "`", "\n"} & set(value) and normal_path(value) != "/":
+        known = value.startswith("/") and len(value) < PATH_MAX and not {"$", "`", "\n"} & set(value)
+        if known and normal_path(value) != "/":
             return normal_path(value)
     return None
 
