@@ -470,46 +470,78 @@ def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_
     assert data["stdout"] == "[] False False\n", data["stdout"]
 
 
-@pytest.mark.parametrize("bound_through", ["the folder", "a link to it"])
-def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(tmp_path, env, namespace, bound_through):
+def _run_with_importable(tmp_path: Path, env: dict[str, str], folder: Path, server: socket.socket, address: Path):
+    """A run of an interpreter whose import path names ``folder``, ``server`` answering meanwhile: its JSON.
+    Its stdout says whether the view shows ``folder``, then whether a connect to ``address`` was answered."""
+    python = _venv_naming(tmp_path / "venv", str(folder))
+    task = make_task(
+        tmp_path / "t",
+        f"""\
+        import os, socket
+
+        def verify(workspace):
+            print(os.path.isdir({str(folder)!r}))
+            with socket.socket(socket.AF_UNIX) as client:
+                client.settimeout(2)
+                try:
+                    client.connect({str(address)!r})
+                    print("answered", client.recv(5))
+                except OSError as exc:
+                    print("no:", type(exc).__name__)
+            return 1.0
+    """,
+        cases={"only": {}},
+    )
+    with answering([server]):
+        done = run_tool(env, "run", "--json", task, "--python", python)
+    data = json.loads(done.stdout)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    return data
+
+
+@pytest.mark.parametrize("bound_as", ["the folder", "a link to it", "a name since renamed", "a name with a newline"])
+def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(tmp_path, env, namespace, bound_as):
     """An editable install's ``.pth`` put the user's project folder on the
     chosen interpreter's import path, so the view showed it, and a server's
     socket there (a dev database's, overmind's ``.overmind.sock``) answered
     the run: the view's own network namespace keeps out abstract sockets and
     the loopback, never a socket reached by its path. So did one the server
-    bound through a link to the folder, which names the socket otherwise."""
+    bound through a link to the folder, one renamed since it was bound, and one
+    whose name holds a newline: no listing of bound sockets names them as they are."""
     project = Path(tempfile.mkdtemp(prefix="vtui-proj-", dir="/tmp"))  # short: a socket's address is 107 bytes
     try:
         (project / "real").mkdir()
         (project / "link").symlink_to("real")
+        name = "dev\n.sock" if bound_as == "a name with a newline" else "dev.sock"
         server = socket.socket(socket.AF_UNIX)
-        server.bind(str(project / ("real" if bound_through == "the folder" else "link") / "dev.sock"))
+        server.bind(str(project / ("link" if bound_as == "a link to it" else "real") / name))
+        if bound_as == "a name since renamed":
+            (project / "real" / name).rename(project / "real" / "db.sock")
+            name = "db.sock"
         server.listen(4)
-        python = _venv_naming(tmp_path / "venv", str(project / "real"))
-        task = make_task(
-            tmp_path / "t",
-            f"""\
-            import os, socket
-
-            def verify(workspace):
-                print(os.path.isdir({str(project / "real")!r}))
-                with socket.socket(socket.AF_UNIX) as client:
-                    client.settimeout(2)
-                    try:
-                        client.connect({str(project / "real" / "dev.sock")!r})
-                        print("answered", client.recv(5))
-                    except OSError as exc:
-                        print("no:", type(exc).__name__)
-                return 1.0
-        """,
-            cases={"only": {}},
-        )
-        with answering([server]):
-            done = run_tool(env, "run", "--json", task, "--python", python)
-        data = json.loads(done.stdout)
-        assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+        data = _run_with_importable(tmp_path, env, project / "real", server, project / "real" / name)
         assert data["stdout"].startswith("True\nno: "), data["stdout"]  # the folder is shown, its socket is not
     finally:
+        shutil.rmtree(project)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
+def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_not_shown_and_said(tmp_path, env, namespace):
+    """The overlay that keeps a shown folder's sockets out cannot be laid over a folder holding a mount
+    point in a user namespace (the kernel refuses it: EINVAL), and the run failed with bwrap's line. Such a
+    folder is not shown, which keeps its socket out too, and the notices say so."""
+    project = Path(tempfile.mkdtemp(prefix="vtui-proj-", dir="/tmp"))
+    (project / "data").mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(project / "data")], check=True)
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(project / "dev.sock"))
+        server.listen(4)
+        data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock")
+        assert data["stdout"] == "False\nno: FileNotFoundError\n", data["stdout"]  # the folder is not shown
+        assert any(f"{project} holds a mount point ({project / 'data'})" in notice for notice in data["notices"])
+    finally:
+        subprocess.run(["umount", str(project / "data")], check=True)
         shutil.rmtree(project)
 
 

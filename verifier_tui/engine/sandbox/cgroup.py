@@ -90,13 +90,14 @@ def mounts(text: str) -> list[Mount]:
         left, _, right = line.partition(" - ")
         fields, tail = left.split(), right.split()
         if len(fields) >= 5 and len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
-            root, point = (re.sub(r"\\([0-7]{3})", _octal, field) for field in fields[3:5])
+            root, point = (unescape(field) for field in fields[3:5])
             found.append((tail[0], root, point, set(tail[2].split(","))))
     return found
 
 
-def _octal(found: re.Match[str]) -> str:
-    return chr(int(found.group(1), 8))  # mountinfo writes a space in a path as \040
+def unescape(field: str) -> str:
+    """A path as ``/proc/PID/mountinfo`` writes it: a space as ``\\040``, a newline as ``\\012``."""
+    return re.sub(r"\\([0-7]{3})", lambda found: chr(int(found.group(1), 8)), field)
 
 
 def folder_for(controller: str, groups: dict[str, tuple[int, str]], mounted: list[Mount]) -> Place | None:

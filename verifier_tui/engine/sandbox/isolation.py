@@ -562,7 +562,14 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     if home and not any(inside(home, folder) for folder in [*bound[:-1], *mounted]):
         args += ["--dir", home]
     for folder in plan.interpreter:
-        args += ["--ro-bind", folder, folder]
+        # A folder of the interpreter's the view shows (a project an editable install puts on its import
+        # path) may hold a server's socket, which a path reaches whatever namespace asks, through a read-only
+        # bind too. Through an overlay a socket is a file no connect() reaches (ECONNREFUSED), whenever and
+        # however it was bound; read-only as a bind is (bwrap escapes any name in the overlay's options).
+        if os.path.isdir(folder):
+            args += ["--overlay-src", folder, "--tmp-overlay", folder, "--remount-ro", folder]
+        else:
+            args += ["--ro-bind", folder, folder]
     if plan.overlay is not None:
         lower, upper, work = plan.overlay
         args += ["--overlay-src", lower, "--overlay", upper, work, plan.app_at]
@@ -572,19 +579,12 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     if plan.resolv is not None:
         args += ["--ro-bind", plan.resolv, "/etc/resolv.conf"]
     shown = bound[:-1] + list(plan.interpreter)  # (the view's /tmp is its own: nothing of this machine's shows)
-    covered: list[str] = []
     for hidden in plan.hide:
         # The tool's scratch folder and cache, where a folder the view shows
         # holds them (a venv's folder keeping TMPDIR, say): covered, empty.
         real = os.path.realpath(hidden)
         if os.path.isdir(real) and any(inside(real, folder) for folder in shown):
             args += ["--tmpfs", real, "--remount-ro", real]
-            covered.append(real)
-    # Only the interpreter's folders: in the system's, what /etc keeps from others is covered
-    # already, and a socket there would have no place left to be covered at.
-    for path in _sockets_in(list(plan.interpreter)):
-        if not any(inside(path, folder) for folder in covered):
-            args += ["--ro-bind", "/dev/null", path]
     if plan.make_workdir:
         args += ["--dir", plan.workdir]
     args += ["--chdir", plan.workdir, "--", sh, "-c", _INIT, INIT_NAME]
@@ -773,41 +773,6 @@ def _kept_from_others(top: str) -> list[str]:
                 found.append(entry.path)
 
     walk(top)
-    return found
-
-
-def _sockets_in(folders: list[str]) -> list[str]:
-    """The UNIX sockets in ``folders`` that a program of this machine is bound to
-    (``/proc/net/unix``, for this network namespace): covered by /dev/null in
-    the view. A folder of the interpreter's it shows (a project an editable
-    install puts on its import path) may hold a server's socket, and a path
-    reaches a socket whatever namespace asks, read-only mount or not. Only
-    what is bound, by an absolute path, as the run starts: a socket bound
-    later, or by a relative path, is not known here."""
-    try:
-        with open("/proc/net/unix", "rb") as handle:
-            lines = handle.read().splitlines()[1:]
-    except OSError:
-        return []
-    # Compared as they really are: a folder (or a socket) named through a link is the same one.
-    real = [(folder, os.path.realpath(folder)) for folder in folders]
-    found: list[str] = []
-    for line in lines:
-        fields = line.split(None, 7)  # ... Inode Path: a path may hold spaces
-        if len(fields) < 8 or not fields[7].startswith(b"/"):
-            continue  # unnamed, or abstract ("@name"): the view's network namespace keeps those out
-        path = os.fsdecode(fields[7])
-        try:
-            if not stat.S_ISSOCK(os.lstat(path).st_mode):  # a socket file removed while still bound
-                continue
-        except OSError:
-            continue
-        where = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
-        for folder, folder_real in real:
-            if inside(where, folder_real):
-                seen = folder + where[len(folder_real) :] if where != folder_real else folder
-                if seen not in found:
-                    found.append(seen)
     return found
 
 
