@@ -76,11 +76,10 @@ def unbroken(text: str) -> str:
 #: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): what a font draws as
 #: nothing. Python's isprintable() passes some of them (a variation selector, the combining
 #: grapheme joiner, a Hangul filler), and unicodedata has no such property: the ranges, listed.
-_IGNORABLE_RANGES = (
-    r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
-    r"\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+_IGNORABLE = (
+    r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    r"\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
-_IGNORABLE = f"[{_IGNORABLE_RANGES}]"
 #: The scripts whose letters a zero-width (non-)joiner shapes: Arabic and Persian (and the other
 #: scripts written around them: Syriac, N'Ko...), the Indic scripts, Mongolian. Persian's
 #: نمره‌کل, Devanagari's क्‍ष need one.
@@ -131,31 +130,20 @@ def spelled_out(text: str, spell: Callable[[str], str]) -> str:
     writes it: a key ``reward`` and one ending in a zero-width space must not look one. What can be
     read stays as written: é, 日本, an emoji.
 
-    A regex finds what may draw nothing, and only that is judged: a trial's reward key may be
-    megabytes long, and judging each of its characters in Python took seconds."""
+    A trial's reward key may be megabytes long: one fixed regex finds the default-ignorable
+    characters, the only ones judged by what is beside them; what else Python cannot print draws
+    nothing wherever it is, and is spelled out by one pass over the text."""
     printable = text.isprintable()
     if printable and (text.isascii() or re.search(_IGNORABLE, text) is None):
         return text
-    maybe = _IGNORABLE
-    if not printable:  # of the characters the text holds, however long it is
-        maybe = f"[{_IGNORABLE_RANGES}{_ranges(sorted(ord(c) for c in set(text) if not c.isprintable()))}]"
 
     def judged(found: re.Match[str]) -> str:
         return spell(found.group()) if _unseen(text, found.start()) else found.group()
 
-    return re.sub(maybe, judged, text)
-
-
-def _ranges(codes: list[int]) -> str:
-    """The sorted ``codes`` as a regex character class's ranges, each run of them one: a text that
-    holds a million unassigned code points compiles as a few ranges."""
-    runs: list[list[int]] = []
-    for code in codes:
-        if runs and runs[-1][1] == code - 1:
-            runs[-1][1] = code
-        else:
-            runs.append([code, code])
-    return "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in runs)
+    shown = re.sub(_IGNORABLE, judged, text)
+    if printable:
+        return shown
+    return shown.translate({ord(c): spell(c) for c in set(text) if not c.isprintable() and not re.match(_IGNORABLE, c)})
 
 
 def code_point(c: str) -> str:
