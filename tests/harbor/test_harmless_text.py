@@ -384,3 +384,29 @@ def test_no_pattern_grows_with_the_text(monkeypatch):
     shown = plain.spelled_out(key, plain.code_point)
     assert shown == "".join(f"a{plain.code_point(c)}" for c in unassigned)
     assert max(map(len, patterns), default=0) < 2_000
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("temp\u00b0\ufe0fC", '"temp\u00b0<U+FE0F>C"'),  # `temp°C` and this printed alike
+        ("\u20ac\ufe0e", '"\u20ac<U+FE0E>"'),
+        ("\u2192\ufe0f", '"\u2192<U+FE0F>"'),  # → has no emoji form; ↔ has
+        ("\u00b0\u200d\u20ac", '"\u00b0<U+200D>\u20ac"'),
+        ("\u2764\ufe0f\u200d\u20ac", '"\u2764\ufe0f<U+200D>\u20ac"'),  # a heart joined to no pictograph
+    ],
+)
+def test_a_selector_or_joiner_beside_a_symbol_no_emoji_is_made_of_is_named(key, shown):
+    """A variation selector after ``°``, ``€`` or ``→``, a joiner between two such, was kept: any
+    symbol that is not ASCII counted as an emoji's, and ``temp°C`` and ``temp°`` U+FE0F ``C``
+    printed alike. Only an Extended_Pictographic character (Unicode's emoji-data.txt) takes one."""
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == shown
+
+
+@pytest.mark.parametrize("key", ["\u2194\ufe0f", "\u00a9\ufe0f", "\u2622\ufe0f", "\U0001f9d1\u200d\U0001f680"])
+def test_a_selector_or_joiner_in_an_emoji_stays(key):
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == key

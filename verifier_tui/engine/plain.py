@@ -85,6 +85,24 @@ _IGNORABLE = (
 #: نمره‌کل, Devanagari's क्‍ष need one.
 _JOINING = r"[\u0600-\u08ff\u0900-\u0dff\u1800-\u18af\ufb50-\ufdff\ufe70-\ufefe]"
 _JOINERS = "\u200c\u200d"
+#: Unicode 15.1's Extended_Pictographic (emoji-data.txt; adjacent ranges merged): what an emoji is
+#: made of. A presentation selector or joiner beside another symbol (°, €, →) joins nothing and
+#: draws nothing: ``temp°C`` and ``temp°`` U+FE0F ``C`` would print alike.
+_PICTOGRAPHIC = (
+    r"[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328\u2388\u23cf"
+    r"\u23e9-\u23f3\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u2605\u2607-\u2612"
+    r"\u2614-\u2685\u2690-\u2705\u2708-\u2712\u2714\u2716\u271d\u2721\u2728\u2733\u2734\u2744\u2747\u274c"
+    r"\u274e\u2753-\u2755\u2757\u2763-\u2767\u2795-\u2797\u27a1\u27b0\u27bf\u2934\u2935\u2b05-\u2b07"
+    r"\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001f0ff\U0001f10d-\U0001f10f\U0001f12f"
+    r"\U0001f16c-\U0001f171\U0001f17e\U0001f17f\U0001f18e\U0001f191-\U0001f19a\U0001f1ad-\U0001f1e5"
+    r"\U0001f201-\U0001f20f\U0001f21a\U0001f22f\U0001f232-\U0001f23a\U0001f23c-\U0001f23f"
+    r"\U0001f249-\U0001f3fa\U0001f400-\U0001f53d\U0001f546-\U0001f64f\U0001f680-\U0001f6ff"
+    r"\U0001f774-\U0001f77f\U0001f7d5-\U0001f7ff\U0001f80c-\U0001f80f\U0001f848-\U0001f84f"
+    r"\U0001f85a-\U0001f85f\U0001f888-\U0001f88f\U0001f8ae-\U0001f8ff\U0001f90c-\U0001f93a"
+    r"\U0001f93c-\U0001f945\U0001f947-\U0001faff\U0001fc00-\U0001fffd]"
+)
+#: A skin tone may come between an emoji and the joiner that joins it to the next (👩🏽‍💻).
+_BEFORE_JOINER = _PICTOGRAPHIC[:-1] + "\U0001f3fb-\U0001f3ff]"
 _PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️)
 
 
@@ -101,24 +119,20 @@ def _unseen(text: str, at: int) -> bool:
 
 def _joins(text: str, at: int) -> bool:
     """Whether the joiner or emoji presentation selector ``text[at]`` is part of what is beside
-    it: a selector after a symbol (❤️), a joiner between two symbols of an emoji (👨‍👩‍👧,
+    it: a selector after a pictograph (❤️), a joiner between two pictographs of an emoji (👨‍👩‍👧,
     ❤️‍🔥, 👩🏽‍💻) or two letters of a joining script. Elsewhere (``日`` U+200D ``本``,
-    ``reward`` U+FE0F) it makes a key look like another."""
+    ``reward`` U+FE0F, ``°`` U+FE0F) it makes a key look like another."""
     c = text[at]
     before = text[at - 1] if at else ""
     after = text[at + 1 : at + 2]
     if c in _PRESENTATION:
-        return _symbol(before)
+        return re.match(_PICTOGRAPHIC, before) is not None
     if c not in _JOINERS:
         return False
-    if c == "\u200d" and _symbol(text[at - 2] if before == "\ufe0f" and at > 1 else before) and _symbol(after):
+    joined = text[at - 2] if before == "\ufe0f" and at > 1 else before
+    if c == "\u200d" and re.match(_BEFORE_JOINER, joined) and re.match(_PICTOGRAPHIC, after):
         return True
     return _joining_letter(before) and _joining_letter(after)
-
-
-def _symbol(c: str) -> bool:
-    """An emoji, or another symbol not ASCII (a skin tone modifier too)."""
-    return bool(c) and not c.isascii() and unicodedata.category(c).startswith("S")
 
 
 def _joining_letter(c: str) -> bool:
