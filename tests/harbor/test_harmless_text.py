@@ -410,3 +410,34 @@ def test_a_selector_or_joiner_in_an_emoji_stays(key):
     from verifier_tui.engine.verdict import key_shown
 
     assert key_shown(key) == key
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "1\ufe0f\u20e3",  # keycap digit one
+        "#\ufe0f\u20e3",
+        "*\ufe0f\u20e3",
+        "\U00011013\U00011046\u200d\U00011032",  # Brahmi: a conjunct asked for
+        "\U00010d04\u200d\U00010d05",  # Hanifi Rohingya, written joined
+        "\u1780\u200c\u17b6",  # Khmer: a non-joiner before a vowel sign
+        "\U00011013\U00011046\u200c\U00011032",
+    ],
+)
+def test_a_keycap_and_a_joiner_in_a_script_past_the_bmp_stay(key):
+    """``1️⃣`` printed as ``"1<U+FE0F>⃣"``: a digit is no pictograph, yet U+FE0F U+20E3 after it
+    is an emoji (a keycap). A joiner in Brahmi, Hanifi Rohingya or Khmer was named too: the
+    joining scripts were listed up to Mongolian, in the first plane only."""
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == key
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("1\ufe0f", '"1<U+FE0F>"'), ("a\ufe0f\u20e3", '"a<U+FE0F>\u20e3"'), ("\ufe0f\u20e3", '"<U+FE0F>\u20e3"')],
+)
+def test_a_selector_after_a_digit_that_no_keycap_follows_is_named(key, shown):
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == shown

@@ -80,10 +80,17 @@ _IGNORABLE = (
     r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     r"\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
-#: The scripts whose letters a zero-width (non-)joiner shapes: Arabic and Persian (and the other
-#: scripts written around them: Syriac, N'Ko...), the Indic scripts, Mongolian. Persian's
-#: نمره‌کل, Devanagari's क्‍ष need one.
-_JOINING = r"[\u0600-\u08ff\u0900-\u0dff\u1800-\u18af\ufb50-\ufdff\ufe70-\ufefe]"
+#: The scripts whose letters a zero-width (non-)joiner shapes, by their blocks: Arabic and Persian
+#: and the scripts written as they are (Syriac, N'Ko, Mongolian, Hanifi Rohingya, Sogdian, Adlam...),
+#: and those of the Brahmi family (Devanagari to Sinhala, Tibetan, Myanmar, Khmer, Balinese,
+#: Javanese, and past the first plane Brahmi, Sharada, Grantha... at U+11000 to U+11FFF).
+#: Persian's نمره‌کل, Devanagari's क्‍ष need one.
+_JOINING = (
+    r"[\u0600-\u08ff\u0900-\u0dff\u0f00-\u109f\u1780-\u18af\u1900-\u194f\u1a20-\u1aaf\u1b00-\u1c4f"
+    r"\ua800-\ua8ff\ua980-\uaaff\uabc0-\uabff\ufb50-\ufdff\ufe70-\ufefe\U00010a00-\U00010a5f"
+    r"\U00010ac0-\U00010aff\U00010b80-\U00010baf\U00010d00-\U00010d3f\U00010e80-\U00010ebf"
+    r"\U00010f30-\U00011fff\U0001e900-\U0001e95f]"
+)
 _JOINERS = "\u200c\u200d"
 #: Unicode 15.1's Extended_Pictographic (emoji-data.txt; adjacent ranges merged): what an emoji is
 #: made of. A presentation selector or joiner beside another symbol (°, €, →) joins nothing and
@@ -104,6 +111,7 @@ _PICTOGRAPHIC = (
 #: A skin tone may come between an emoji and the joiner that joins it to the next (👩🏽‍💻).
 _BEFORE_JOINER = _PICTOGRAPHIC[:-1] + "\U0001f3fb-\U0001f3ff]"
 _PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️)
+_KEYCAP = "[0-9#*]\ufe0f\u20e3"  # 1️⃣: a digit, # or * made an emoji
 
 
 def _unseen(text: str, at: int) -> bool:
@@ -119,14 +127,16 @@ def _unseen(text: str, at: int) -> bool:
 
 def _joins(text: str, at: int) -> bool:
     """Whether the joiner or emoji presentation selector ``text[at]`` is part of what is beside
-    it: a selector after a pictograph (❤️), a joiner between two pictographs of an emoji (👨‍👩‍👧,
+    it: a selector after a pictograph (❤️) or in a keycap (1️⃣), a joiner between two pictographs of an emoji (👨‍👩‍👧,
     ❤️‍🔥, 👩🏽‍💻) or two letters of a joining script. Elsewhere (``日`` U+200D ``本``,
     ``reward`` U+FE0F, ``°`` U+FE0F) it makes a key look like another."""
     c = text[at]
     before = text[at - 1] if at else ""
     after = text[at + 1 : at + 2]
     if c in _PRESENTATION:
-        return re.match(_PICTOGRAPHIC, before) is not None
+        return re.match(_PICTOGRAPHIC, before) is not None or (
+            at > 0 and re.match(_KEYCAP, text[at - 1 : at + 2]) is not None
+        )
     if c not in _JOINERS:
         return False
     joined = text[at - 2] if before == "\ufe0f" and at > 1 else before
