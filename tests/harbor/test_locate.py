@@ -247,3 +247,26 @@ def test_of_several_copies_whose_digest_cannot_be_worked_out_the_reason_is_said(
     assert "records no digest" not in location.found_by, location.found_by
     said = "whether it has the digest lock.json recorded cannot be told: its .gitignore is larger than"
     assert said in location.found_by, location.found_by
+
+
+def test_a_copy_whose_digest_cannot_be_worked_out_is_never_said_to_lack_the_recorded_one(task, runs, monkeypatch):
+    """Of two copies, the other's .gitignore past what the tool reads: the note said "its digest
+    is the one lock.json recorded, the other's is not", or "none has the recorded digest", of a
+    copy whose digest nobody worked out. It now says why that copy's cannot be told."""
+    from verifier_tui.engine.task import harbor_text
+
+    demo = task()
+    (demo / ".gitignore").write_text("*.log\n")
+    trial = one_trial(runs, demo)
+    other = shutil.copytree(demo, runs / "jobs" / "tasks" / "demo")
+    (other / ".gitignore").write_text("*.log\n" + "# padding\n" * 200)
+    monkeypatch.setattr(harbor_text, "IGNORE_FILE_LIMIT", 1000)
+    untold = f"; for {other}, whether it has the digest lock.json recorded cannot be told: its .gitignore is larger"
+    location = locate_task(trial)
+    assert location.path == demo and "its digest is the one lock.json recorded" + untold in location.found_by
+    assert "the other's is not" not in location.found_by, location.found_by
+    (demo / "instruction.md").write_text("changed since the run\n")
+    location = locate_task(trial)
+    assert location.path == demo, location.found_by
+    assert "its digest is not the one lock.json recorded, and it is tried first" + untold in location.found_by
+    assert "none has" not in location.found_by, location.found_by

@@ -235,14 +235,18 @@ def _why_this_copy(
     others = [q for q in qualified if q is not chosen]
     if not others:
         return ""
-    if chosen[2]:
-        reason = "its digest is the one lock.json recorded" + (
-            "" if any(same for _f, _w, same, _u in others) else ", the other's is not"
-        )
-    elif chosen[2] is False:
-        reason = "none has the recorded digest, and it is tried first"
-    else:
+    if chosen[2] is None:
         reason = f"it is tried first ({chosen[3]})"
+    else:  # lock.json records a digest: a copy whose own is not known is said to be so, never to differ
+        untold = [(folder, why) for folder, _w, same, why in others if same is None]
+        if chosen[2]:
+            reason = "its digest is the one lock.json recorded" + (
+                "" if untold or any(same for _f, _w, same, _u in others) else ", the other's is not"
+            )
+        else:
+            reason = "its digest is not the one lock.json recorded" if untold else "none has the recorded digest"
+            reason += ", and it is tried first"
+        reason += "".join(f"; for {folder}, {why}" for folder, why in untold[:2])
     listed = "; ".join(f"{folder} ({why})" for folder, why, _same, _u in others[:2])
     more = f" and {len(others) - 2} more" if len(others) > 2 else ""
     return f"; chosen over {listed}{more}: {reason}"
