@@ -503,3 +503,15 @@ def test_reward_file_over_the_parse_limit_is_not_parsed(tmp_path: Path, monkeypa
     error, message = error_of(tmp_path)
     assert error == UNKNOWN  # Harbor has no exception of its own for it: what it would do is not known
     assert "verifier-tui does not parse" in message
+
+
+def test_a_nested_value_in_reward_json_reads_as_written(tmp_path: Path) -> None:
+    """``reward.json: "日本" is an object ({"caf\\u00e9": 1}), not a number``: the key was named as
+    written and the object beside it escaped. It reads ``{"café": 1}``; what draws nothing is
+    still escaped."""
+    write(tmp_path, "reward.json", '{"reward": 1, "\u65e5\u672c": {"caf\u00e9": 1, "x\u200b": ["\u65e5"]}}')
+    _error, message = error_of(tmp_path)
+    assert 'reward.json: "日本" is an object ({"café": 1, "x\\u200b": ["日"]}), not a number' in message, message
+    write(tmp_path, "reward.json", '{"reward": ["caf\u00e9"]}')
+    _error, message = error_of(tmp_path)
+    assert '"reward" is an array (["café"])' in message, message

@@ -502,9 +502,9 @@ def _describe_json(value: object) -> str:
     if isinstance(value, str):
         return f"a string ({_snippet(value)})"
     if isinstance(value, list):
-        return f"an array ({clip(json.dumps(value))})"
+        return f"an array ({clip(readable_json(value))})"
     if isinstance(value, dict):
-        return f"an object ({clip(json.dumps(value))})"
+        return f"an object ({clip(readable_json(value))})"
     if isinstance(value, (int, float)):
         return f"number ({_json_number(value)})"
     return type(value).__name__
