@@ -470,10 +470,13 @@ def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_
     assert data["stdout"] == "[] False False\n", data["stdout"]
 
 
-def _run_with_importable(tmp_path: Path, env: dict[str, str], folder: Path, server: socket.socket, address: Path):
-    """A run of an interpreter whose import path names ``folder``, ``server`` answering meanwhile: its JSON.
-    Its stdout says whether the view shows ``folder``, then whether a connect to ``address`` was answered."""
-    python = _venv_naming(tmp_path / "venv", str(folder))
+def _run_with_importable(
+    tmp_path: Path, env: dict[str, str], folder: Path, server: socket.socket, address: Path, venv: Path | None = None
+):
+    """A run of an interpreter (its venv at ``venv``) whose import path names ``folder``, ``server`` answering
+    meanwhile: its JSON. Its stdout says whether the view shows ``folder``, then whether a connect to
+    ``address`` was answered."""
+    python = _venv_naming(venv or tmp_path / "venv", str(folder))
     task = make_task(
         tmp_path / "t",
         f"""\
@@ -526,22 +529,29 @@ def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(t
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
-def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_not_shown_and_said(tmp_path, env, namespace):
+@pytest.mark.parametrize("mounted", ["data", ".venv"])
+def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_bound_and_said(tmp_path, env, namespace, mounted):
     """The overlay that keeps a shown folder's sockets out cannot be laid over a folder holding a mount
-    point in a user namespace (the kernel refuses it: EINVAL), and the run failed with bwrap's line. Such a
-    folder is not shown, which keeps its socket out too, and the notices say so."""
+    point in a user namespace (the kernel refuses it: EINVAL). Since fc669f53 such a folder was not shown,
+    and with it the interpreter's own folder inside it: a venv on a volume mounted at the project's
+    ``.venv`` (a devcontainer's), an editable install naming the project, failed every run (exit 127).
+    Such a folder is bound read-only, as before, and the notices say a socket in it answers the run."""
     project = Path(tempfile.mkdtemp(prefix="vtui-proj-", dir="/tmp"))
-    (project / "data").mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(project / "data")], check=True)
+    (project / mounted).mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(project / mounted)], check=True)
     try:
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(project / "dev.sock"))
         server.listen(4)
-        data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock")
-        assert data["stdout"] == "False\nno: FileNotFoundError\n", data["stdout"]  # the folder is not shown
-        assert any(f"{project} holds a mount point ({project / 'data'})" in notice for notice in data["notices"])
+        venv = project / ".venv" if mounted == ".venv" else None
+        data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock", venv)
+        assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
+        assert any(
+            f"{project} holds a mount point ({project / mounted})" in notice and "socket" in notice
+            for notice in data["notices"]
+        ), data["notices"]
     finally:
-        subprocess.run(["umount", str(project / "data")], check=True)
+        subprocess.run(["umount", str(project / mounted)], check=True)
         shutil.rmtree(project)
 
 

@@ -167,15 +167,12 @@ def _in_view(
         )
         return
     shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
-    for folder, point in _holding_mounts(shown):
-        # The kernel lays no overlay (isolation.sandbox_argv's, which keeps out the folder's sockets) over a
-        # folder holding a mount of this machine's in a user namespace (EINVAL: it would uncover what the
-        # mount hides), and a bind would show its sockets: it is not shown
-        shown = tuple(kept for kept in shown if kept != folder)
-        out.notices.append(
-            f"the chosen interpreter's folder {folder} holds a mount point ({point}): the sandbox's view cannot "
-            "show it without the sockets in it, so the run does not see that folder"
-        )
+    bound = _not_overlaid(shown)
+    out.notices += [
+        f"the chosen interpreter's folder {folder} {why}, where the kernel lays no overlay: it is shown by a "
+        "read-only bind, through which a socket in it (a server's of this machine) answers the run"
+        for folder, why in bound
+    ]
     hidden = next((folder for folder in shown if isolation.inside(folder, limits.app)), None)
     if hidden is not None:  # bound first, the workspace over it: the runner could not start (exit 127)
         out.start_error = Advice(  # an action: the TUI's user restarts with it, the plugin has its own option
@@ -220,6 +217,7 @@ def _in_view(
         app_at=stage.app_at,
         network=reach,
         interpreter=shown,
+        interpreter_bound=tuple(folder for folder, _ in bound),
         # The run's HOME (the user's, or the one the task sets: /root, as Harbor's root images have)
         # is an empty folder of its own, whoever runs the tool; one the view cannot make is a variable only.
         home=out.env.get("HOME") or None,
@@ -301,8 +299,10 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _holding_mounts(folders: tuple[str, ...]) -> list[tuple[str, str]]:
-    """Each of ``folders`` (a folder, not a file) that holds a mount point below it, with the first one."""
+def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Each of ``folders`` (a folder, not a file) the kernel lays no overlay over, with why: one holding
+    a mount point of this machine's (in a user namespace it refuses, EINVAL: the overlay would uncover
+    what the mount hides)."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
             points = [cgroup.unescape(line.split()[4]) for line in handle if len(line.split()) > 4]
@@ -313,7 +313,7 @@ def _holding_mounts(folders: tuple[str, ...]) -> list[tuple[str, str]]:
         real = os.path.realpath(folder)
         below = next((p for p in points if p != real and isolation.inside(p, real)), None)
         if below is not None and os.path.isdir(folder):
-            found.append((folder, folder + below[len(real) :]))
+            found.append((folder, f"holds a mount point ({folder + below[len(real) :]})"))
     return found
 
 

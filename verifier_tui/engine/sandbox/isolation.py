@@ -510,6 +510,7 @@ class ViewPlan:
     app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
     network: str = "none"  # "none": a loopback of its own; "user": given one by a helper; "host": this machine's
     interpreter: tuple[str, ...] = ()  # the chosen interpreter's folders, shown read-only at their own paths
+    interpreter_bound: tuple[str, ...] = ()  # of those, the ones no overlay can be laid over: a read-only bind
     home: str | None = None  # the run's $HOME path, shown as an empty writable folder where it can be made
     hide: tuple[str, ...] = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
     tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
@@ -566,7 +567,7 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
         # path) may hold a server's socket, which a path reaches whatever namespace asks, through a read-only
         # bind too. Through an overlay a socket is a file no connect() reaches (ECONNREFUSED), whenever and
         # however it was bound; read-only as a bind is (bwrap escapes any name in the overlay's options).
-        if os.path.isdir(folder):
+        if os.path.isdir(folder) and folder not in plan.interpreter_bound:
             args += ["--overlay-src", folder, "--tmp-overlay", folder, "--remount-ro", folder]
         else:
             args += ["--ro-bind", folder, folder]
