@@ -555,6 +555,34 @@ def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_bound_and_s
         shutil.rmtree(project)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
+def test_a_folder_of_the_interpreters_import_path_on_stacked_overlays_is_bound_and_said(tmp_path, env, namespace):
+    """A folder on an overlay already stacked two deep cannot take the view's overlay over it (the kernel:
+    maximum fs stacking depth exceeded), and every run failed with bwrap's line. A folder on an overlay is
+    bound read-only (how deep it is cannot be told from outside), and the notices say so."""
+    top = Path(tempfile.mkdtemp(prefix="vtui-ovl-", dir="/tmp"))
+    for name in ("l1/sub", "u1", "w1", "o1", "u2", "w2", "o2"):
+        (top / name).mkdir(parents=True)
+    layers = [
+        (top / "o1", f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}"),
+        (top / "o2", f"lowerdir={top / 'o1' / 'sub'},upperdir={top / 'u2'},workdir={top / 'w2'}"),
+    ]
+    for point, options in layers:
+        subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(point)], check=True)
+    try:
+        project = top / "o2"
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(project / "dev.sock"))
+        server.listen(4)
+        data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock", project / ".venv")
+        assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
+        assert any(f"{project} is on an overlay" in notice for notice in data["notices"]), data["notices"]
+    finally:
+        for point, _ in reversed(layers):
+            subprocess.run(["umount", str(point)], check=True)
+        shutil.rmtree(top)
+
+
 # ---------------------------------------------------------------------------
 # 6. /tests is writable, as in Harbor's container
 

@@ -302,18 +302,31 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
 def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
     """Each of ``folders`` (a folder, not a file) the kernel lays no overlay over, with why: one holding
     a mount point of this machine's (in a user namespace it refuses, EINVAL: the overlay would uncover
-    what the mount hides)."""
+    what the mount hides), or one on an overlay, which may be stacked as deep as the kernel allows
+    already (bwrap: Invalid argument); how deep cannot be told from outside, so any overlay counts."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
-            points = [cgroup.unescape(line.split()[4]) for line in handle if len(line.split()) > 4]
+            mounts = [
+                (cgroup.unescape(left.split()[4]), right.split()[0])
+                for left, _, right in (line.partition(" - ") for line in handle)
+                if len(left.split()) > 4 and right.split()
+            ]
     except OSError:
-        points = []
+        mounts = []
     found = []
     for folder in folders:
         real = os.path.realpath(folder)
-        below = next((p for p in points if p != real and isolation.inside(p, real)), None)
-        if below is not None and os.path.isdir(folder):
+        if not os.path.isdir(folder):
+            continue
+        below = next((p for p, _ in mounts if p != real and isolation.inside(p, real)), None)
+        # the mount the folder is on: the deepest holding it, the last made of those at one point
+        on = max(
+            ((len(p), n, p, kind) for n, (p, kind) in enumerate(mounts) if isolation.inside(real, p)), default=None
+        )
+        if below is not None:
             found.append((folder, f"holds a mount point ({folder + below[len(real) :]})"))
+        elif on is not None and on[3] == "overlay":
+            found.append((folder, f"is on an overlay (mounted at {on[2]})"))
     return found
 
 
