@@ -94,8 +94,8 @@ _COMMENTS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_s
     " see --workspace /srv/not-this \\"
 )
 # a heredoc before the command, its delimiter quoted or not, <<- taking the body's leading tabs: sh reads no
-# quote, comment nor --workspace in its body
-_HEREDOCS = st.builds(
+# quote, comment nor --workspace in its body; or a shift in arithmetic, which starts no heredoc
+_HEREDOCS = st.sampled_from(["limit=$((64 << 20))\n", "(( n <<= 2 ))\n", "echo $(( (1 << 3) | 1 ))\n"]) | st.builds(
     lambda opener, lines: (
         f"cat >/tmp/notes <<{opener}\n" + "".join(line + "\n" for line in lines) + "\tEOF\n"[opener[0] != "-" :]
     ),

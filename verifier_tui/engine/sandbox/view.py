@@ -108,12 +108,14 @@ def workspace_path(tests_dir: Path) -> str:
     return APP
 
 
-# one piece of sh's text: a heredoc's operator and delimiter word, a single-quoted string (literal to the next
-# quote, a newline too), a double-quoted one, a quote that never closes (that line's rest, as one piece), a
-# backslash and what it escapes, a newline, a #, or a run of anything else
+# one piece of sh's text: an arithmetic $((...)) or ((...)) on one line (its << a shift, no heredoc: bash's),
+# a heredoc's operator and delimiter word, a single-quoted string (literal to the next quote, a newline too),
+# a double-quoted one, a quote that never closes (that line's rest, as one piece), a backslash and what it
+# escapes, a newline, a #, or a run of anything else
 _SH_PIECE = re.compile(
-    r"""(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^\s;&|()<>'"\\])+)"""
-    r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|<|[^'"\\\n#<]+""",
+    r"""\$?\(\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\)"""
+    r"""|(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^\s;&|()<>'"\\])+)"""
+    r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|[<$(]|[^'"\\\n#<$(]+""",
     re.DOTALL,
 )
 _WORD_BEFORE = " \t;&|()<>"  # after one of these unescaped (or at a line's start) a # starts a comment
