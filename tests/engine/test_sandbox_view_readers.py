@@ -71,6 +71,11 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     shim = shim.replace("set -- ", notes + "set -- ").replace("--workspace /app", "--workspace /srv/ws")
     (tmp_path / "test.sh").write_text(shim.replace("exec ", "echo 'verifying' >&2\nexec "))
     assert workspace_path(tmp_path) == "/srv/ws"
+    # a CRLF test.sh: bash's delimiter word holds the \r, and so does the body's line that ends the heredoc
+    (tmp_path / "test.sh").write_text(
+        "cat <<EOF\r\nnotes\r\nEOF\r\nexec python3 run.py --workspace /srv/ws --verifier x\r\n", newline=""
+    )
+    assert workspace_path(tmp_path) == "/srv/ws"
     # a quote that never closes is that line's alone
     (tmp_path / "test.sh").write_text("echo it's\nexec python3 run.py --workspace /srv/ws\n")
     assert workspace_path(tmp_path) == "/srv/ws"

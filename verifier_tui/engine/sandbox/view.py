@@ -109,12 +109,12 @@ def workspace_path(tests_dir: Path) -> str:
 
 
 # one piece of sh's text: an arithmetic $((...)) or ((...)) on one line (its << a shift, no heredoc: bash's),
-# a heredoc's operator and delimiter word, a single-quoted string (literal to the next quote, a newline too),
-# a double-quoted one, a quote that never closes (that line's rest, as one piece), a backslash and what it
-# escapes, a newline, a #, or a run of anything else
+# a heredoc's operator and delimiter word (a CRLF line's \r is the word's, as bash reads it: no blank), a
+# single-quoted string (literal to the next quote, a newline too), a double-quoted one, a quote that never
+# closes (that line's rest, as one piece), a backslash and what it escapes, a newline, a #, or anything else
 _SH_PIECE = re.compile(
     r"""\$?\(\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\)"""
-    r"""|(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^\s;&|()<>'"\\])+)"""
+    r"""|(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^ \t\n;&|()<>'"\\])+)"""
     r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|[<$(]|[^'"\\\n#<$(]+""",
     re.DOTALL,
 )
