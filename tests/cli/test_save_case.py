@@ -277,31 +277,68 @@ def test_a_run_on_an_empty_scratch_workspace_is_kept_saying_so(env, tmp_path):
     assert tree(task / "cases" / "nothing") == {"expected.json": b'{"rewards": {"reward": 0.0}}\n'}
 
 
-def test_a_run_whose_workspace_is_gone_since_is_not_kept(env, hello, tmp_path):
-    """The run's workspace deleted between the run and the save (the save waits on a FIFO here): the
-    case was written with an empty workspace beside the verdict of a run that read hello.txt
-    (reward 1.0), and its note named the workspace by its absolute path. The save is refused, in one
-    line naming the workspace as the run's header does, and nothing is written."""
-    fifo = tmp_path / "saving"
+def _removed_while_held(env, tmp_path, where, args, gone):
+    """``run ARGS`` held at ``where`` (waiting on a FIFO there) while the folder ``gone`` is removed, then
+    let go: its exit code and stdout, after checking it printed no traceback."""
+    fifo = tmp_path / "held"
     os.mkfifo(fifo)
-    tool = held_at("verifier_tui.engine.keep_case:save", fifo, "before")
-    args = ["run", hello, "--case", "good", "--save-case", "kept", "--python", PY]
     proc = subprocess.Popen(
-        tool + [str(a) for a in args], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        held_at(where, fifo, "before") + ["run", *(str(a) for a in args), "--python", PY],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         wait_waiting_in(proc, "wait_for_partner")
-        shutil.rmtree(hello / "cases" / "good" / "workspace")
+        shutil.rmtree(gone)
         with open(fifo, "w"):  # the save goes on
             pass
         out, err = proc.communicate(timeout=HANG_GUARD_S)
     finally:
         proc.kill()
         proc.wait()
-    assert "Traceback" not in err and proc.returncode == 2, (proc.returncode, err)
-    assert 'verdict: {"reward": 1.0}' in out, out
+    assert "Traceback" not in err, err
+    return proc.returncode, out
+
+
+def test_a_run_whose_workspace_is_gone_since_is_not_kept(env, hello, tmp_path):
+    """The run's workspace deleted between the run and the save (the save waits on a FIFO here): the
+    case was written with an empty workspace beside the verdict of a run that read hello.txt
+    (reward 1.0), and its note named the workspace by its absolute path. The save is refused, in one
+    line naming the workspace as the run's header does, and nothing is written."""
+    args = [hello, "--case", "good", "--save-case", "kept"]
+    code, out = _removed_while_held(
+        env, tmp_path, "verifier_tui.engine.keep_case:save", args, hello / "cases/good/workspace"
+    )
+    assert code == 2 and 'verdict: {"reward": 1.0}' in out, out
     assert out.splitlines()[-1] == (
         "the run was not kept as case kept: the run's workspace, hello/cases/good/workspace, is no longer a "
         "folder: a case of it would hold none of the files the run's verdict came from"
     ), out
     assert sorted(p.name for p in (hello / "cases").iterdir()) == ["good"]  # nor a scratch folder left
+
+
+@pytest.mark.parametrize("had_cases", [True, False])
+def test_a_workspace_gone_while_the_case_is_copied_keeps_no_case(env, tmp_path, had_cases):
+    """The workspace deleted after the check that it is a folder, as the copy starts (the save waits on a
+    FIFO there): the copy found nothing and said no failure, so the run was kept, exit 0, as a case with
+    an empty workspace/ beside the verdict of a run that read hello.txt, its note naming the workspace
+    by its absolute path. The save is refused as one whose workspace was gone before it, and nothing of
+    the case is left: neither its hidden folder nor a cases/ folder it made."""
+    task = make_task(tmp_path / "hello", SAYS_HI)
+    workspace = write(tmp_path / "ws" / "hello.txt", "hi").parent
+    if had_cases:
+        write(task / "cases" / "other" / "workspace" / "hello.txt", "hi")
+    before = sorted(p.name for p in task.iterdir())
+    args = [task, "--workspace", workspace, "--save-case", "kept"]
+    code, out = _removed_while_held(env, tmp_path, "verifier_tui.engine.keep_case:_fill", args, workspace)
+    assert code == 2 and 'verdict: {"reward": 1.0}' in out, out
+    assert out.splitlines()[-1] == (
+        "the run was not kept as case kept: the run's workspace, ws, is no longer a "
+        "folder: a case of it would hold none of the files the run's verdict came from"
+    ), out
+    assert sorted(p.name for p in task.iterdir()) == before
+    if had_cases:
+        assert sorted(p.name for p in (task / "cases").iterdir()) == ["other"]

@@ -12,6 +12,7 @@ taken is refused before anything is written or run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -146,12 +147,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     leaves it out, so the case goes on following it as every other case does."""
     workspace = result.inputs.workspace
     folder = case_folder(task_root, name, workspace)
-    if workspace is not None and not workspace.is_dir():
-        # deleted or replaced since the run: an empty workspace beside its verdict would be no case of that run
-        raise CaseNameError(
-            f"the run's workspace, {workspace}, is no longer a folder: a case of it would hold none of the files "
-            "the run's verdict came from"
-        )
+    made_cases = not os.path.lexists(folder.parent)
     folder.parent.mkdir(exist_ok=True)
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
@@ -159,6 +155,13 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
         raise OSError(exc.errno, exc.strerror, str(folder.parent)) from None
     try:
         files, notes = _fill(scratch, result, task_root, shared_task_data)
+        # Asked after the copy, not before it: the copy of a folder gone (or replaced) meanwhile reads
+        # nothing and fails nothing, and an empty workspace beside the run's verdict is no case of that run.
+        if workspace is not None and not workspace.is_dir():
+            raise CaseNameError(
+                f"the run's workspace, {workspace}, is no longer a folder: a case of it would hold none of the "
+                "files the run's verdict came from"
+            )
         os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
         try:
             os.rename(scratch, folder)  # fails on a case made meanwhile: never written over
@@ -169,6 +172,9 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
             raise
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
+        if made_cases:
+            with contextlib.suppress(OSError):  # left if another save put a case there meanwhile
+                folder.parent.rmdir()
         raise
     return Kept(folder, tuple(files), tuple(notes))
 
@@ -184,7 +190,7 @@ def _fill(
     files: list[str] = ["workspace/"]
     notes: list[str] = []
     workspace = target / "workspace"
-    if ran.workspace is not None:  # (a folder: keep_case refuses one that is not)
+    if ran.workspace is not None:  # (no longer a folder by its end: keep_case refuses the case)
         mirror = Mirror(ran.workspace, workspace, verbatim_links=True)
         try:
             mirror.sync()
