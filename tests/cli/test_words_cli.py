@@ -12,7 +12,16 @@ import shutil
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
-from tests.helpers.tasks import HANG_GUARD_S, PY, REPO, RETURNED_WITH_A_SEMICOLON, copy_example, make_task, write
+from tests.helpers.tasks import (
+    HANG_GUARD_S,
+    PY,
+    REPO,
+    RETURNED_WITH_A_SEMICOLON,
+    RETURNS_A_MULTILINE_REPR,
+    copy_example,
+    make_task,
+    write,
+)
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -64,6 +73,21 @@ def test_what_verify_returned_is_said_whole_when_it_holds_a_semicolon(env, tmp_p
     assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
     assert data["stderr"] == f"run_verifier: error: {message}\n", data["stderr"]
     assert data["verdict_message"].startswith(f"{message}. No reward file"), data["verdict_message"]
+
+
+def test_what_verify_returned_is_said_whole_when_its_repr_breaks_over_lines(env, tmp_path):
+    """An object whose repr breaks over lines, 'S(a<newline>b; c)' (pandas', numpy's): the runner's
+    message was read to its first line's end, so run said `contract error: verify returned S(a` and
+    --json's outcome_words and verdict_message the same. The message is read to its end, on one line,
+    its line break written as the tool writes one elsewhere."""
+    verifier, cause = RETURNS_A_MULTILINE_REPR
+    task_dir = make_task(tmp_path / "t", verifier)
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 2 and f"\nexit 2 · contract error: {cause} · " in done.stdout, done.stdout
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
+    rule = "it must return a finite number (int or float, not bool) or a dict of them"
+    assert data["verdict_message"].startswith(f"{cause}; {rule}. No reward file"), data["verdict_message"]
 
 
 def test_watch_says_whole_what_verify_returned_when_it_holds_a_semicolon(env, tmp_path):

@@ -59,6 +59,13 @@ RETURNED_WITH_A_SEMICOLON = [
     ("{}", "verify returned an empty dict", "a reward dict needs at least one number"),
 ]
 
+#: A verify that returns an object whose repr breaks over lines (as pandas' and numpy's do), and what was
+#: returned as the runner says it, its line break shown as every line of the tool shows one.
+RETURNS_A_MULTILINE_REPR = (
+    "class S:\n    def __repr__(self):\n        return 'S(a\\nb; c)'\n\n\ndef verify(workspace):\n    return S()\n",
+    "verify returned S(a\\nb; c) (S)",
+)
+
 
 def write(path: Path, text: str | bytes) -> Path:
     """Write ``text`` (dedented) to ``path``, creating its folders."""

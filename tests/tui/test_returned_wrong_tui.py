@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.tasks import RETURNED_WITH_A_SEMICOLON, make_task
+from tests.helpers.tasks import RETURNED_WITH_A_SEMICOLON, RETURNS_A_MULTILINE_REPR, make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.model import Outcome, RunResult
 
@@ -88,3 +88,13 @@ async def test_the_reward_panel_says_whole_what_verify_returned_when_it_holds_a_
     above_harbor = reward[: reward.index("Harbor's verdict")]
     assert f"exit 2 · contract error: {cause} · " in above_harbor, reward
     assert (f"why: {rule}" in above_harbor) if rule else ("why:" not in above_harbor), reward
+
+
+async def test_the_reward_panel_says_whole_what_verify_returned_when_its_repr_breaks_over_lines(tmp_path):
+    """An object whose repr breaks over lines: the panel's exit line said `verify returned S(a` and no
+    why: followed. It says what was returned whole, its line break as the screen shows one, and the rule."""
+    verifier, cause = RETURNS_A_MULTILINE_REPR
+    _, reward = await _reward_panel(make_task(tmp_path / "tasks" / "returns", verifier, cases={"only": {}}))
+    above_harbor = reward[: reward.index("Harbor's verdict")]
+    assert f"exit 2 · contract error: {cause} · " in above_harbor, reward
+    assert "why: it must return a finite number (int or float, not bool) or a dict of them" in above_harbor, reward

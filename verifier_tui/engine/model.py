@@ -7,12 +7,14 @@ Everything here is a frozen or plain record (see
 
 from __future__ import annotations
 
+import itertools
 import re
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import Advice
+from verifier_tui.engine.plain import unbroken
 from verifier_tui.engine.record import as_json, field, record
 
 if TYPE_CHECKING:
@@ -21,8 +23,10 @@ if TYPE_CHECKING:
     from verifier_tui.engine.coverage import Coverage
     from verifier_tui.engine.readback import Explanation
 
+#: How the runner starts each line it writes of its own (run_verifier.PROG).
+RUNNER_PREFIX = "run_verifier: "
 #: How the runner starts the one line it writes on a contract error (exit 2), its cause after it.
-CONTRACT_PREFIX = "run_verifier: error: "
+CONTRACT_PREFIX = RUNNER_PREFIX + "error: "
 #: A line number as Python's traceback or a shell prints one (a C int, ten digits at most): a longer run
 #: of digits in what a run printed names no line, and ``int()`` refuses text past 4,300 digits.
 LINE_NUMBER = r"\d{1,10}(?!\d)"
@@ -85,13 +89,19 @@ def contract_line_at(line: str) -> int:
 
 def returned_wrong(stderr: str) -> str | None:
     """What was wrong with what verify returned, as the runner's last contract
-    error line in ``stderr`` says (``verify returned 'pass' (str); it must
-    return ...``), else None. (A problem found before verify was called is the
-    explanation's, shown with the bindings.)"""
-    said = [
-        line[at + len(CONTRACT_PREFIX) :].strip() for line in stderr.splitlines() if (at := contract_line_at(line)) >= 0
-    ]
-    return said[-1] if said and said[-1].startswith("verify returned") else None
+    error message in ``stderr`` says (``verify returned 'pass' (str); it must
+    return ...``), on one line, else None. (A problem found before verify was
+    called is the explanation's, shown with the bindings.)"""
+    lines = stderr.splitlines(keepends=True)
+    starts = [(index, at) for index, line in enumerate(lines) if (at := contract_line_at(line)) >= 0]
+    if not starts:
+        return None
+    index, at = starts[-1]
+    # The message goes on past its first line where a repr breaks (pandas', numpy's; _short_repr keeps
+    # the break): the runner writes nothing after it but, under --pdb, its own line that nothing is to debug.
+    rest = itertools.takewhile(lambda line: not line.startswith(RUNNER_PREFIX), lines[index + 1 :])
+    said = "".join([lines[index][at + len(CONTRACT_PREFIX) :], *rest]).strip()
+    return unbroken(said) if said.startswith("verify returned") else None
 
 
 #: The rules the runner says what verify returned broke, each after "; " at its message's end
