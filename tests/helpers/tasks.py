@@ -57,6 +57,18 @@ RETURNED_WITH_A_SEMICOLON = [
         "",
     ),
     ("{}", "verify returned an empty dict", "a reward dict needs at least one number"),
+    *(
+        # a key that is not a string: the runner's message ends with its repr, which may end with a rule's words
+        (
+            f"{{type('K', (), {{'__repr__': lambda self: 'K; {rule}'}})(): 1.0}}",
+            f"verify returned a dict with a key that is not a string: K; {rule}",
+            "",
+        )
+        for rule in (
+            "a reward dict needs at least one number",
+            "it must return a finite number (int or float, not bool) or a dict of them",
+        )
+    ),
 ]
 
 #: A verify that returns an object whose repr breaks over lines (as pandas' and numpy's do), and what was

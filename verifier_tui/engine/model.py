@@ -104,22 +104,24 @@ def returned_wrong(stderr: str) -> str | None:
     return unbroken(said) if said.startswith("verify returned") else None
 
 
-#: The rules the runner says what verify returned broke, each after "; " at its message's end
-#: (run_verifier.write_reward's own wordings; its other messages name what was returned alone).
-RETURN_RULES = (
-    "it must return a finite number (int or float, not bool) or a dict of them",
-    "a reward dict needs at least one number",
-)
+# run_verifier.write_reward's messages that name a rule, after "; " at their end: an empty dict's, whole, and
+# `verify returned %s; <rule>` for a value neither a number nor a dict. Its message for a key that is not a
+# string ends with the key's repr instead, which verify controls and may end with either rule's words.
+_EMPTY_DICT = ("verify returned an empty dict", "a reward dict needs at least one number")
+_NOT_A_REWARD = "it must return a finite number (int or float, not bool) or a dict of them"
+_KEY_NOT_A_STRING = "verify returned a dict with a key that is not a string: "
 
 
 def returned_and_rule(cause: str) -> tuple[str, str | None]:
     """The runner's ``verify returned ...`` message (:func:`returned_wrong`) as
     (what verify returned, the rule it broke; None where it names none). Cut
-    at the runner's own wording of a rule, never at the first "; ": the str
-    verify returned, or a key of its dict, may hold one (or a rule's words)."""
-    for rule in RETURN_RULES:
-        if cause.endswith(f"; {rule}"):
-            return cause[: -len(rule) - 2], rule
+    only where the message of that shape puts the runner's wording of a rule,
+    never at the first "; ": the str verify returned, or a key of its dict,
+    may hold one (or a rule's words)."""
+    if cause == "; ".join(_EMPTY_DICT):
+        return _EMPTY_DICT
+    if cause.endswith(f"; {_NOT_A_REWARD}") and not cause.startswith(_KEY_NOT_A_STRING):
+        return cause[: -len(_NOT_A_REWARD) - 2], _NOT_A_REWARD
     return cause, None
 
 
