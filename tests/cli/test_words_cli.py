@@ -90,6 +90,23 @@ def test_what_verify_returned_is_said_whole_when_its_repr_breaks_over_lines(env,
     assert data["verdict_message"].startswith(f"{cause}; {rule}. No reward file"), data["verdict_message"]
 
 
+@pytest.mark.parametrize("returned", ["'pass'", "{}"])
+def test_what_is_printed_after_the_runners_message_is_no_part_of_it(env, tmp_path, returned):
+    """An atexit handler printing after the runner's contract error ('closing db pool', 20,000 lines of it)
+    was read into the message once a repr could break it over lines: outcome_words held the handler's
+    lines (276,769 characters on one line) and the rule was lost. Only a message that ends with its
+    rule is read past its first line, up to that rule."""
+    verifier = (
+        "import atexit, sys\n\n"
+        "atexit.register(lambda: print('closing db pool\\n' * 20000, file=sys.stderr))\n\n\n"
+        f"def verify(workspace):\n    return {returned}\n"
+    )
+    task_dir = make_task(tmp_path / "t", verifier)
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    cause = "verify returned 'pass' (str)" if returned != "{}" else "verify returned an empty dict"
+    assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"][:300]
+
+
 def test_watch_says_whole_what_verify_returned_when_it_holds_a_semicolon(env, tmp_path):
     """Under a run's line, cut to its column, watch says the reward words whole: they were cut at the
     first "; " of the str verify returned (`verify returned 'a · RewardFileNotFoundError`)."""

@@ -7,7 +7,6 @@ Everything here is a frozen or plain record (see
 
 from __future__ import annotations
 
-import itertools
 import re
 from enum import Enum
 from pathlib import Path
@@ -97,10 +96,17 @@ def returned_wrong(stderr: str) -> str | None:
     if not starts:
         return None
     index, at = starts[-1]
-    # The message goes on past its first line where a repr breaks (pandas', numpy's; _short_repr keeps
-    # the break): the runner writes nothing after it but, under --pdb, its own line that nothing is to debug.
-    rest = itertools.takewhile(lambda line: not line.startswith(RUNNER_PREFIX), lines[index + 1 :])
-    said = "".join([lines[index][at + len(CONTRACT_PREFIX) :], *rest]).strip()
+    said = lines[index][at + len(CONTRACT_PREFIX) :]
+    # A repr may break over lines (pandas', numpy's: _short_repr keeps a break, within its 120 characters).
+    # Only the message naming its rule says where it ends, at the line closing with that rule: past it, or
+    # without it, what follows is other output (an atexit handler's, test.sh's), never the message's.
+    if not said.rstrip().endswith(_NOT_A_REWARD):
+        rest = lines[index + 1 : index + 1 + _REPR_LIMIT]
+        end = next((n for n, line in enumerate(rest) if line.rstrip().endswith(f"; {_NOT_A_REWARD}")), None)
+        more = rest[: end + 1] if end is not None else []
+        if sum(map(len, more)) <= 4096 and not any(line.startswith(RUNNER_PREFIX) for line in more):
+            said = "".join([said, *more])
+    said = said.strip()
     return unbroken(said) if said.startswith("verify returned") else None
 
 
@@ -110,6 +116,7 @@ def returned_wrong(stderr: str) -> str | None:
 _EMPTY_DICT = ("verify returned an empty dict", "a reward dict needs at least one number")
 _NOT_A_REWARD = "it must return a finite number (int or float, not bool) or a dict of them"
 _KEY_NOT_A_STRING = "verify returned a dict with a key that is not a string: "
+_REPR_LIMIT = 120  # run_verifier._short_repr's: the most lines a repr can break a message over
 
 
 def returned_and_rule(cause: str) -> tuple[str, str | None]:
