@@ -114,15 +114,14 @@ _PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️
 _KEYCAP = "[0-9#*]\ufe0f\u20e3"  # 1️⃣: a digit, # or * made an emoji
 
 
-def _unseen(text: str, at: int) -> bool:
-    """Whether ``text[at]`` draws nothing a reader can tell apart: what is not printable (a
-    control, a byte-order mark) or default-ignorable (a zero-width space, a variation selector);
-    never the soft hyphen, which terminals draw, nor what joins or presents what is beside it
-    (:func:`_joins`)."""
-    c = text[at]
-    if c == "\u00ad" or (c.isprintable() and not re.match(_IGNORABLE, c)):
+def _unseen(c: str) -> bool:
+    """Whether ``c`` draws nothing a reader can tell apart wherever it is: what is not printable
+    (a control, a byte-order mark) or default-ignorable (a zero-width space); never the soft
+    hyphen, which terminals draw, nor a joiner or presentation selector, judged by what is beside
+    it (:func:`_joins`)."""
+    if c == "\u00ad" or c in _JOINERS or c in _PRESENTATION:
         return False
-    return not _joins(text, at)
+    return not c.isprintable() or re.match(_IGNORABLE, c) is not None
 
 
 def _joins(text: str, at: int) -> bool:
@@ -150,24 +149,22 @@ def _joining_letter(c: str) -> bool:
 
 
 def spelled_out(text: str, spell: Callable[[str], str]) -> str:
-    """``text`` with each character a reader could not see (:func:`_unseen`) written as ``spell``
-    writes it: a key ``reward`` and one ending in a zero-width space must not look one. What can be
-    read stays as written: é, 日本, an emoji.
+    """``text`` with each character a reader could not see (:func:`_unseen`, :func:`_joins`)
+    written as ``spell`` writes it: a key ``reward`` and one ending in a zero-width space must not
+    look one. What can be read stays as written: é, 日本, an emoji.
 
-    A trial's reward key may be megabytes long: one fixed regex finds the default-ignorable
-    characters, the only ones judged by what is beside them; what else Python cannot print draws
-    nothing wherever it is, and is spelled out by one pass over the text."""
+    A trial's reward key may be megabytes long: what draws nothing wherever it is is named in one
+    str.translate pass (a table of the text's distinct such characters); only a joiner or a
+    presentation selector is judged one at a time, by what is beside it."""
     printable = text.isprintable()
     if printable and (text.isascii() or re.search(_IGNORABLE, text) is None):
         return text
 
     def judged(found: re.Match[str]) -> str:
-        return spell(found.group()) if _unseen(text, found.start()) else found.group()
+        return found.group() if _joins(text, found.start()) else spell(found.group())
 
-    shown = re.sub(_IGNORABLE, judged, text)
-    if printable:
-        return shown
-    return shown.translate({ord(c): spell(c) for c in set(text) if not c.isprintable() and not re.match(_IGNORABLE, c)})
+    shown = re.sub(f"[{_JOINERS}{_PRESENTATION}]", judged, text)  # spell writes ASCII: untouched below
+    return shown.translate({ord(c): spell(c) for c in set(text) if _unseen(c)})
 
 
 def code_point(c: str) -> str:

@@ -120,6 +120,11 @@ def readable_json(value: Any, indent: int | None = None, spell: Callable[[str], 
     return "\n".join(spelled_out(line, spell) for line in dumped.split("\n"))
 
 
+#: The most of a reward key a listing names (the faces' one_line shows no more of a line): the
+#: middle of a longer one is counted, never spelled out (5 MB of U+200B took a minute).
+KEY_MOST = 1000
+
+
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
     """Each reward as ``pair`` words it, at most REWARD_KEYS, then how many
     more: a listing line stays short whatever a trial recorded (10,000 keys)."""
@@ -136,7 +141,8 @@ def key_shown(key: str) -> str:
     escape, a bidi control, read from a trial's reward.json) made visible, as
     every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`), as is what draws
     nothing (a zero-width space: ``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`)."""
-    shown = spelled_out(unbroken(key), code_point)
+    cut = key if len(key) <= KEY_MOST else f"{key[: KEY_MOST // 2]}…+{len(key) - KEY_MOST:,}…{key[-KEY_MOST // 2 :]}"
+    shown = spelled_out(unbroken(cut), code_point)
     return f'"{shown}"' if not key or key != key.strip() or shown != key else key
 
 
