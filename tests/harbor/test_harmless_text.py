@@ -349,7 +349,7 @@ def test_only_the_characters_that_may_draw_nothing_are_judged(monkeypatch):
 #: Characters whose judgement depends on what is beside them, and what they may sit beside.
 _AROUND = (
     "\u200b\u200c\u200d\ufe0e\ufe0f\u00ad\u034f\u3164\U000e0100\u2764\U0001f468\U0001f3fd"
-    "\u0646\u0915\u094d\u65e5\u00e9a \n\x7f\ud800\udcff\U00040000"
+    "\u0646\u0915\u094d\u65e5\u00e9a \n\x7f\ud800\udcff\U00040000\U0001fae8\U0001f3f4\U000e0067\U000e007f"
 )
 
 
@@ -357,11 +357,16 @@ _AROUND = (
 def test_what_is_spelled_out_is_each_character_judged_in_turn(text):
     """The regex that finds what to judge misses nothing: the text comes out as it would had each
     of its characters been judged."""
+    import re
+
     from verifier_tui.engine import plain
+
+    flags = {at for found in re.finditer(plain._FLAG, text) for at in range(*found.span())}
 
     def unseen(at: int) -> bool:
         c = text[at]
-        return plain._unseen(c) or (c in "\u200c\u200d\ufe0e\ufe0f" and not plain._joins(text, at))
+        beside = re.match(plain._BESIDE, c) and not plain._joins(text, at) and at not in flags
+        return plain._unseen(c) or bool(beside)
 
     each = "".join(plain.code_point(c) if unseen(at) else c for at, c in enumerate(text))
     assert plain.spelled_out(text, plain.code_point) == each
@@ -466,3 +471,32 @@ def test_a_huge_key_is_named_in_one_pass_and_only_as_much_as_is_shown(monkeypatc
     shown = verdict.key_shown("\u200d" * 100_000)
     assert shown.startswith('"<U+200D><U+200D>') and shown.endswith('<U+200D>"') and "99,000" in shown
     assert len(judged) <= verdict.KEY_MOST and max(spelled) <= verdict.KEY_MOST + 20
+
+
+_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"  # a flag: 🏴 and its tags
+
+
+@pytest.mark.parametrize("key", ["\U0001fae8", "\U0001fa77", "\U0001fae8\u200d\U0001f525", _ENGLAND, f"a{_ENGLAND}b"])
+def test_an_emoji_newer_than_python_and_a_flag_of_tags_are_named_as_written(key):
+    """A shaking face (U+1FAE8) and a pink heart (U+1FA77), Unicode 15.0's, printed as
+    ``<U+1FAE8>`` under Python 3.11, whose Unicode 14.0 holds them unassigned; England's flag
+    (🏴 and tag characters) had its tags named. What is an emoji's stays as written."""
+    from verifier_tui.engine.verdict import key_shown, readable_json
+
+    assert key_shown(key) == key
+    assert readable_json({key: 1}) == json.dumps({key: 1}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("re\U000e0067ward", '"re<U+E0067>ward"'),
+        ("\U0001f3f4\U000e0067", '"\U0001f3f4<U+E0067>"'),  # no cancel tag ends it
+        ("\U000e0067\U000e007f", '"<U+E0067><U+E007F>"'),
+        ("\U00040000", '"<U+40000>"'),  # unassigned, and no pictograph
+    ],
+)
+def test_a_tag_outside_a_flag_is_named(key, shown):
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == shown

@@ -112,16 +112,25 @@ _PICTOGRAPHIC = (
 _BEFORE_JOINER = _PICTOGRAPHIC[:-1] + "\U0001f3fb-\U0001f3ff]"
 _PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️)
 _KEYCAP = "[0-9#*]\ufe0f\u20e3"  # 1️⃣: a digit, # or * made an emoji
+#: An emoji tag sequence (Unicode's emoji-sequences.txt, RGI_Emoji_Tag_Sequence): a black flag, tag
+#: characters, a cancel tag; England's flag 🏴 + "gbeng". A tag elsewhere draws nothing.
+_FLAG = "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+#: What is judged by what is beside it: a joiner, a presentation selector, a tag.
+_BESIDE = f"[{_JOINERS}{_PRESENTATION}\U000e0020-\U000e007f]"
 
 
 def _unseen(c: str) -> bool:
     """Whether ``c`` draws nothing a reader can tell apart wherever it is: what is not printable
     (a control, a byte-order mark) or default-ignorable (a zero-width space); never the soft
-    hyphen, which terminals draw, nor a joiner or presentation selector, judged by what is beside
-    it (:func:`_joins`)."""
-    if c == "\u00ad" or c in _JOINERS or c in _PRESENTATION:
+    hyphen, which terminals draw, nor a joiner, presentation selector or tag, judged by what is
+    beside it (:func:`_joins`, :data:`_FLAG`)."""
+    if c == "\u00ad" or re.match(_BESIDE, c):
         return False
-    return not c.isprintable() or re.match(_IGNORABLE, c) is not None
+    if re.match(_IGNORABLE, c):
+        return True
+    # isprintable() knows the interpreter's Unicode (3.11's is 14.0): an emoji newer than it (🫨
+    # U+1FAE8, 15.0's) is unassigned there, yet a terminal draws it
+    return not c.isprintable() and re.match(_PICTOGRAPHIC, c) is None
 
 
 def _joins(text: str, at: int) -> bool:
@@ -154,16 +163,17 @@ def spelled_out(text: str, spell: Callable[[str], str]) -> str:
     look one. What can be read stays as written: é, 日本, an emoji.
 
     A trial's reward key may be megabytes long: what draws nothing wherever it is is named in one
-    str.translate pass (a table of the text's distinct such characters); only a joiner or a
-    presentation selector is judged one at a time, by what is beside it."""
+    str.translate pass (a table of the text's distinct such characters); only a joiner, a
+    presentation selector or a tag is judged one at a time, by what is beside it."""
     printable = text.isprintable()
     if printable and (text.isascii() or re.search(_IGNORABLE, text) is None):
         return text
 
     def judged(found: re.Match[str]) -> str:
-        return found.group() if _joins(text, found.start()) else spell(found.group())
+        kept = len(found.group()) > 1 or _joins(text, found.start())  # a flag, or what joins
+        return found.group() if kept else spell(found.group())
 
-    shown = re.sub(f"[{_JOINERS}{_PRESENTATION}]", judged, text)  # spell writes ASCII: untouched below
+    shown = re.sub(f"{_FLAG}|{_BESIDE}", judged, text)  # spell writes ASCII: untouched below
     return shown.translate({ord(c): spell(c) for c in set(text) if _unseen(c)})
 
 
