@@ -431,6 +431,10 @@ def test_a_selector_or_joiner_in_an_emoji_stays(key):
         "\U00010d04\u200d\U00010d05",  # Hanifi Rohingya, written joined
         "\u1780\u200c\u17b6",  # Khmer: a non-joiner before a vowel sign
         "\U00011013\U00011046\u200c\U00011032",
+        "\u1700\u1714\u200d\u1701",  # Tagalog, of the Brahmi family too
+        "\ua930\ua953\u200d\ua931",  # Rejang
+        "\u1950\u200d\u1951",  # Tai Le
+        "\u1980\u200c\u19b0",  # New Tai Lue
     ],
 )
 def test_a_keycap_and_a_joiner_in_a_script_past_the_bmp_stay(key):

@@ -82,12 +82,13 @@ _IGNORABLE = (
 )
 #: The scripts whose letters a zero-width (non-)joiner shapes, by their blocks: Arabic and Persian
 #: and the scripts written as they are (Syriac, N'Ko, Mongolian, Hanifi Rohingya, Sogdian, Adlam...),
-#: and those of the Brahmi family (Devanagari to Sinhala, Tibetan, Myanmar, Khmer, Balinese,
-#: Javanese, and past the first plane Brahmi, Sharada, Grantha... at U+11000 to U+11FFF).
+#: and those of the Brahmi family (Devanagari to Sinhala, Tibetan, Myanmar, Tagalog to Tagbanwa,
+#: Khmer, Limbu, Tai Le, New Tai Lue, Balinese, Kayah Li, Rejang, Javanese, and past the first
+#: plane Brahmi, Sharada, Grantha... at U+11000 to U+11FFF).
 #: Persian's نمره‌کل, Devanagari's क्‍ष need one.
 _JOINING = (
-    r"[\u0600-\u08ff\u0900-\u0dff\u0f00-\u109f\u1780-\u18af\u1900-\u194f\u1a20-\u1aaf\u1b00-\u1c4f"
-    r"\ua800-\ua8ff\ua980-\uaaff\uabc0-\uabff\ufb50-\ufdff\ufe70-\ufefe\U00010a00-\U00010a5f"
+    r"[\u0600-\u08ff\u0900-\u0dff\u0f00-\u109f\u1700-\u18af\u1900-\u19df\u1a20-\u1aaf\u1b00-\u1c4f"
+    r"\ua800-\ua95f\ua980-\uaaff\uabc0-\uabff\ufb50-\ufdff\ufe70-\ufefe\U00010a00-\U00010a5f"
     r"\U00010ac0-\U00010aff\U00010b80-\U00010baf\U00010d00-\U00010d3f\U00010e80-\U00010ebf"
     r"\U00010f30-\U00011fff\U0001e900-\U0001e95f]"
 )
