@@ -18,7 +18,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.helpers.harbor import make_job
-from verifier_tui.engine.harbor.digest import collect_files, compare_task, task_digest
+from verifier_tui.engine.harbor.digest import compare_task, task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import walk_trial
 from verifier_tui.engine.task.ignore_rules import IgnoreRules
@@ -56,7 +56,7 @@ def test_the_files_hashed_are_harbors_selection(tmp_path):
     ]:
         (task / rel).parent.mkdir(parents=True, exist_ok=True)
         (task / rel).write_text(rel)
-    assert [p.relative_to(task).as_posix() for p in collect_files(task)] == [
+    assert list(task_digest(task).files) == [
         "README.md",
         "environment/Dockerfile",
         "instruction.md",
@@ -74,7 +74,7 @@ def test_a_gitignore_replaces_harbors_default_ignores(tmp_path):
     for name in ("verifier.py", "x.pyc", "big.bin"):
         (task / "tests" / name).write_text(name)
     (task / ".gitignore").write_text("*.bin\n")
-    assert sorted(p.name for p in collect_files(task)) == ["verifier.py", "x.pyc"]
+    assert list(task_digest(task).files) == ["tests/verifier.py", "tests/x.pyc"]
 
 
 def test_harborignore_rules_apply_below_tests_and_are_inherited(tmp_path):
@@ -94,7 +94,7 @@ def test_harborignore_rules_apply_below_tests_and_are_inherited(tmp_path):
         (task / rel).write_text(rel)
     (task / "tests" / ".harborignore").write_text("data/\n*.log\n")
     (task / "solution" / ".harborignore").write_text("out.log\n")
-    kept = [p.relative_to(task).as_posix() for p in collect_files(task)]
+    kept = list(task_digest(task).files)
     # environment/ is outside the scopes .harborignore governs; the rule files themselves never count.
     assert kept == ["environment/build.log", "solution/solve.sh", "tests/sub/ok.py", "tests/verifier.py"]
 

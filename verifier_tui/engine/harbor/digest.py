@@ -49,14 +49,10 @@ class TaskDigest:
     unknown: str | None = None
 
 
-def collect_files(task_dir: Path) -> list[Path]:
-    """``Packager.collect_files``: the task's files that make its digest, in order."""
-    return _collected(Path(task_dir).resolve())[0]
-
-
 def _collected(task_dir: Path) -> tuple[list[Path], str | None]:
-    """:func:`collect_files`, and why they are not the ones Harbor collects, if they may not be:
-    ignore rules past what the tool reads, which Harbor reads whole and applies."""
+    """``Packager.collect_files``: the task's files that make its digest, in order; and why they
+    are not the ones Harbor collects, if they may not be: ignore rules past what the tool reads,
+    which Harbor reads whole and applies."""
     harborignore = TaskFileFilter(task_dir)
     files: list[Path] = [task_dir / name for name in SINGLE_FILES if (task_dir / name).exists()]
     for name in FOLDERS:
