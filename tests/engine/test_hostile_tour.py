@@ -558,8 +558,8 @@ def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_bound_and_s
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
 def test_a_folder_of_the_interpreters_import_path_on_stacked_overlays_is_bound_and_said(tmp_path, env, namespace):
     """A folder on an overlay already stacked two deep cannot take the view's overlay over it (the kernel:
-    maximum fs stacking depth exceeded), and every run failed with bwrap's line. A folder on an overlay is
-    bound read-only (how deep it is cannot be told from outside), and the notices say so."""
+    maximum fs stacking depth exceeded), and every run failed with bwrap's line. A folder on an overlay whose
+    lower layer is on an overlay is bound read-only, and the notices say so."""
     top = Path(tempfile.mkdtemp(prefix="vtui-ovl-", dir="/tmp"))
     for name in ("l1/sub", "u1", "w1", "o1", "u2", "w2", "o2"):
         (top / name).mkdir(parents=True)
@@ -576,10 +576,33 @@ def test_a_folder_of_the_interpreters_import_path_on_stacked_overlays_is_bound_a
         server.listen(4)
         data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock", project / ".venv")
         assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
-        assert any(f"{project} is on an overlay" in notice for notice in data["notices"]), data["notices"]
+        assert any(f"{project} is on an overlay stacked" in notice for notice in data["notices"]), data["notices"]
     finally:
         for point, _ in reversed(layers):
             subprocess.run(["umount", str(point)], check=True)
+        shutil.rmtree(top)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_a_folder_of_the_interpreters_import_path_on_one_overlay_keeps_its_sockets_out(tmp_path, env, namespace):
+    """A project on one overlay (a container's root, a devcontainer's /workspaces) was bound read-only as any
+    folder on an overlay was, its socket answering the run, with a notice saying the kernel lays no overlay
+    there; it does (two deep), and the view's overlay keeps the socket out."""
+    top = Path(tempfile.mkdtemp(prefix="vtui-ovl1-", dir="/tmp"))
+    for name in ("l1", "u1", "w1", "o1"):
+        (top / name).mkdir(parents=True)
+    point = top / "o1"
+    options = f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}"
+    subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(point)], check=True)
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(point / "dev.sock"))
+        server.listen(4)
+        data = _run_with_importable(tmp_path, env, point, server, point / "dev.sock", point / ".venv")
+        assert data["stdout"] == "True\nno: ConnectionRefusedError\n", data["stdout"]
+        assert not any("overlay" in notice for notice in data["notices"]), data["notices"]
+    finally:
+        subprocess.run(["umount", str(point)], check=True)
         shutil.rmtree(top)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -302,31 +303,41 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
 def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
     """Each of ``folders`` (a folder, not a file) the kernel lays no overlay over, with why: one holding
     a mount point of this machine's (in a user namespace it refuses, EINVAL: the overlay would uncover
-    what the mount hides), or one on an overlay, which may be stacked as deep as the kernel allows
-    already (bwrap: Invalid argument); how deep cannot be told from outside, so any overlay counts."""
+    what the mount hides), or one on an overlay stacked on another already (two deep, as far as the
+    kernel stacks: bwrap's third fails, Invalid argument). A container's root overlay is one deep: its
+    lower layers, paths of the host's, are not to be found here, and the view's overlay stacks on it."""
+    mounts: list[tuple[str, str, str]] = []  # (point, type, its options)
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
-            mounts = [
-                (cgroup.unescape(left.split()[4]), right.split()[0])
-                for left, _, right in (line.partition(" - ") for line in handle)
-                if len(left.split()) > 4 and right.split()
-            ]
+            for line in handle:
+                left, _, right = line.partition(" - ")
+                fields, tail = left.split(), right.split()
+                if len(fields) > 4 and tail:
+                    mounts.append((cgroup.unescape(fields[4]), tail[0], tail[2] if len(tail) > 2 else ""))
     except OSError:
-        mounts = []
+        pass
+
+    def on(path: str) -> tuple[str, str, str] | None:
+        """The mount ``path`` is on (point, type, its options): the deepest holding it, the last made there."""
+        held = [(len(p), n) for n, (p, _, _) in enumerate(mounts) if isolation.inside(path, p)]
+        return mounts[max(held)[1]] if held else None
+
+    def stacked(options: str) -> bool:
+        lowers = next((o[len("lowerdir=") :] for o in options.split(",") if o.startswith("lowerdir=")), "")
+        found = [cgroup.unescape(lower) for lower in re.split(r"(?<!\\):", lowers) if lower]
+        return any(os.path.isdir(lower) and (on(lower) or ("", "", ""))[1] == "overlay" for lower in found)
+
     found = []
     for folder in folders:
         real = os.path.realpath(folder)
         if not os.path.isdir(folder):
             continue
-        below = next((p for p, _ in mounts if p != real and isolation.inside(p, real)), None)
-        # the mount the folder is on: the deepest holding it, the last made of those at one point
-        on = max(
-            ((len(p), n, p, kind) for n, (p, kind) in enumerate(mounts) if isolation.inside(real, p)), default=None
-        )
+        below = next((p for p, _, _ in mounts if p != real and isolation.inside(p, real)), None)
+        mount = on(real)
         if below is not None:
             found.append((folder, f"holds a mount point ({folder + below[len(real) :]})"))
-        elif on is not None and on[3] == "overlay":
-            found.append((folder, f"is on an overlay (mounted at {on[2]})"))
+        elif mount is not None and mount[1] == "overlay" and stacked(mount[2]):
+            found.append((folder, f"is on an overlay stacked on another (mounted at {mount[0]})"))
     return found
 
 
