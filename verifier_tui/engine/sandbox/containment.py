@@ -304,8 +304,7 @@ def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
     """Each of ``folders`` (a folder, not a file) the kernel lays no overlay over, with why: one holding
     a mount point of this machine's (in a user namespace it refuses, EINVAL: the overlay would uncover
     what the mount hides), or one on an overlay stacked on another already (two deep, as far as the
-    kernel stacks: bwrap's third fails, Invalid argument). A container's root overlay is one deep: its
-    lower layers, paths of the host's, are not to be found here, and the view's overlay stacks on it."""
+    kernel stacks: bwrap's third fails, Invalid argument), or may be, its layers not to be told here."""
     mounts: list[tuple[str, str, str]] = []  # (point, type, its options)
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
@@ -323,9 +322,16 @@ def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
         return mounts[max(held)[1]] if held else None
 
     def stacked(options: str) -> bool:
-        lowers = next((o[len("lowerdir=") :] for o in options.split(",") if o.startswith("lowerdir=")), "")
+        """Whether an overlay's lower layers are on an overlay, or may be: layers given one by one (the
+        new mount API's ``lowerdir+=``), relative, or not found here (a container's, the host's paths)."""
+        given = options.split(",")
+        lowers = next((o[len("lowerdir=") :] for o in given if o.startswith("lowerdir=")), "")
         found = [cgroup.unescape(lower) for lower in re.split(r"(?<!\\):", lowers) if lower]
-        return any(os.path.isdir(lower) and (on(lower) or ("", "", ""))[1] == "overlay" for lower in found)
+        if any(o.startswith(("lowerdir+=", "datadir+=")) for o in given) or not found:
+            return True
+        if not all(os.path.isabs(lower) and os.path.isdir(lower) for lower in found):
+            return True
+        return any((on(os.path.realpath(lower)) or ("", "", ""))[1] == "overlay" for lower in found)
 
     found = []
     for folder in folders:
@@ -337,7 +343,7 @@ def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
         if below is not None:
             found.append((folder, f"holds a mount point ({folder + below[len(real) :]})"))
         elif mount is not None and mount[1] == "overlay" and stacked(mount[2]):
-            found.append((folder, f"is on an overlay stacked on another (mounted at {mount[0]})"))
+            found.append((folder, f"is on an overlay that may be stacked on another (mounted at {mount[0]})"))
     return found
 
 
