@@ -90,6 +90,17 @@ def test_what_verify_returned_is_said_whole_when_its_repr_breaks_over_lines(env,
     assert data["verdict_message"].startswith(f"{cause}; {rule}. No reward file"), data["verdict_message"]
 
 
+def test_a_dict_value_whose_repr_breaks_over_lines_is_said_whole(env, tmp_path):
+    """A dict whose reward is an object with a repr over lines (a pandas Series): its message, which ends
+    with the value's type, was cut at the repr's first line once only messages ending with a rule were read
+    on (`... is not a finite number: S(a`). It is read to the line closing with the type."""
+    verifier = RETURNS_A_MULTILINE_REPR[0].replace("return S()", "return {'reward': S()}")
+    task_dir = make_task(tmp_path / "t", verifier)
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    cause = "verify returned a dict whose value for 'reward' is not a finite number: S(a\\nb; c) (S)"
+    assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
+
+
 @pytest.mark.parametrize("returned", ["'pass'", "{}"])
 def test_what_is_printed_after_the_runners_message_is_no_part_of_it(env, tmp_path, returned):
     """An atexit handler printing after the runner's contract error ('closing db pool', 20,000 lines of it)

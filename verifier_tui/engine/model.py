@@ -98,11 +98,13 @@ def returned_wrong(stderr: str) -> str | None:
     index, at = starts[-1]
     said = lines[index][at + len(CONTRACT_PREFIX) :]
     # A repr may break over lines (pandas', numpy's: _short_repr keeps a break, within its 120 characters).
-    # Only the message naming its rule says where it ends, at the line closing with that rule: past it, or
-    # without it, what follows is other output (an atexit handler's, test.sh's), never the message's.
-    if not said.rstrip().endswith(_NOT_A_REWARD):
+    # Only a message whose end is known is read on, to the line closing it (a value's with its type, one
+    # naming its rule with that rule): past it, or past a message ending with a repr (a key's), what
+    # follows is other output (an atexit handler's, test.sh's), never the message's.
+    ends = _ENDS_WITH_TYPE if said.startswith(_VALUE_NOT_A_NUMBER) and _NOT_A_NUMBER in said else _ENDS_WITH_RULE
+    if not ends.search(said):
         rest = lines[index + 1 : index + 1 + _REPR_LIMIT]
-        end = next((n for n, line in enumerate(rest) if line.rstrip().endswith(f"; {_NOT_A_REWARD}")), None)
+        end = next((n for n, line in enumerate(rest) if ends.search(line)), None)
         more = rest[: end + 1] if end is not None else []
         if sum(map(len, more)) <= 4096 and not any(line.startswith(RUNNER_PREFIX) for line in more):
             said = "".join([said, *more])
@@ -117,6 +119,12 @@ _EMPTY_DICT = ("verify returned an empty dict", "a reward dict needs at least on
 _NOT_A_REWARD = "it must return a finite number (int or float, not bool) or a dict of them"
 _KEY_NOT_A_STRING = "verify returned a dict with a key that is not a string: "
 _REPR_LIMIT = 120  # run_verifier._short_repr's: the most lines a repr can break a message over
+_VALUE_NOT_A_NUMBER, _NOT_A_NUMBER = (
+    "verify returned a dict whose value for ",
+    " is not a finite number: ",
+)  # REPR (TYPE)
+_ENDS_WITH_TYPE = re.compile(r" \(\w+\)\s*$")
+_ENDS_WITH_RULE = re.compile(re.escape(f"; {_NOT_A_REWARD}") + r"\s*$")
 
 
 def returned_and_rule(cause: str) -> tuple[str, str | None]:
