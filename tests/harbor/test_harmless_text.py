@@ -349,7 +349,8 @@ def test_only_the_characters_that_may_draw_nothing_are_judged(monkeypatch):
 #: Characters whose judgement depends on what is beside them, and what they may sit beside.
 _AROUND = (
     "\u200b\u200c\u200d\ufe0e\ufe0f\u00ad\u034f\u3164\U000e0100\u2764\U0001f468\U0001f3fd"
-    "\u0646\u0915\u094d\u65e5\u00e9a \n\x7f\ud800\udcff\U00040000\U0001fae8\U0001f3f4\U000e0067\U000e007f"
+    "\u0646\u0915\u094d\u65e5\u00e9a \n\x7f\ud800\udcff\U00040000"
+    "\U0001fae8\U0001f3f4\U000e0067\U000e0062\U000e007f\U0001fc00"
 )
 
 
@@ -501,6 +502,25 @@ def test_an_emoji_newer_than_python_and_a_flag_of_tags_are_named_as_written(key)
     ],
 )
 def test_a_tag_outside_a_flag_is_named(key, shown):
+    from verifier_tui.engine.verdict import key_shown
+
+    assert key_shown(key) == shown
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("score\U0001f3f4\U000e0061\U000e007f", '"score\U0001f3f4<U+E0061><U+E007F>"'),  # no flag's tags
+        ("score\U0001f3f4\U000e0062\U000e007f", '"score\U0001f3f4<U+E0062><U+E007F>"'),
+        ("reward\U0001fc00", '"reward<U+1FC00>"'),  # reserved: no Unicode version assigns it
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",) * 2,  # Scotland's flag
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f",) * 2,  # Wales'
+    ],
+)
+def test_only_the_three_flags_of_tags_and_assignable_pictographs_stay_as_written(key, shown):
+    """Any black flag, tags and a cancel tag stayed as written, so keys that differ by a tag looked
+    alike; only England's, Scotland's and Wales' flags are emoji. And a reserved code point past
+    U+1FBFF, in Extended_Pictographic yet never assigned, was shown raw, drawing nothing."""
     from verifier_tui.engine.verdict import key_shown
 
     assert key_shown(key) == shown

@@ -94,8 +94,9 @@ _JOINING = (
 )
 _JOINERS = "\u200c\u200d"
 #: Unicode 15.1's Extended_Pictographic (emoji-data.txt; adjacent ranges merged): what an emoji is
-#: made of. A presentation selector or joiner beside another symbol (°, €, →) joins nothing and
-#: draws nothing: ``temp°C`` and ``temp°`` U+FE0F ``C`` would print alike.
+#: made of, less its reserved U+1FC00 to U+1FFFD, which no Unicode version assigns (nothing draws).
+#: A presentation selector or joiner beside another symbol (°, €, →) joins nothing and draws nothing:
+#: ``temp°C`` and ``temp°`` U+FE0F ``C`` would print alike.
 _PICTOGRAPHIC = (
     r"[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328\u2388\u23cf"
     r"\u23e9-\u23f3\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u2605\u2607-\u2612"
@@ -107,15 +108,19 @@ _PICTOGRAPHIC = (
     r"\U0001f249-\U0001f3fa\U0001f400-\U0001f53d\U0001f546-\U0001f64f\U0001f680-\U0001f6ff"
     r"\U0001f774-\U0001f77f\U0001f7d5-\U0001f7ff\U0001f80c-\U0001f80f\U0001f848-\U0001f84f"
     r"\U0001f85a-\U0001f85f\U0001f888-\U0001f88f\U0001f8ae-\U0001f8ff\U0001f90c-\U0001f93a"
-    r"\U0001f93c-\U0001f945\U0001f947-\U0001faff\U0001fc00-\U0001fffd]"
+    r"\U0001f93c-\U0001f945\U0001f947-\U0001faff]"
 )
 #: A skin tone may come between an emoji and the joiner that joins it to the next (👩🏽‍💻).
 _BEFORE_JOINER = _PICTOGRAPHIC[:-1] + "\U0001f3fb-\U0001f3ff]"
 _PRESENTATION = "\ufe0e\ufe0f"  # a symbol drawn as text, or as an emoji (❤️)
 _KEYCAP = "[0-9#*]\ufe0f\u20e3"  # 1️⃣: a digit, # or * made an emoji
-#: An emoji tag sequence (Unicode's emoji-sequences.txt, RGI_Emoji_Tag_Sequence): a black flag, tag
-#: characters, a cancel tag; England's flag 🏴 + "gbeng". A tag elsewhere draws nothing.
-_FLAG = "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+#: The emoji tag sequences (Unicode 15.1's emoji-sequences.txt, RGI_Emoji_Tag_Sequence): a black
+#: flag, the tags of "gbeng", "gbsct" or "gbwls", a cancel tag (England's, Scotland's, Wales'
+#: flags). Other tags draw nothing: 🏴 + "a" and 🏴 + "b" would print alike.
+_FLAG = (
+    "\U0001f3f4\U000e0067\U000e0062"
+    "(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
+)
 #: What is judged by what is beside it: a joiner, a presentation selector, a tag.
 _BESIDE = f"[{_JOINERS}{_PRESENTATION}\U000e0020-\U000e007f]"
 
