@@ -457,12 +457,11 @@ def test_a_selector_after_a_digit_that_no_keycap_follows_is_named(key, shown):
     assert key_shown(key) == shown
 
 
-def test_a_huge_key_is_named_in_one_pass_and_only_as_much_as_is_shown(monkeypatch):
+def test_a_huge_key_is_named_in_one_pass_and_cut_once(monkeypatch):
     """A trial's one reward key of 5 MB of U+200B made ``run JOB/trial`` take 13.9 s (4.35 s
     before keys were spelled out) and stalled the trial screen 55 s: each character was judged
-    one at a time in Python, and all 5 MB spelled though a listing shows 1,000 characters. What
-    draws nothing wherever it is is now named in one pass, only a joiner or selector is judged,
-    and a listing spells only the part of a key it can show."""
+    one at a time in Python. What draws nothing is now named in one pass, a joiner with nothing it
+    could join beside it unjudged, and the key is spelled once and cut once, as a long line is."""
     from verifier_tui.engine import plain, verdict
 
     judged: list[int] = []
@@ -472,10 +471,10 @@ def test_a_huge_key_is_named_in_one_pass_and_only_as_much_as_is_shown(monkeypatc
     spell = verdict.spelled_out
     monkeypatch.setattr(verdict, "spelled_out", lambda text, how: spelled.append(len(text)) or spell(text, how))
     assert plain.spelled_out("\u200b" * 100_000, plain.code_point) == "<U+200B>" * 100_000
-    assert judged == []
     shown = verdict.key_shown("\u200d" * 100_000)
-    assert shown.startswith('"<U+200D><U+200D>') and shown.endswith('<U+200D>"') and "99,000" in shown
-    assert len(judged) <= verdict.KEY_MOST and max(spelled) <= verdict.KEY_MOST + 20
+    assert shown.startswith('"<U+200D><U+200D>') and shown.endswith('<U+200D>"')
+    assert " characters left out " in shown and len(shown) <= 1000
+    assert judged == [] and spelled == [100_000]
 
 
 _ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"  # a flag: 🏴 and its tags
@@ -539,3 +538,18 @@ def test_a_joiner_or_tag_with_nothing_it_could_join_beside_it_is_named_unjudged(
     shown = plain.spelled_out(key, plain.code_point)
     assert shown == "<U+200D>" * 50_000 + "<U+E0061>" * 50_000 + "<U+FE0F>" * 50_000 + "\u0646\u200d\u0646"
     assert len(judged) <= 2
+
+
+def test_a_long_plain_key_is_cut_once_unquoted():
+    """An ASCII key of 5,006 characters with nothing hidden was quoted, as if something in it could
+    not be seen, and cut twice: ``"aaaaa…+4,006…bbbbb…+17…bbbbb"``. It reads as a long line does."""
+    from verifier_tui.engine.verdict import key_shown
+    from verifier_tui.words.run import rewards_text
+    from verifier_tui.words.text import one_line
+
+    key = "a" * 600 + "MIDDLE" + "b" * 4400
+    assert key_shown(key) == one_line(key) == one_line(key_shown(key))
+    assert one_line(key).startswith("a" * 600 + "MIDDLE") and " characters left out … b" in one_line(key)
+    assert rewards_text({key: 1.0}) == f"{one_line(key)}=1"
+    hidden = key_shown("\u200b" * 5_000)
+    assert hidden.startswith('"<U+200B>') and hidden.endswith('<U+200B>"') and len(hidden) <= 1000

@@ -55,6 +55,32 @@ def plain_text(text: str) -> str:
     return text.expandtabs(4) if "\t" in text else text
 
 
+#: The most of one line of words read from a file that is shown; the rest is counted.
+ONE_LINE_MOST = 1000
+
+
+def cut_middle(line: str, most: int = ONE_LINE_MOST) -> str:
+    """``line`` in at most ``most`` characters: its start and its end, with a count of the rest
+    between (``… 4,037 characters left out …``), the count within them."""
+    if len(line) <= most:
+        return line
+    said = _left_out_words
+    if len(line) - most < len(said(len(line))):
+        said = _left_out_mark  # a few over: the words would leave out more than the overflow, half a name
+    kept = max(most - len(said(len(line))), 2)
+    # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
+    head, tail = kept * 3 // 4, kept - kept * 3 // 4
+    return f"{line[:head]}{said(len(line) - head - tail)}{line[-tail:]}"
+
+
+def _left_out_words(count: int) -> str:
+    return f" … {count:,} characters left out … "
+
+
+def _left_out_mark(count: int) -> str:
+    return f"…+{count}…"
+
+
 #: Line breaks, tabs and every other control character written as escapes
 #: where text must stay on its line: a name shows what it holds (``h\x1b[31mX.py``),
 #: never a shorter name that does not exist.

@@ -63,7 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-from verifier_tui.engine.plain import code_point, json_escape, spelled_out, unbroken
+from verifier_tui.engine.plain import code_point, cut_middle, json_escape, spelled_out, unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -120,11 +120,6 @@ def readable_json(value: Any, indent: int | None = None, spell: Callable[[str], 
     return "\n".join(spelled_out(line, spell) for line in dumped.split("\n"))
 
 
-#: The most of a reward key a listing names (the faces' one_line shows no more of a line): the
-#: middle of a longer one is counted, never spelled out (5 MB of U+200B took a minute).
-KEY_MOST = 1000
-
-
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
     """Each reward as ``pair`` words it, at most REWARD_KEYS, then how many
     more: a listing line stays short whatever a trial recorded (10,000 keys)."""
@@ -140,10 +135,11 @@ def key_shown(key: str) -> str:
     quoted with what could act on a terminal or start a line (a line break, an
     escape, a bidi control, read from a trial's reward.json) made visible, as
     every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`), as is what draws
-    nothing (a zero-width space: ``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`)."""
-    cut = key if len(key) <= KEY_MOST else f"{key[: KEY_MOST // 2]}…+{len(key) - KEY_MOST:,}…{key[-KEY_MOST // 2 :]}"
-    shown = spelled_out(unbroken(cut), code_point)
-    return f'"{shown}"' if not key or key != key.strip() or shown != key else key
+    nothing (a zero-width space: ``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`);
+    a long one cut as a long line is (:func:`~verifier_tui.engine.plain.cut_middle`)."""
+    shown = spelled_out(unbroken(key), code_point)
+    # judged whole: a key cut first differed from itself, and was quoted for it
+    return cut_middle(f'"{shown}"' if not key or key != key.strip() or shown != key else key)
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:

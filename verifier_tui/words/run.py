@@ -137,7 +137,7 @@ def format_number(value: Any) -> str:
 def rewards_text(rewards: dict[str, Any] | None) -> str:
     if rewards is None:
         return "none"
-    return ", ".join(f"{one_line(key_shown(k))}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote
+    return ", ".join(f"{key_shown(k)}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote, cut
 
 
 def within_words(expected: Expectation) -> str:

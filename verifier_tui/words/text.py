@@ -4,14 +4,12 @@ harmless by the rule :mod:`verifier_tui.engine.plain` says once."""
 from __future__ import annotations
 
 # Re-exported: the faces name text harmless through this module.
+from verifier_tui.engine.plain import ONE_LINE_MOST as ONE_LINE_MOST
 from verifier_tui.engine.plain import code_point as code_point
+from verifier_tui.engine.plain import cut_middle
 from verifier_tui.engine.plain import plain_surrogates as plain_surrogates
 from verifier_tui.engine.plain import plain_text as plain_text
 from verifier_tui.engine.plain import unbroken as unbroken
-
-#: The most of one line of words read from a file that is shown; the rest is counted.
-ONE_LINE_MOST = 1000
-
 
 #: The most of a name read from a file shown where one name goes: an exception type
 #: (Harbor's is a class name, ``RewardFileNotFoundError``: tens of characters), a task's
@@ -33,16 +31,7 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     count within them: a column ``most`` wide holds it): a name read from a
     file (a task's, a case's, a trial's, an exception's message) in a table
     cell or a header can never start a row of its own, nor make a line of 100 KB."""
-    line = unbroken(text)
-    if len(line) <= most:
-        return line
-    said = _left_out_words
-    if len(line) - most < len(said(len(line))):
-        said = _left_out_mark  # a few over: the words would leave out more than the overflow, half a name
-    kept = max(most - len(said(len(line))), 2)
-    # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
-    head, tail = kept * 3 // 4, kept - kept * 3 // 4
-    return f"{line[:head]}{said(len(line) - head - tail)}{line[-tail:]}"
+    return cut_middle(unbroken(text), most)
 
 
 def one_id(text: str) -> str:
@@ -52,11 +41,3 @@ def one_id(text: str) -> str:
     pytest writes a classname as the id has it, unescaped, and a raw one made
     the whole ``--junitxml`` file one no reader takes."""
     return one_line(unbroken(text).replace("\ufffe", "#xFFFE").replace("\uffff", "#xFFFF"))
-
-
-def _left_out_words(count: int) -> str:
-    return f" … {count:,} characters left out … "
-
-
-def _left_out_mark(count: int) -> str:
-    return f"…+{count}…"
