@@ -461,7 +461,8 @@ def test_a_huge_key_is_named_in_one_pass_and_cut_once(monkeypatch):
     """A trial's one reward key of 5 MB of U+200B made ``run JOB/trial`` take 13.9 s (4.35 s
     before keys were spelled out) and stalled the trial screen 55 s: each character was judged
     one at a time in Python. What draws nothing is now named in one pass, a joiner with nothing it
-    could join beside it unjudged, and the key is spelled once and cut once, as a long line is."""
+    could join beside it unjudged, and the key is spelled once and cut once, as a long line is, however
+    many faces name it (the trial screen, some eight times: 13 s again once keys were judged whole)."""
     from verifier_tui.engine import plain, verdict
 
     judged: list[int] = []
@@ -471,7 +472,9 @@ def test_a_huge_key_is_named_in_one_pass_and_cut_once(monkeypatch):
     spell = verdict.spelled_out
     monkeypatch.setattr(verdict, "spelled_out", lambda text, how: spelled.append(len(text)) or spell(text, how))
     assert plain.spelled_out("\u200b" * 100_000, plain.code_point) == "<U+200B>" * 100_000
+    verdict.key_shown.cache_clear()
     shown = verdict.key_shown("\u200d" * 100_000)
+    assert verdict.key_shown("\u200d" * 100_000) == shown  # named again by each face: spelled once
     assert shown.startswith('"<U+200D><U+200D>') and shown.endswith('<U+200D>"')
     assert " characters left out " in shown and len(shown) <= 1000
     assert judged == [] and spelled == [100_000]

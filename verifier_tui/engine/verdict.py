@@ -52,6 +52,7 @@ So a reward file the verifier wrote before it hung counts for nothing.
 from __future__ import annotations
 
 import codecs
+import functools
 import itertools
 import json
 import math
@@ -128,6 +129,7 @@ def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], betwe
     return between.join(shown) + (f"{between}… {left:,} more" if left else "")
 
 
+@functools.lru_cache(maxsize=64)  # a trial's screen names each key some eight times; a key may be megabytes
 def key_shown(key: str) -> str:
     """A reward key as a listing names it: as written, a soft hyphen and a
     joiner between what it joins kept (an emoji, a Persian word); quoted when spaces begin or end it
