@@ -193,6 +193,12 @@ def _joining_letter(c: str) -> bool:
     return bool(c) and unicodedata.category(c)[0] in "LM" and re.match(_JOINING, c) is not None
 
 
+def may_spell(text: str) -> bool:
+    """Whether :func:`spelled_out` may name anything in ``text``: it holds what is not printable
+    or what is default-ignorable (a joiner it may keep)."""
+    return not (text.isprintable() and (text.isascii() or re.search(_IGNORABLE, text) is None))
+
+
 def spelled_out(text: str, spell: Callable[[str], str]) -> str:
     """``text`` with each character a reader could not see (:func:`_unseen`, :func:`_joins`)
     written as ``spell`` writes it: a key ``reward`` and one ending in a zero-width space must not
@@ -201,7 +207,7 @@ def spelled_out(text: str, spell: Callable[[str], str]) -> str:
     A trial's reward key may be megabytes long: what draws nothing is named in one str.translate
     pass (a table of the text's distinct such characters) over what lies between what is kept;
     only a joiner or selector with a letter or pictograph beside it is judged one at a time."""
-    if text.isprintable() and (text.isascii() or re.search(_IGNORABLE, text) is None):
+    if not may_spell(text):
         return text
     table = {ord(c): spell(c) for c in set(text) if _unseen(c)}
     shown, start = [], 0

@@ -52,7 +52,6 @@ So a reward file the verifier wrote before it hung counts for nothing.
 from __future__ import annotations
 
 import codecs
-import functools
 import itertools
 import json
 import math
@@ -64,7 +63,7 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-from verifier_tui.engine.plain import code_point, cut_middle, json_escape, spelled_out, unbroken
+from verifier_tui.engine.plain import code_point, cut_middle, json_escape, may_spell, spelled_out, unbroken
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the
@@ -129,7 +128,11 @@ def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], betwe
     return between.join(shown) + (f"{between}… {left:,} more" if left else "")
 
 
-@functools.lru_cache(maxsize=64)  # a trial's screen names each key some eight times; a key may be megabytes
+#: The longest reward key judged whole. A trial's may be megabytes, and a trial's screen names each
+#: key some eight times: a longer one is judged in the part shown, quoted if it holds what may be named.
+KEY_JUDGED_WHOLE = 10_000
+
+
 def key_shown(key: str) -> str:
     """A reward key as a listing names it: as written, a soft hyphen and a
     joiner between what it joins kept (an emoji, a Persian word); quoted when spaces begin or end it
@@ -139,6 +142,10 @@ def key_shown(key: str) -> str:
     every name read from a file is (:func:`~verifier_tui.engine.plain.unbroken`), as is what draws
     nothing (a zero-width space: ``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`);
     a long one cut as a long line is (:func:`~verifier_tui.engine.plain.cut_middle`)."""
+    if len(key) > KEY_JUDGED_WHOLE:
+        cut = cut_middle(key)
+        shown = spelled_out(unbroken(cut), code_point)
+        return f'"{shown}"' if key != key.strip() or may_spell(key) or shown != cut else cut
     shown = spelled_out(unbroken(key), code_point)
     # judged whole: a key cut first differed from itself, and was quoted for it
     return cut_middle(f'"{shown}"' if not key or key != key.strip() or shown != key else key)
