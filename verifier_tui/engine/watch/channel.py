@@ -212,6 +212,12 @@ SOME_UNWATCHED = (
     "it is not watched and a save in it runs nothing; raise it (sudo sysctl fs.inotify.max_user_watches=524288) "
     "or watch with --poll"
 )
+#: Why the watch polls though --poll was not given.
+POLLING = (
+    "no inotify instance to be had (fs.inotify.max_user_instances is reached): watching by polling instead, "
+    "which sees every save a little later; raise it (sudo sysctl fs.inotify.max_user_instances=1024)"
+)
+_NO_INSTANCE = "Error creating recommended watcher"  # watchfiles' words where notify cannot make its watcher
 
 
 def _out_of_watches(path: Path) -> bool:
@@ -297,7 +303,17 @@ class Channel:
         self._taken_ns = time.time_ns()
         self._batches = self._watch(present) if present else None
         try:
-            batch = self._next()
+            try:
+                batch = self._next()
+            except RuntimeError as exc:
+                if self.force_polling or _NO_INSTANCE not in str(exc):
+                    raise
+                # No inotify instance to be had (fs.inotify.max_user_instances, 128 on many machines,
+                # taken by editors' and other tools' watchers): polling needs none and sees every save.
+                self.force_polling = True
+                self._post(Notice(POLLING))
+                self._batches = self._watch(present)
+                batch = self._next()
         except BaseException:  # not built: the next check tries again
             for root, (identity, missing) in zip(self.roots, before, strict=True):
                 root.identity, root.missing = identity, missing
