@@ -1280,3 +1280,58 @@ async def test_test_watch_runs_no_round_for_an_instructions_text(tmp_path: Path)
     instruction.unlink()
     live.on_change(_changed(instruction, "steps/first/instruction.md", deleted=True))
     assert len(asked) == 1
+
+
+SAVES_PAST_A_LOCKED_FOLDER = """
+import asyncio, os, sys
+from pathlib import Path
+from verifier_tui.engine.changes import WatchTarget
+from verifier_tui.engine.watch.watcher import Watcher
+
+root = Path(sys.argv[1])
+folders = sorted(p for p in root.rglob("*") if p.is_dir() and os.access(p, os.R_OK))
+
+async def main():
+    watcher = Watcher([WatchTarget(root, "workspace")], isolate=False)
+    seen = set()
+
+    async def consume():
+        async for change in watcher.changes():
+            seen.update(change.paths)
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(watcher.ready(), 10)
+    for folder in folders:
+        saved = folder / "saved.txt"
+        saved.write_text("x")
+        for _ in range(400):
+            if saved in seen:
+                break
+            await asyncio.sleep(0.01)
+    watcher.stop()
+    await asyncio.wait_for(task, 10)
+    print(sorted(str(p.parent.relative_to(root)) for p in seen if p.name == "saved.txt"))
+    print(sorted(str(p.relative_to(root)) for p in folders))
+
+asyncio.run(main())
+"""
+
+
+def test_a_folder_the_user_cannot_read_leaves_no_other_folder_unwatched(ordinary_user):
+    """A workspace holding a folder its user cannot read (a root-owned one a
+    container left, mode 700): inotify refuses that folder, and the OS watch's
+    walk stopped there, silently, so a save in any folder it had not reached
+    yet (after it in the order the folders are listed in) ran nothing. Every
+    readable folder is watched."""
+    workspace = ordinary_user.root / "workspace"
+    for name in ("a", "b", "c", "d", "e", "f", "nested/g", "nested/h", "nested/locked/deeper", "nested/z"):
+        (workspace / name).mkdir(parents=True)
+    (workspace / "locked").mkdir()
+    ordinary_user.own(ordinary_user.root)
+    for locked in (workspace / "locked", workspace / "nested" / "locked"):
+        locked.chmod(0o000)
+    done = ordinary_user.run_python(SAVES_PAST_A_LOCKED_FOLDER, workspace, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen, folders = (eval(line) for line in done.stdout.splitlines())
+    assert "locked" not in folders and len(folders) == 10, folders
+    assert seen == folders

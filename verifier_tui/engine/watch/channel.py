@@ -220,6 +220,45 @@ POLLING = (
 _NO_INSTANCE = "Error creating recommended watcher"  # watchfiles' words where notify cannot make its watcher
 
 
+def _past_refused(roots: list[Path]) -> list[Path]:
+    """The folders a recursive OS watch of ``roots`` is also given as roots of
+    their own, so that a folder inotify refuses (one its user cannot read: a
+    root-owned one a container left) leaves no other unwatched. notify's walk
+    of a tree (watchfiles 1.3.0, notify 8.0.0) stops at the first such folder,
+    and ``ignore_permission_denied`` drops the error: every folder it had not
+    reached yet went unwatched, silently. Each folder on the way to a refused
+    one, and each folder beside it there, is walked on its own: a walk that
+    stops again stops only in its own part. (Not for a folder whose name is
+    not UTF-8: watchfiles takes none, and those are aliased by root alone.)"""
+    found: dict[Path, None] = {}
+    for root in roots:
+        refused, subfolders = _walk(root)
+        for folder in refused:
+            if folder == str(root):
+                continue  # the root itself: nothing of it can be watched
+            for up in (root / step for step in Path(folder).relative_to(root).parents):
+                beside = [Path(each) for each in subfolders.get(str(up), ()) if each not in refused]
+                found |= dict.fromkeys(each for each in (up, *beside) if each != root and _utf8(each))
+    return list(found)
+
+
+def _walk(root: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """The folders under ``root`` that cannot be listed, and each listed folder's subfolders."""
+    refused: list[str] = []
+    subfolders: dict[str, list[str]] = {}
+    for folder, names, _files in os.walk(root, onerror=lambda error: refused.append(str(error.filename))):
+        subfolders[folder] = [os.path.join(folder, name) for name in names]
+    return refused, subfolders
+
+
+def _utf8(path: Path) -> bool:
+    try:
+        str(path).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _out_of_watches(path: Path) -> bool:
     """Whether inotify has no watch left for this user.
 
@@ -326,7 +365,8 @@ class Channel:
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles
 
-        aliases = {self._alias(path): str(path) for path in present}
+        walked = present if not self.recursive or self.force_polling else [*present, *_past_refused(present)]
+        aliases = {self._alias(path): str(path) for path in walked}
         batches = watchfiles.watch(
             *aliases,
             watch_filter=None,  # filtered here, on paths relative to each root
