@@ -119,10 +119,9 @@ _EMPTY_DICT = ("verify returned an empty dict", "a reward dict needs at least on
 _NOT_A_REWARD = "it must return a finite number (int or float, not bool) or a dict of them"
 _KEY_NOT_A_STRING = "verify returned a dict with a key that is not a string: "
 _REPR_LIMIT = 120  # run_verifier._short_repr's: the most lines a repr can break a message over
-_VALUE_NOT_A_NUMBER, _NOT_A_NUMBER = (
-    "verify returned a dict whose value for ",
-    " is not a finite number: ",
-)  # REPR (TYPE)
+# write_reward's message for a dict's value that is no number: it ends `REPR (TYPE)`
+_VALUE_NOT_A_NUMBER = "verify returned a dict whose value for "
+_NOT_A_NUMBER = " is not a finite number: "
 _ENDS_WITH_TYPE = re.compile(r" \(\w+\)\s*$")
 _ENDS_WITH_RULE = re.compile(re.escape(f"; {_NOT_A_REWARD}") + r"\s*$")
 
