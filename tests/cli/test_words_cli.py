@@ -101,6 +101,19 @@ def test_a_dict_value_whose_repr_breaks_over_lines_is_said_whole(env, tmp_path):
     assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
 
 
+def test_a_dict_key_whose_repr_breaks_over_lines_is_said_whole_and_no_further(env, tmp_path):
+    """A dict whose key is no str and has a repr over lines: the runner's message ended with the key's
+    repr, whose end nothing marked, so it was read only to its first line (`... not a string: S(a`).
+    The message now ends with the key's type, as a value's does: read to that line, and not into
+    what an atexit handler prints after it."""
+    verifier = RETURNS_A_MULTILINE_REPR[0].replace("return S()", "return {S(): 1.0}")
+    verifier = "import atexit, sys\natexit.register(lambda: print('closing (db)', file=sys.stderr))\n" + verifier
+    task_dir = make_task(tmp_path / "t", verifier)
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    cause = "verify returned a dict with a key that is not a string: S(a\\nb; c) (S)"
+    assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
+
+
 @pytest.mark.parametrize("returned", ["'pass'", "{}"])
 def test_what_is_printed_after_the_runners_message_is_no_part_of_it(env, tmp_path, returned):
     """An atexit handler printing after the runner's contract error ('closing db pool', 20,000 lines of it)

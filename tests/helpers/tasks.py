@@ -58,10 +58,10 @@ RETURNED_WITH_A_SEMICOLON = [
     ),
     ("{}", "verify returned an empty dict", "a reward dict needs at least one number"),
     *(
-        # a key that is not a string: the runner's message ends with its repr, which may end with a rule's words
+        # a key that is not a string: the runner's message ends with its repr and type, the repr verify's own
         (
             f"{{type('K', (), {{'__repr__': lambda self: 'K; {rule}'}})(): 1.0}}",
-            f"verify returned a dict with a key that is not a string: K; {rule}",
+            f"verify returned a dict with a key that is not a string: K; {rule} (K)",
             "",
         )
         for rule in (
