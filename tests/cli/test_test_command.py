@@ -367,6 +367,16 @@ def test_a_case_named_with_the_id_separator_is_said_unusable(env, tmp_path):
     assert done.stdout.splitlines()[-1] == "4 passed, 0 failed, 1 case not run", done.stdout
 
 
+def test_two_cases_whose_names_differ_by_a_character_that_draws_nothing_are_told_apart(env, tmp_path):
+    """Cases `correct` and `correct` with a zero-width space at its end: test's table showed two rows
+    reading `correct`. The character is spelled as a reward key's is, `correct<U+200B>`."""
+    folder = _tasks(tmp_path, "hello-file")
+    shutil.copytree(folder / "hello-file" / "cases" / "correct", folder / "hello-file" / "cases" / "correct\u200b")
+    done = run_tool(env, "test", folder / "hello-file", "--python", PY)
+    names = [row.split()[1] for row in _table_rows(done.stdout)["hello-file"]]
+    assert names[:2] == ["correct", "correct<U+200B>"] and "\u200b" not in done.stdout, done.stdout
+
+
 def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):
     """``--case 'br[ack]et'`` matched no case, though the error listed that
     very name; ``--case`` on a case whose expected.json is unusable printed

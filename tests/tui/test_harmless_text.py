@@ -64,6 +64,19 @@ async def test_a_right_to_left_override_from_the_tasks_files_never_reaches_the_t
         assert said.stdout == f"ca{RLO}se"
 
 
+async def test_cases_whose_names_differ_by_a_character_that_draws_nothing_are_told_apart(tmp_path):
+    """Cases `right` and `right` with a zero-width space: the cases list and the chooser showed two
+    `right` rows. The character is spelled as a reward key's is."""
+    app = make_app(make_task(tmp_path / "tasks" / "demo", cases={"right": {}, "right\u200b": {}}), watch=False)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "right<U+200B>" in screen_text(app) and "\u200b" not in screen_text(app)
+        await pilot.press("s")
+        await pilot.pause()
+        assert "right<U+200B>" in screen_text(app) and "\u200b" not in screen_text(app)
+
+
 @pytest.mark.parametrize(("name", "shown"), [("two\nlines", "two\\nlines"), ("ri\x1b[5mght", "ri\\x1b[5mght")])
 async def test_a_run_picked_in_the_history_names_its_case_on_one_line_as_the_list_does(tmp_path, name, shown):
     """The banner over a run picked in the history put the case's name as it
