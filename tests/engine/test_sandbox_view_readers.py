@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,6 +87,25 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     assert image_workdir(tmp_path) == "/"  # a link to a FIFO: never opened, Docker's default
 
 
+@pytest.mark.parametrize(
+    "arithmetic",
+    [
+        "limit=$(( (((1))) << 20 ))\n",  # three levels of parentheses inside
+        "limit=$((1\n  << 20))\n",  # over two lines
+        "(( n = (1 +\n ((2))) << 3 ))\n",
+        "echo $(( ')' + 1 << 2 ))\n",  # a quoted parenthesis counts for nothing
+    ],
+)
+def test_a_shift_in_arithmetic_starts_no_heredoc_however_it_is_nested_or_broken(tmp_path, arithmetic):
+    """bash reads `$((...))` and `((...))` to their matching `))`, over lines and through any depth of
+    parentheses, and a `<<` inside is a shift: the reader took it for a heredoc past two levels or a
+    line break, skipped the rest of test.sh, and laid the workspace at /app."""
+    (tmp_path / "test.sh").write_text(f"{arithmetic}exec python3 run.py --workspace /srv/ws --verifier x\n")
+    said = subprocess.run(["bash", "-n", tmp_path / "test.sh"], capture_output=True, text=True)
+    assert said.returncode == 0, said.stderr  # bash parses it, as the test.sh of a task would be
+    assert workspace_path(tmp_path) == "/srv/ws"
+
+
 # sh's ways to write one word: single quotes, double quotes (a backslash before $, `, " and itself),
 # a backslash before each character
 _QUOTINGS = [
@@ -100,7 +121,8 @@ _COMMENTS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_s
 )
 # a heredoc before the command, its delimiter quoted or not, <<- taking the body's leading tabs: sh reads no
 # quote, comment nor --workspace in its body; or a shift in arithmetic, which starts no heredoc
-_HEREDOCS = st.sampled_from(["limit=$((64 << 20))\n", "(( n <<= 2 ))\n", "echo $(( (1 << 3) | 1 ))\n"]) | st.builds(
+_ARITHMETIC = ["limit=$((64 << 20))\n", "(( n <<= 2 ))\n", "echo $(( (1 << 3) | 1 ))\n", "x=$(( (((1))) <<\n 2 ))\n"]
+_HEREDOCS = st.sampled_from(_ARITHMETIC) | st.builds(
     lambda opener, lines: (
         f"cat >/tmp/notes <<{opener}\n" + "".join(line + "\n" for line in lines) + "\tEOF\n"[opener[0] != "-" :]
     ),

@@ -108,16 +108,19 @@ def workspace_path(tests_dir: Path) -> str:
     return APP
 
 
-# one piece of sh's text: an arithmetic $((...)) or ((...)) on one line (its << a shift, no heredoc: bash's),
-# a heredoc's operator and delimiter word (a CRLF line's \r is the word's, as bash reads it: no blank), a
+# one piece of sh's text: where an arithmetic $((...)) or ((...)) starts (read on by _arithmetic_end), a
+# heredoc's operator and delimiter word (a CRLF line's \r is the word's, as bash reads it: no blank), a
 # single-quoted string (literal to the next quote, a newline too), a double-quoted one, a quote that never
 # closes (that line's rest, as one piece), a backslash and what it escapes, a newline, a #, or anything else
 _SH_PIECE = re.compile(
-    r"""\$?\(\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\)"""
+    r"""\$?\(\("""
     r"""|(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^ \t\n;&|()<>'"\\])+)"""
     r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|[<$(]|[^'"\\\n#<$(]+""",
     re.DOTALL,
 )
+# inside arithmetic: a quoted string or an escaped character (a parenthesis there counts for nothing), a
+# parenthesis, or a run of anything else
+_ARITHMETIC_PIECE = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[()]|[^()'"\\]+|.""", re.DOTALL)
 _WORD_BEFORE = " \t;&|()<>"  # after one of these unescaped (or at a line's start) a # starts a comment
 _NOT_JOINED = re.compile(r"\\(.)", re.DOTALL)
 _UNQUOTED = re.compile(r"""\\(.)|['"]""", re.DOTALL)
@@ -131,6 +134,26 @@ _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 
 
+def _arithmetic_end(text: str, at: int, limit: int) -> tuple[int, bool | None]:
+    """Where the arithmetic that starts with ``$((`` or ``((`` at ``at`` ends, as bash 5 reads it
+    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes kept whole):
+    ``$((`` to the ``)`` that closes its first ``(``; ``((`` to the ``)`` that closes its second, which
+    must have a ``)`` right after it (else bash reads a subshell in a subshell: False, read on as sh
+    text). With where the reading stopped: ``limit`` and None when nothing closed it before."""
+    dollar = text.startswith("$", at)
+    depth, at = (2, at + 3) if dollar else (1, at + 2)
+    while depth and at < limit:
+        piece = _ARITHMETIC_PIECE.match(text, at)
+        assert piece is not None  # the pattern matches any character
+        depth += {"(": 1, ")": -1}.get(piece.group(), 0)
+        at = piece.end()
+    if depth:
+        return limit, None
+    if dollar or text.startswith(")", at):
+        return (at if dollar else at + 1), True
+    return at, False
+
+
 def _sh_lines(text: str) -> Iterator[str]:
     """test.sh's lines as sh (Harbor executes test.sh with its #! line's sh or bash) reads them: comments
     and heredoc bodies gone, a line that ends in ``\\`` joined to the next, except in a comment or single
@@ -138,10 +161,21 @@ def _sh_lines(text: str) -> Iterator[str]:
     line: list[str] = []
     heredocs: list[tuple[bool, str]] = []  # (<<- strips tabs, the delimiter) of the line being read
     at = 0
+    # what arithmetic may read, in all: a (( that closes as no arithmetic is read again from its next (,
+    # and 256 KB of them would take hours; past this the text is read as never closed
+    budget = 2 * len(text)
     while at < len(text):
         piece = _SH_PIECE.match(text, at)
         assert piece is not None  # the pattern matches any character
         at, piece_text = piece.end(), piece.group()
+        if piece_text in ("((", "$(("):
+            # a << inside is a shift, no heredoc; what does not close as arithmetic is read on as sh text
+            end, arithmetic = _arithmetic_end(text, piece.start(), min(len(text), piece.start() + budget))
+            if arithmetic is None:
+                return  # never closed: bash stops at its syntax error, running nothing from this command on
+            budget -= end - piece.start()
+            at = end if arithmetic else piece.start() + 1
+            piece_text = text[piece.start() : at]
         if piece_text == "\n":
             yield "".join(line)
             line = []
