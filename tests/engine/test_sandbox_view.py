@@ -354,6 +354,22 @@ def test_a_runs_cgroup_is_removed_though_its_last_process_is_slow_to_go(tmp_path
     assert not os.path.exists(folder)
 
 
+@pytest.mark.parametrize("written", ['"$WS"', "$(cat /etc/ws)", "`cat /etc/ws`", "/srv/$NAME/ws"])
+def test_a_workspace_known_only_as_test_sh_runs_is_said_not_guessed(tmp_path, env, written):
+    """A test.sh passing --workspace "$WS" (a variable, a command's output): the run laid the workspace
+    at /app without a word, where the verifier may look elsewhere. It still does (nothing here knows
+    the value), and says so in a note naming the word as test.sh writes it."""
+    needs_namespaces()
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", f"--workspace {written}"))
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    assert data["rewards"] == {"reward": 1.0}
+    assert f"tests/test.sh passes --workspace {written}, a path known only as test.sh runs" in "\n".join(
+        data["notices"]
+    ), data["notices"]
+
+
 def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):
     """A test.sh passing --workspace /dev/shm (or /tmp) binds the workspace's
     copy (this machine's disk) over the view's tmpfs: its disk was counted as

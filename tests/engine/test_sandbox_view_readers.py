@@ -106,6 +106,18 @@ def test_a_shift_in_arithmetic_starts_no_heredoc_however_it_is_nested_or_broken(
     assert workspace_path(tmp_path) == "/srv/ws"
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["'/srv/$ws'", '"/srv/\\$ws"', "/srv/\\$ws", "'/srv/`ws`'", '"/srv/\\`ws\\`"', "/srv/ws$", '"/srv/ws$"'],
+)
+def test_a_dollar_or_backquote_that_sh_keeps_is_part_of_the_path(tmp_path, written):
+    """A `$` or backquote in single quotes, escaped, or with nothing after it to expand is passed as it
+    is: the reader took any for a variable, never guessed the path, and laid the workspace at /app."""
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {written} --verifier x\n")
+    said = subprocess.run(["bash", "-c", f"printf %s {written}"], capture_output=True, text=True, check=True)
+    assert workspace_path(tmp_path) == said.stdout
+
+
 # sh's ways to write one word: single quotes, double quotes (a backslash before $, `, " and itself),
 # a backslash before each character
 _QUOTINGS = [
@@ -151,6 +163,6 @@ def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoti
     tests = tmp_path_factory.mktemp("tests")
     command = f'exec "$PY" run.py --workspace{between}{quoting(path)} --verifier x #{after}'
     (tests / "test.sh").write_text(f"#{before}\n{heredoc}{command}\n")
-    # a $ or ` would be a variable or a command's output in most quotings: never guessed, the shim's default
-    known = "$" not in path and "`" not in path and normal_path(path) != "/"
+    # each quoting keeps a $ or ` as it is: a path like any other
+    known = normal_path(path) != "/"
     assert workspace_path(tests) == (normal_path(path) if known else APP)

@@ -22,7 +22,7 @@ from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
-from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
+from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_given
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.task.kinds import OwnRunner, task_nemo_gym, verifiers_folder
@@ -176,7 +176,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     # With namespaces the runner sees the sandbox's own paths (/tests, /app,
     # /logs/verifier), as the shim's command line names them; in the copy
     # sandbox, the stage's folders themselves.
-    limits = limits_for(spec.task, workspace_path(spec.task.tests_dir) if stage.namespace else str(stage.app_dir))
+    app, app_note = workspace_given(spec.task.tests_dir) if stage.namespace else (str(stage.app_dir), "")
+    limits = limits_for(spec.task, app, app_note)
     prepared.limits, stage.app_at = limits, limits.app
     with _unstaged_on_error(prepared):
         _command_line(prepared, staged)

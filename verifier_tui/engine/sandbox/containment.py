@@ -167,6 +167,8 @@ def _in_view(
             "a folder the sandbox needs: give the task's workspace another path"
         )
         return
+    if limits.app_note:
+        out.notices.append(limits.app_note)
     shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
     bound = _not_overlaid(shown)
     out.notices += [

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.plain import cut_middle
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import record
 
@@ -64,6 +65,7 @@ class Limits:
     network: str = "public"  # public, no-network, allowlist
     workdir: str = DOCKER_DEFAULT_WORKDIR
     app: str = APP
+    app_note: str = ""  # test.sh's workspace, when not known here (view.workspace_given): said in the run's notes
     cpu_list: tuple[int, ...] = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
     network_given: str = ""  # in a view: "none", "user" (the internet, by a helper) or "host"; "" in the copy
     # (and "lost" in the words of a run whose helper failed: its JSON says "none")
@@ -99,13 +101,26 @@ def normal_path(path: str) -> str:
 def workspace_path(tests_dir: Path) -> str:
     """Where the task's ``tests/test.sh`` tells the runner the workspace is:
     ``/app`` for the shim (and when it says nothing plain)."""
+    return workspace_given(tests_dir)[0]
+
+
+def workspace_given(tests_dir: Path) -> tuple[str, str]:
+    """:func:`workspace_path`, and a note when test.sh passes a workspace known only as it runs
+    (``"$WS"``, a command's output): the run's is then ``/app``, and the note says so ("" else)."""
     text = _read_text(tests_dir / "test.sh") or ""
+    unknown = ""
     for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
-        path = _workspace_given(line) if "--workspace" in line else None
+        path, written = _workspace_given(line) if "--workspace" in line else (None, "")
         if path is not None:
-            return path
-    return APP
+            return path, ""
+        unknown = unknown or written
+    if unknown:
+        return APP, (
+            f"tests/test.sh passes --workspace {cut_middle(unknown, 200)}, a path known only as test.sh runs "
+            f"(a variable, a command's output): this run's workspace is at {APP}, the shim's"
+        )
+    return APP, ""
 
 
 # one piece of sh's text: where an arithmetic $((...)) or ((...)) starts (read on by _arithmetic_end), a
@@ -131,6 +146,17 @@ _WORD_PIECE = re.compile(
     r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\;&|()<>]+)|([\s;&|()<>]+|\\$)|(['"])""", re.DOTALL
 )
 _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
+# what sh expands in a word: a $ before a name, a special parameter, { ( [, or, unquoted, (bash's) a quote;
+# a backquote. A $ before anything else, or at a word's end, is kept as it is, as a \$ is.
+_EXPANDED = r"""\$(?=[\w{(\[@*#?$!-])|`"""
+_EXPANDS = re.compile(_EXPANDED + r"""|\$(?=['"])""")
+_EXPANDS_IN_DOUBLE_QUOTES = re.compile(_EXPANDED)
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+# a piece of a word as written, for where it ends: quoted, backquoted or escaped, a $( or a parenthesis,
+# what ends a word outside them, or a run of anything else
+_WRITTEN_PIECE = re.compile(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|\\.|\$\(|[()]|[ \t\n;&|<>]|[^'"`\\$() \t\n;&|<>]+|.""", re.DOTALL
+)
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 
 
@@ -199,33 +225,60 @@ def _sh_lines(text: str) -> Iterator[str]:
     yield "".join(line)
 
 
-def _workspace_given(line: str) -> str | None:
+def _workspace_given(line: str) -> tuple[str | None, str]:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
-    words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh). None when it passes none,
-    or one that holds ``$`` or a backquote (a variable or a command's output, not known here) or a
-    newline (quoted over two lines), or a quote that never closes."""
-    words: list[str] = []
+    words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh); else None, with the word as
+    written when sh expands it (``"$WS"``, a backquote: its value is not known here). None too for no
+    such word, one holding a newline (quoted over two lines), or a quote that never closes."""
+    words: list[tuple[str, bool, int]] = []  # (the word as sh passes it, whether sh expands it, where it starts)
     pieces: list[str] | None = None  # of the word being read
+    expands, start = False, 0
     for piece in _WORD_PIECE.finditer(line):
         single, double, escaped, plain, ends, unclosed = piece.groups()
         if unclosed:
-            return None
+            return None, ""
         if ends is None:
-            pieces = pieces or []
+            if pieces is None:
+                pieces, expands, start = [], False, piece.start()
+            if double is not None:
+                expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
+            elif plain is not None:  # what follows may be what is expanded: $( $' $"
+                expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
             pieces.append(
                 _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
             )
         elif pieces is not None:
-            words.append("".join(pieces))
+            words.append(("".join(pieces), expands, start))
             pieces = None
     if pieces is not None:
-        words.append("".join(pieces))
-    for word, after in pairwise([*words, ""]):
-        value = after if word == "--workspace" else word.partition("=")[2] if word.startswith("--workspace=") else ""
-        known = value.startswith("/") and len(value) < PATH_MAX and not {"$", "`", "\n"} & set(value)
-        if known and normal_path(value) != "/":
-            return normal_path(value)
-    return None
+        words.append(("".join(pieces), expands, start))
+    for (word, word_expands, word_start), after in pairwise([*words, ("", False, len(line))]):
+        if word == "--workspace":
+            value, expanded, start = after
+        elif word.startswith("--workspace="):
+            value, expanded, start = word.partition("=")[2], word_expands, word_start
+        else:
+            continue
+        if expanded:
+            return None, _written(line, start)
+        if value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
+            return normal_path(value), ""
+    return None, ""
+
+
+def _written(line: str, at: int) -> str:
+    """The word of ``line`` that starts at ``at`` as written, through any ``$(...)`` or backquotes."""
+    depth, end = 0, at
+    for piece in _WRITTEN_PIECE.finditer(line, at):
+        text = piece.group()
+        if text == "$(" or (text == "(" and depth):
+            depth += 1
+        elif text == ")" and depth:
+            depth -= 1
+        elif not depth and (text in "()" or text in " \t\n;&|<>"):
+            break
+        end = piece.end()
+    return line[at:end]
 
 
 def image_workdir(task_root: Path) -> str:
@@ -241,7 +294,7 @@ def image_workdir(task_root: Path) -> str:
     return workdir
 
 
-def limits_for(task: Task, app: str) -> Limits:
+def limits_for(task: Task, app: str, app_note: str = "") -> Limits:
     """The limits of ``task`` (its ``task.toml`` as Harbor reads it)."""
     config = task.config
     return Limits(
@@ -251,6 +304,7 @@ def limits_for(task: Task, app: str) -> Limits:
         network=config.verifier_network_mode,
         workdir=_workdir(task),
         app=app,
+        app_note=app_note,
     )
 
 
