@@ -118,6 +118,16 @@ def test_a_dollar_or_backquote_that_sh_keeps_is_part_of_the_path(tmp_path, writt
     assert workspace_path(tmp_path) == said.stdout
 
 
+@pytest.mark.parametrize("ending", ["", " --verifier x", " # a comment"])
+def test_a_crlf_test_sh_passes_the_carriage_return_as_bash_does(tmp_path, ending):
+    """A CRLF test.sh whose path is the last word of its line: bash passes the \\r as the path's last
+    character (it is no blank to sh), where the reader took the path without it."""
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace /srv/ws{ending}\r\n", newline="")
+    line = (tmp_path / "test.sh").read_bytes().replace(b"exec python3 run.py --workspace", b"printf '%s\\0'")
+    said = subprocess.run(["bash", "-c", line], capture_output=True, check=True).stdout.split(b"\0")[0].decode()
+    assert workspace_path(tmp_path) == said == ("/srv/ws\r" if not ending else "/srv/ws")
+
+
 # sh's ways to write one word: single quotes, double quotes (a backslash before $, `, " and itself),
 # a backslash before each character
 _QUOTINGS = [

@@ -601,7 +601,7 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
     if namespace:
         parts.append(f"starts in {limits.workdir}")
         if limits.app != "/app":
-            parts.append(f"workspace at {limits.app}")
+            parts.append(f"workspace at {one_line(limits.app)}")  # a CRLF test.sh's path ends in \r
     return "limits: " + " · ".join(parts) if parts else None
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.plain import cut_middle
+from verifier_tui.engine.plain import cut_middle, unbroken
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import record
 
@@ -105,15 +105,16 @@ def workspace_path(tests_dir: Path) -> str:
 
 
 def workspace_given(tests_dir: Path) -> tuple[str, str]:
-    """:func:`workspace_path`, and a note when test.sh passes a workspace known only as it runs
-    (``"$WS"``, a command's output): the run's is then ``/app``, and the note says so ("" else)."""
+    """:func:`workspace_path`, and a note ("" for none) when test.sh passes a workspace known only as it
+    runs (``"$WS"``, a command's output: the run's is then ``/app``), or one a CRLF line ends with \\r."""
     text = _read_text(tests_dir / "test.sh") or ""
     unknown = ""
     for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
         path, written = _workspace_given(line) if "--workspace" in line else (None, "")
         if path is not None:
-            return path, ""
+            crlf = "its lines end in \\r\\n (a CRLF file), and sh passes the \\r as the path's own character"
+            return path, f"tests/test.sh passes --workspace {unbroken(path)}: {crlf}" if path.endswith("\r") else ""
         unknown = unknown or written
     if unknown:
         return APP, (
@@ -141,9 +142,9 @@ _NOT_JOINED = re.compile(r"\\(.)", re.DOTALL)
 _UNQUOTED = re.compile(r"""\\(.)|['"]""", re.DOTALL)
 # one piece of a word, as sh takes it apart: single-quoted, double-quoted (a backslash keeps only $ ` " \ ),
 # a backslash and the character it escapes, a run of plain characters; or what ends a word (blanks, an
-# operator), or a quote that never closes
+# operator: a CRLF line's \r is none, bash passes it as the word's last character), or a quote that never closes
 _WORD_PIECE = re.compile(
-    r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\;&|()<>]+)|([\s;&|()<>]+|\\$)|(['"])""", re.DOTALL
+    r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^ \t\n'"\\;&|()<>]+)|([ \t\n;&|()<>]+|\\$)|(['"])""", re.DOTALL
 )
 _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
 # what sh expands in a word: a $ before a name, a special parameter, { ( [, or, unquoted, (bash's) a quote;
