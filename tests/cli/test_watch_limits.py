@@ -6,11 +6,10 @@ its own (:func:`~tests.helpers.processes.past_the_inotify_limit`), never for the
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 
-from tests.helpers.commands import TOOL, LineReader, start_watch, stop
+from tests.helpers.commands import start_watch, stop
 from tests.helpers.processes import past_the_inotify_limit
 from tests.helpers.tasks import HANG_GUARD_S, PY
 
@@ -64,15 +63,9 @@ def test_test_watch_of_many_tasks_says_the_limit_once(env, example, tmp_path):
     task = example("hello-file")
     for n in range(3):
         shutil.copytree(task, task.parent / f"hello-file-{n}")
-    proc = subprocess.Popen(
-        [*past_the_inotify_limit(12), *TOOL, "test", str(task.parent), "--watch", "--python", PY],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
+    proc, reader = start_watch(
+        env, task.parent, "--watch", "--python", PY, command="test", around=past_the_inotify_limit(12)
     )
-    reader = LineReader(proc.stdout)
     try:
         reader.next_run(HANG_GUARD_S, prefix="── round")
         while "passed, " not in reader.next(HANG_GUARD_S):  # the round ends: every watcher is in place

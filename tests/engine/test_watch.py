@@ -1289,7 +1289,7 @@ from verifier_tui.engine.changes import WatchTarget
 from verifier_tui.engine.watch.watcher import Watcher
 
 root = Path(sys.argv[1])
-folders = sorted(p for p in root.rglob("*") if p.is_dir() and os.access(p, os.R_OK))
+folders = sorted(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink() and os.access(p, os.R_OK))
 
 async def main():
     watcher = Watcher([WatchTarget(root, "workspace")], isolate=False)
@@ -1317,21 +1317,56 @@ asyncio.run(main())
 """
 
 
-def test_a_folder_the_user_cannot_read_leaves_no_other_folder_unwatched(ordinary_user):
+@pytest.mark.parametrize("behind", [False, True], ids=["in-the-tree", "behind-a-link"])
+def test_a_folder_the_user_cannot_read_leaves_no_other_folder_unwatched(ordinary_user, behind):
     """A workspace holding a folder its user cannot read (a root-owned one a
-    container left, mode 700): inotify refuses that folder, and the OS watch's
-    walk stopped there, silently, so a save in any folder it had not reached
-    yet (after it in the order the folders are listed in) ran nothing. Every
-    readable folder is watched."""
+    container left, mode 700), or a link to a folder holding one (an agent's
+    ``tmp`` -> /tmp): inotify refuses that folder, and the OS watch's walk,
+    which follows links, stopped there, silently, so a save in any folder it
+    had not reached yet (after it in the order the folders are listed in) ran
+    nothing. Every readable folder is watched."""
     workspace = ordinary_user.root / "workspace"
-    for name in ("a", "b", "c", "d", "e", "f", "nested/g", "nested/h", "nested/locked/deeper", "nested/z"):
-        (workspace / name).mkdir(parents=True)
-    (workspace / "locked").mkdir()
+    outside = ordinary_user.root / "outside"
+    (outside / "locked").mkdir(parents=True)
+    # made before the folders and after them, so that whatever order the file system lists them in,
+    # some come after a link or the locked folder
+    for order in ("first", "last"):
+        if order == "last":
+            for name in ("a", "b", "c", "d", "e", "f", "nested/g", "nested/h", "nested/i/deeper", "nested/z"):
+                (workspace / name).mkdir(parents=True)
+        for where in (workspace, workspace / "nested"):
+            where.mkdir(parents=True, exist_ok=True)
+            if behind:
+                (where / f"tmp-{order}").symlink_to(outside)
+            else:
+                (where / f"locked-{order}").mkdir(exist_ok=True)
     ordinary_user.own(ordinary_user.root)
-    for locked in (workspace / "locked", workspace / "nested" / "locked"):
+    for locked in (outside / "locked", *workspace.glob("locked-*"), *workspace.glob("nested/locked-*")):
         locked.chmod(0o000)
     done = ordinary_user.run_python(SAVES_PAST_A_LOCKED_FOLDER, workspace, timeout=120)
     assert done.returncode == 0, done.stderr
     seen, folders = (eval(line) for line in done.stdout.splitlines())
-    assert "locked" not in folders and len(folders) == 10, folders
+    assert not [f for f in folders if "locked" in f or "tmp" in f] and len(folders) == 12, folders
     assert seen == folders
+
+
+async def test_a_workspace_deeper_than_the_recursion_limit_is_watched(tmp_path: Path) -> None:
+    """A workspace of folders nested 1,100 deep: the walk that looks for folders
+    inotify refuses recursed once a level and passed Python's recursion limit,
+    and every watch ended at once ("could not watch ...: maximum recursion
+    depth exceeded"). It is watched, and a save at its bottom is seen."""
+    bottom = tmp_path / "workspace"
+    bottom.mkdir()
+    for _ in range(1100):  # one level at a time: mkdir(parents=True) recurses too
+        bottom = bottom / "d"
+        bottom.mkdir()
+    try:
+        async with watching([WatchTarget(tmp_path / "workspace", "workspace")], isolate=False) as rec:
+            (bottom / "saved.txt").write_text("x")
+            change = await rec.next()
+            assert change.paths == {bottom / "saved.txt"}
+    finally:  # level by level: pytest's own removal of old temporary folders recurses once a level
+        (bottom / "saved.txt").unlink(missing_ok=True)
+        while bottom != tmp_path:
+            bottom.rmdir()
+            bottom = bottom.parent

@@ -24,7 +24,6 @@ from tests.helpers.commands import (
     JSON_DOC,
     MODULE,
     TOOL,
-    LineReader,
     documented_fields,
     no_traceback,
     run_tool,
@@ -2094,15 +2093,7 @@ def test_every_watch_without_an_inotify_instance_polls_says_so_once_and_sees_a_s
         (("test", "--watch", task), "── round"),
         (("watch", "--stand-in", "empty", trial), "#"),
     ):
-        proc = subprocess.Popen(
-            [*_NO_INOTIFY, *MODULE, *map(str, args)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-        )
-        reader = LineReader(proc.stdout)
+        proc, reader = start_watch(env, *args[1:], command=args[0], around=list(_NO_INOTIFY))
         try:
             reader.next_run(prefix=prefix)
             if args == ("watch", task):

@@ -445,11 +445,12 @@ def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tu
 
 
 def start_watch(
-    env, *args, cwd: Path | None = None, around: list[str] | None = None
+    env, *args, cwd: Path | None = None, around: list[str] | None = None, command: str = "watch"
 ) -> tuple[subprocess.Popen, LineReader]:
-    """``verifier-tui watch ARGS`` started (by the command ``around`` when given), with a reader of its output lines."""
+    """``verifier-tui watch ARGS`` (or another ``command`` that goes on: ``test --watch``) started (by
+    the command ``around`` when given), with a reader of its output lines."""
     proc = subprocess.Popen(
-        (around or []) + TOOL + ["watch", *map(str, args)],
+        (around or []) + TOOL + [command, *map(str, args)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -220,40 +220,51 @@ POLLING = (
 _NO_INSTANCE = "Error creating recommended watcher"  # watchfiles' words where notify cannot make its watcher
 
 
-def _past_refused(roots: list[Path]) -> list[Path]:
-    """The folders a recursive OS watch of ``roots`` is also given as roots of
-    their own, so that a folder inotify refuses (one its user cannot read: a
-    root-owned one a container left) leaves no other unwatched. notify's walk
-    of a tree (watchfiles 1.3.0, notify 8.0.0) stops at the first such folder,
-    and ``ignore_permission_denied`` drops the error: every folder it had not
-    reached yet went unwatched, silently. Each folder on the way to a refused
-    one, and each folder beside it there, is walked on its own: a walk that
-    stops again stops only in its own part. (Not for a folder whose name is
-    not UTF-8: watchfiles takes none, and those are aliased by root alone.)"""
-    found: dict[Path, None] = {}
-    for root in roots:
-        refused, subfolders = _walk(root)
-        for folder in refused:
-            if folder == str(root):
-                continue  # the root itself: nothing of it can be watched
-            for up in (root / step for step in Path(folder).relative_to(root).parents):
-                beside = [Path(each) for each in subfolders.get(str(up), ()) if each not in refused]
-                found |= dict.fromkeys(each for each in (up, *beside) if each != root and _utf8(each))
+def _past_cuts(root: str) -> list[str]:
+    """The folders (relative to ``root``) a recursive OS watch of ``root`` is
+    also given as roots of their own, so that a folder inotify refuses (one
+    its user cannot read: a root-owned one a container left) leaves no other
+    unwatched. notify's walk of a tree (watchfiles 1.3.0, notify 8.0.0) stops
+    at the first such folder, and ``ignore_permission_denied`` drops the
+    error: every folder it had not reached yet went unwatched, silently. It
+    follows links too, so a link to a folder may lead it to one (``tmp`` ->
+    /tmp). Each folder on the way to a refused folder or a link, and each
+    folder beside it there, is walked on its own: a walk that stops again
+    stops only in its own part. (What lies behind a link is no part of the
+    tree, :func:`_behind_link`: it is not looked into.) A folder whose
+    relative name is not UTF-8 is left out: watchfiles takes none."""
+    cuts: list[str] = []
+    subfolders: dict[str, list[str]] = {}
+    waiting = [""]
+    while waiting:  # a stack, not os.walk: a tree deeper than the recursion limit is walked all the same
+        part = waiting.pop()
+        names: list[str] = []
+        try:
+            with os.scandir(os.path.join(root, part)) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        if entry.is_dir():
+                            cuts.append(os.path.join(part, entry.name))
+                    elif entry.is_dir(follow_symlinks=False):
+                        names.append(os.path.join(part, entry.name))
+        except OSError:
+            cuts.append(part)
+            continue
+        subfolders[part] = names
+        waiting += names
+    found: dict[str, None] = {}
+    for cut in cuts:
+        up = cut
+        while up:
+            up = os.path.dirname(up)
+            beside = (each for each in subfolders.get(up, ()) if each not in cuts)
+            found |= dict.fromkeys(each for each in (up, *beside) if each and _utf8(each))
     return list(found)
 
 
-def _walk(root: Path) -> tuple[list[str], dict[str, list[str]]]:
-    """The folders under ``root`` that cannot be listed, and each listed folder's subfolders."""
-    refused: list[str] = []
-    subfolders: dict[str, list[str]] = {}
-    for folder, names, _files in os.walk(root, onerror=lambda error: refused.append(str(error.filename))):
-        subfolders[folder] = [os.path.join(folder, name) for name in names]
-    return refused, subfolders
-
-
-def _utf8(path: Path) -> bool:
+def _utf8(path: str) -> bool:
     try:
-        str(path).encode()
+        path.encode()
     except UnicodeEncodeError:
         return False
     return True
@@ -365,10 +376,12 @@ class Channel:
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles
 
-        walked = present if not self.recursive or self.force_polling else [*present, *_past_refused(present)]
-        aliases = {self._alias(path): str(path) for path in walked}
+        aliases = {self._alias(path): str(path) for path in present}
+        walked = list(aliases)
+        if self.recursive and not self.force_polling:
+            walked += [os.path.join(alias, part) for alias, root in aliases.items() for part in _past_cuts(root)]
         batches = watchfiles.watch(
-            *aliases,
+            *walked,
             watch_filter=None,  # filtered here, on paths relative to each root
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
