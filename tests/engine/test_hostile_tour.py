@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import TOOL, no_traceback, run_tool
-from tests.helpers.processes import answering, in_a_cgroup, wait_none_with
+from tests.helpers.processes import answering, bwrap_probes_that_fail, in_a_cgroup, wait_none_with
 from tests.helpers.tasks import PY, make_task, nest
 
 
@@ -502,6 +502,31 @@ def _run_with_importable(
     return data
 
 
+def _run_beside_a_socket(tmp_path: Path, env: dict[str, str], project: Path):
+    """A run of a venv in ``project/.venv`` whose import path names ``project``, a server's socket in
+    ``project`` answering meanwhile: its JSON (:func:`_run_with_importable`)."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(project / "dev.sock"))
+    server.listen(4)
+    return _run_with_importable(tmp_path, env, project, server, project / "dev.sock", project / ".venv")
+
+
+@contextmanager
+def _overlays(top: Path, layers: list[tuple[Path, str]]) -> Iterator[None]:
+    """Each of ``layers`` (a mount point, its options: a relative layer is in ``top``) mounted as an overlay
+    in turn, then unmounted, and ``top`` removed."""
+    mounted: list[Path] = []
+    try:
+        for point, options in layers:
+            subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(point)], check=True, cwd=top)
+            mounted.append(point)
+        yield
+    finally:
+        for point in reversed(mounted):
+            subprocess.run(["umount", str(point)], check=True)
+        shutil.rmtree(top)
+
+
 @pytest.mark.parametrize("bound_as", ["the folder", "a link to it", "a name since renamed", "a name with a newline"])
 def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(tmp_path, env, namespace, bound_as):
     """An editable install's ``.pth`` put the user's project folder on the
@@ -573,22 +598,15 @@ def test_a_folder_of_the_interpreters_import_path_on_stacked_overlays_is_bound_a
         (top / "o1", f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}"),
         (top / "o2", f"lowerdir={second},upperdir={top / 'u2'},workdir={top / 'w2'}"),
     ]
-    for point, options in layers:
-        subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(point)], check=True, cwd=top)
-    try:
-        project = top / "o2"
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(project / "dev.sock"))
-        server.listen(4)
-        data = _run_with_importable(tmp_path, env, project, server, project / "dev.sock", project / ".venv")
-        assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
-        assert any(f"{project} is on an overlay that may be stacked" in notice for notice in data["notices"]), data[
-            "notices"
-        ]
-    finally:
-        for point, _ in reversed(layers):
-            subprocess.run(["umount", str(point)], check=True)
-        shutil.rmtree(top)
+    project = top / "o2"
+    with _overlays(top, layers):
+        data = _run_beside_a_socket(tmp_path, env, project)
+    assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
+    # a relative layer cannot be told from here: the view's overlay is tried, and refused
+    said = "where the kernel refused another (tried: Invalid argument)" if lower == "relative" else "stacked on another"
+    assert any(f"{project} is on an overlay" in notice and said in notice for notice in data["notices"]), data[
+        "notices"
+    ]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
@@ -600,18 +618,101 @@ def test_a_folder_of_the_interpreters_import_path_on_one_overlay_keeps_its_socke
     for name in ("l1", "u1", "w1", "o1"):
         (top / name).mkdir(parents=True)
     point = top / "o1"
-    options = f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}"
-    subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(point)], check=True)
-    try:
+    with _overlays(top, [(point, f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}")]):
+        data = _run_beside_a_socket(tmp_path, env, point)
+    assert data["stdout"] == "True\nno: ConnectionRefusedError\n", data["stdout"]
+    assert not any("overlay" in notice for notice in data["notices"]), data["notices"]
+
+
+@contextmanager
+def _overlay_whose_layers_are_gone(how: str) -> Iterator[Path]:
+    """A folder on an overlay whose lower layer is not found here any more, as a container's root overlay's
+    layers (the host's ``/var/lib/docker/...``) are not inside it: one overlay deep (``docker``, a container's
+    root), or two (``stacked``: its lower layer is on an overlay, named through a link since removed)."""
+    top = Path(tempfile.mkdtemp(prefix="vtui-gone-", dir="/tmp"))
+    for name in ("l1/sub", "u1", "w1", "o1", "u2", "w2", "o2"):
+        (top / name).mkdir(parents=True)
+    (top / "link").symlink_to(top / "o1")
+    layers = [(top / "o1", f"lowerdir={top / 'l1'},upperdir={top / 'u1'},workdir={top / 'w1'}")]
+    if how == "stacked":
+        layers.append((top / "o2", f"lowerdir={top / 'link' / 'sub'},upperdir={top / 'u2'},workdir={top / 'w2'}"))
+    with _overlays(top, layers):
+        (top / "l1").rename(top / "l1-moved")
+        (top / "link").unlink()
+        yield layers[-1][0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_a_folder_on_an_overlay_whose_layers_are_not_found_here_keeps_its_sockets_out(tmp_path, env, namespace):
+    """In a container whose root is an overlay (Docker's, a devcontainer's, a CI runner's), the layers its
+    mount names are the host's, not found inside: every folder of the interpreter's the view showed there was
+    bound read-only, a server's socket in it answering the run, with a notice that the kernel may lay no
+    overlay, where it lays one. Whether it does is tried once per mount: the overlay is laid, no notice."""
+    with _overlay_whose_layers_are_gone("docker") as point:
+        data = _run_beside_a_socket(tmp_path, env, point)
+    assert data["stdout"] == "True\nno: ConnectionRefusedError\n", data["stdout"]
+    assert not any("overlay" in notice for notice in data["notices"]), data["notices"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_a_folder_on_stacked_overlays_whose_layers_are_not_found_here_is_bound_as_tried(tmp_path, env, namespace):
+    """Where the layers cannot be told and the kernel does refuse the view's overlay (two deep already),
+    the folder is bound read-only and the notice says the kernel refused it, in bwrap's words."""
+    with _overlay_whose_layers_are_gone("stacked") as point:
+        data = _run_beside_a_socket(tmp_path, env, point)
+    assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
+    assert any(
+        f"{point} is on an overlay (mounted at {point}) where the kernel refused another" in notice
+        and "Invalid argument" in notice
+        and "socket" in notice
+        for notice in data["notices"]
+    ), data["notices"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_an_overlay_that_could_not_be_tried_binds_the_folder_and_says_so(tmp_path, env, namespace):
+    """A try of the overlay that cannot be made (no process slot to spare, here) never stops the run: the
+    folder is bound read-only, as where the kernel refuses the overlay, and the notice says why."""
+    env = bwrap_probes_that_fail(env, tmp_path / "bin", probe="'--unshare-user --die-with-parent '*")
+    with _overlay_whose_layers_are_gone("docker") as point:
+        data = _run_beside_a_socket(tmp_path, env, point)
+    assert data["stdout"] == "True\nanswered b'hello'\n", data["stdout"]
+    assert any(
+        f"{point} is on an overlay (mounted at {point}) whose layers cannot be told here, and another could "
+        "not be tried there (bwrap: Creating new namespace failed: Resource temporarily unavailable)" in notice
+        for notice in data["notices"]
+    ), data["notices"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_the_overlay_is_tried_once_for_every_case_of_test(tmp_path, env, namespace):
+    """``test``'s cases are contained side by side (a case's runner is started held while the one before it
+    runs): each tried the overlay of its own at once, and where the second try failed, that case's folder
+    was bound and its socket answered. The first try serves every case of the process."""
+    env = bwrap_probes_that_fail(env, tmp_path / "bin", after=1, probe="'--unshare-user --die-with-parent '*")
+    with _overlay_whose_layers_are_gone("docker") as point:
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(point / "dev.sock"))
         server.listen(4)
-        data = _run_with_importable(tmp_path, env, point, server, point / "dev.sock", point / ".venv")
-        assert data["stdout"] == "True\nno: ConnectionRefusedError\n", data["stdout"]
-        assert not any("overlay" in notice for notice in data["notices"]), data["notices"]
-    finally:
-        subprocess.run(["umount", str(point)], check=True)
-        shutil.rmtree(top)
+        python = _venv_naming(point / ".venv", str(point))
+        task = make_task(
+            tmp_path / "t",
+            f"""\
+            import socket
+
+            def verify(workspace):
+                with socket.socket(socket.AF_UNIX) as client:
+                    client.settimeout(2)
+                    return 0.0 if client.connect_ex({str(point / "dev.sock")!r}) == 0 else 1.0
+        """,
+            cases={name: {} for name in "abcd"},
+        )
+        for name in "abcd":
+            (task / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+        with answering([server]):
+            done = run_tool(env, "test", "--json", task, "--python", python, "-j", "1")
+    data = json.loads(done.stdout)
+    assert (data["passed"], data["failed"]) == (4, 0), [(case["case"], case["notices"]) for case in data["cases"]]
 
 
 # ---------------------------------------------------------------------------

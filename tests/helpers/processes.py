@@ -103,11 +103,15 @@ def past_the_inotify_limit(watches: int) -> list[str]:
     return around
 
 
-def bwrap_probes_that_fail(env: dict[str, str], folder: Path, after: int = 0) -> dict[str, str]:
+def bwrap_probes_that_fail(
+    env: dict[str, str], folder: Path, after: int = 0, probe: str = "*verifier-tui-probe-*"
+) -> dict[str, str]:
     """``env`` with ``VERIFIER_TUI_SANDBOX=namespace`` and first on its PATH a ``bwrap`` in ``folder``
     that builds every view as the wheel's does, but whose sandbox probes past the first ``after``
     cannot be tried (no process slot to spare): a machine where the sandbox cannot be had from then
-    on. Skipped where the machine's own bwrap is tried before any on PATH."""
+    on. ``probe``: the pattern (sh's ``case``) of a probe's command line (by default the view's; the
+    overlay's over an interpreter folder: ``'--unshare-user --die-with-parent '*``). Skipped where the
+    machine's own bwrap is tried before any on PATH."""
     import shutil
 
     if shutil.which("bwrap", path="/usr/bin:/bin:/usr/sbin:/sbin"):
@@ -119,7 +123,7 @@ def bwrap_probes_that_fail(env: dict[str, str], folder: Path, after: int = 0) ->
     folder.mkdir(parents=True, exist_ok=True)
     fake.write_text(
         "#!/bin/sh\n"
-        f'case "$*" in *verifier-tui-probe-*) echo x >> {probed}\n'
+        f'case "$*" in {probe}) echo x >> {probed}\n'
         f'  if [ "$(wc -l < {probed})" -gt {after} ]; then\n'
         '    echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2; exit 1\n'
         "  fi;;\n"

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,10 +171,10 @@ def _in_view(
     if limits.app_note:
         out.notices.append(limits.app_note)
     shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
-    bound = _not_overlaid(shown)
+    bound = _not_overlaid(shown, stage.bwrap)
     out.notices += [
-        f"the chosen interpreter's folder {folder} {why}, where the kernel lays no overlay: it is shown by a "
-        "read-only bind, through which a socket in it (a server's of this machine) answers the run"
+        f"the chosen interpreter's folder {folder} {why}: it is shown by a read-only bind, through which "
+        "a socket in it (a server's of this machine) answers the run"
         for folder, why in bound
     ]
     hidden = next((folder for folder in shown if isolation.inside(folder, limits.app)), None)
@@ -302,51 +303,89 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _not_overlaid(folders: tuple[str, ...]) -> list[tuple[str, str]]:
+def _not_overlaid(folders: tuple[str, ...], bwrap: str) -> list[tuple[str, str]]:
     """Each of ``folders`` (a folder, not a file) the kernel lays no overlay over, with why: one holding
     a mount point of this machine's (in a user namespace it refuses, EINVAL: the overlay would uncover
     what the mount hides), or one on an overlay stacked on another already (two deep, as far as the
-    kernel stacks: bwrap's third fails, Invalid argument), or may be, its layers not to be told here."""
-    mounts: list[tuple[str, str, str]] = []  # (point, type, its options)
+    kernel stacks: bwrap's third fails, Invalid argument). On an overlay whose layers cannot be told
+    here, ``bwrap`` tries it (:func:`_overlay_tried`)."""
+    mounts: list[tuple[str, str, str, str]] = []  # (point, type, its options, its line)
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
             for line in handle:
                 left, _, right = line.partition(" - ")
                 fields, tail = left.split(), right.split()
                 if len(fields) > 4 and tail:
-                    mounts.append((cgroup.unescape(fields[4]), tail[0], tail[2] if len(tail) > 2 else ""))
+                    mounts.append((cgroup.unescape(fields[4]), tail[0], tail[2] if len(tail) > 2 else "", line))
     except OSError:
         pass
 
-    def on(path: str) -> tuple[str, str, str] | None:
-        """The mount ``path`` is on (point, type, its options): the deepest holding it, the last made there."""
-        held = [(len(p), n) for n, (p, _, _) in enumerate(mounts) if isolation.inside(path, p)]
+    def on(path: str) -> tuple[str, str, str, str] | None:
+        """The mount ``path`` is on: the deepest holding it, the last made there."""
+        held = [(len(p), n) for n, (p, _, _, _) in enumerate(mounts) if isolation.inside(path, p)]
         return mounts[max(held)[1]] if held else None
 
-    def stacked(options: str) -> bool:
-        """Whether an overlay's lower layers are on an overlay, or may be: layers given one by one (the
-        new mount API's ``lowerdir+=``), relative, or not found here (a container's, the host's paths)."""
+    def stacked(options: str) -> bool | None:
+        """Whether an overlay's lower layers are on an overlay; None when that cannot be told here: layers
+        given one by one (the new mount API's ``lowerdir+=``), relative, or not found here (a container's,
+        the host's paths)."""
         given = options.split(",")
         lowers = next((o[len("lowerdir=") :] for o in given if o.startswith("lowerdir=")), "")
         found = [cgroup.unescape(lower) for lower in re.split(r"(?<!\\):", lowers) if lower]
         if any(o.startswith(("lowerdir+=", "datadir+=")) for o in given) or not found:
-            return True
+            return None
         if not all(os.path.isabs(lower) and os.path.isdir(lower) for lower in found):
-            return True
-        return any((on(os.path.realpath(lower)) or ("", "", ""))[1] == "overlay" for lower in found)
+            return None
+        return any((on(os.path.realpath(lower)) or ("", "", "", ""))[1] == "overlay" for lower in found)
 
     found = []
     for folder in folders:
         real = os.path.realpath(folder)
         if not os.path.isdir(folder):
             continue
-        below = next((p for p, _, _ in mounts if p != real and isolation.inside(p, real)), None)
+        below = next((p for p, _, _, _ in mounts if p != real and isolation.inside(p, real)), None)
         mount = on(real)
         if below is not None:
-            found.append((folder, f"holds a mount point ({folder + below[len(real) :]})"))
-        elif mount is not None and mount[1] == "overlay" and stacked(mount[2]):
-            found.append((folder, f"is on an overlay that may be stacked on another (mounted at {mount[0]})"))
+            found.append(
+                (folder, f"holds a mount point ({folder + below[len(real) :]}), where the kernel lays no overlay")
+            )
+            continue
+        if mount is None or mount[1] != "overlay":
+            continue
+        deep = stacked(mount[2])
+        if deep:
+            found.append(
+                (folder, f"is on an overlay stacked on another (mounted at {mount[0]}), where the kernel lays no third")
+            )
+        elif deep is None and (why := _overlay_tried(bwrap, folder, mount[3])) is not None:
+            # A container's root overlay (Docker's, a devcontainer's) names the host's layers: most are
+            # one overlay deep, where the kernel lays the view's, and a few two, where it refuses it
+            found.append((folder, f"is on an overlay (mounted at {mount[0]}) {why}"))
     return found
+
+
+_overlays_tried: dict[str, str | None] = {}
+"""Each overlay whose layers could not be told, by its line of ``/proc/self/mountinfo`` (its mount id, and
+the rest: an id the kernel gives again to another mount is tried again), and whether the kernel laid the
+view's over a folder of it (None), else why not. Tried once a process: about 4 ms a try. Not kept in the
+tool's cache: a "no" a run wrote there would show its sockets to the next runs, and a "yes" for a mount
+that is no longer the one tried would fail a run to start."""
+_trying = threading.Lock()
+"""``test``'s cases are contained side by side (a runner started held while another runs): one try serves all."""
+
+
+def _overlay_tried(bwrap: str, folder: str, mount: str) -> str | None:
+    """Why ``folder``, on the overlay whose mountinfo line is ``mount``, gets no overlay of the view's
+    (None: it does), tried once per mount. One that could not be tried is bound this time (a run never
+    fails to start for it) and tried again at the next."""
+    with _trying:
+        if mount not in _overlays_tried:
+            try:
+                _overlays_tried[mount] = isolation.overlay_refused(bwrap, folder)
+            except OSError as exc:
+                return f"whose layers cannot be told here, and another could not be tried there ({exc.strerror or exc})"
+    refused = _overlays_tried[mount]
+    return None if refused is None else f"where the kernel refused another (tried: {refused})"
 
 
 INODE_BYTES = 1024

@@ -458,6 +458,33 @@ def _try_view(bwrap: str) -> str | None:
         return said or f"the probe of {bwrap} exited {done.returncode}"
 
 
+def overlay_refused(bwrap: str, folder: str) -> str | None:
+    """Whether the kernel lays the view's read-only overlay over ``folder``, tried in a throwaway view
+    of ``bwrap``'s (the run's user and mount namespaces, the same options): None when it does, else
+    why not, in the kernel's words. OSError when it could not be tried (no process to start, no
+    answer in time, bwrap failing before it came to the overlay), which says nothing of the kernel."""
+    import subprocess
+
+    sh = _tool("sh") or "/bin/sh"
+    argv = [bwrap, "--unshare-user", "--die-with-parent", *system_binds()]
+    argv += ["--overlay-src", folder, "--tmp-overlay", folder, "--remount-ro", folder, "--", sh, "-c", ":"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise OSError(errno.ETIMEDOUT, f"{bwrap} did not answer within {exc.timeout:g} s") from None
+    except subprocess.SubprocessError as exc:
+        raise OSError(errno.EIO, str(exc)) from None
+    if done.returncode == 0:
+        return None
+    stderr = done.stderr.decode(errors="replace")
+    line = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    # bwrap 0.11: "Can't make overlay mount on DEST with options OPTIONS: STRERROR" (OPTIONS hold the
+    # view's own paths, of no use to the user)
+    if not line.startswith("bwrap: Can't make overlay mount"):
+        raise OSError(errno.EIO, line or f"{bwrap} exited {done.returncode}")
+    return line.rpartition(": ")[2]
+
+
 def _take_back(where: str) -> None:
     """The overlay's work folder is left mode 000 by the kernel: make the probe's folders removable."""
     for folder, dirs, _files in os.walk(where):
