@@ -551,3 +551,50 @@ def test_a_folder_of_links_says_its_links_are_not_followed(env, tmp_path):
     no_traceback(done)
     assert done.returncode == 2
     assert "links to Harbor folders in it are not followed: job-a, job-b (open one by its own path)" in done.stderr
+
+
+CRLF_LINE = (
+    "tests/test.sh has CRLF line endings: its first line `#!/usr/bin/env bash\\r` cannot be run in the sandbox "
+    "(exit 127); save it with LF endings"
+)
+
+
+def crlf_task(root):
+    """A task whose test.sh was saved with CRLF endings, its one case expected to pass."""
+    task_dir = make_task(root, cases={"only": {}})
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_bytes(shim.read_bytes().replace(b"\n", b"\r\n"))
+    return task_dir
+
+
+def test_a_crlf_test_sh_fails_every_command_as_the_sandbox_would(env, tmp_path):
+    """Harbor runs test.sh as a file: its `#!/usr/bin/env bash\\r` finds no `bash\\r`, it exits 127 and
+    Harbor raises RewardFileNotFoundError. run, test and watch passed it, the runner started without it."""
+    from tests.helpers.commands import start_watch
+
+    task_dir = crlf_task(tmp_path / "t")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 127, done.stdout + done.stderr
+    assert "exit 127 · refused by test.sh" in done.stdout
+    assert f"note: {CRLF_LINE}\n" in done.stdout and done.stdout.count(CRLF_LINE) == 1
+    assert "Harbor would raise RewardFileNotFoundError: No reward file: test.sh never started the runner" in (
+        done.stdout
+    )
+    no_traceback(done)
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    assert data["verdict_error"] == "RewardFileNotFoundError" and data["exit_code"] == 127
+    assert CRLF_LINE in data["notices"]
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 1 and "0 passed, 1 failed" in done.stdout, done.stdout
+    assert CRLF_LINE in done.stdout
+    assert one_line_refusal(run_tool(env, "explain", task_dir, "--python", PY)) == f"verifier-tui: {CRLF_LINE}"
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        said = reader.through_next_run()
+        said.append(reader.next())
+        assert "refused by test.sh" in said[-2] and "RewardFileNotFoundError" in said[-2], said
+        assert said[-1].strip() == f"note: {CRLF_LINE}", said
+    finally:
+        proc.terminate()
+        proc.wait()

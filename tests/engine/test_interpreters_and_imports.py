@@ -216,3 +216,34 @@ def test_a_helper_missing_beside_the_verifier_is_named_as_the_file(tmp_path):
         "the verifier imports csvutil, which is neither beside it (tests/csvutil.py or tests/csvutil/)"
     )
     assert "a helper of the task's missing from tests/ fails the same way in the sandbox" in note
+
+
+# ---------------------------------------------------------------------------
+# A test.sh whose #! line the sandbox cannot start
+
+
+@pytest.mark.parametrize("shebang", ["#!/usr/bin/env bash", "#!/bin/bash", "#!/bin/sh"])
+def test_a_crlf_test_sh_is_never_started_as_the_sandbox_never_starts_it(tmp_path, shebang):
+    """A test.sh saved with CRLF endings: its #! line names `bash\\r`, which
+    no image has, so Harbor's test.sh exits 127 before anything runs and no
+    reward is written. The run passed, its runner started without test.sh."""
+    marker = tmp_path / "ran"
+    task_dir = make_task(
+        tmp_path / "t", f"open({str(marker)!r}, 'w').close()\n\ndef verify(workspace):\n    return 1.0\n"
+    )
+    shim = task_dir / "tests" / "test.sh"
+    body = shim.read_text().split("\n", 1)[1]
+    shim.write_bytes(f"{shebang}\n{body}".replace("\n", "\r\n").encode())
+    # what the kernel and bash do with it, as Harbor runs it: `bash -c '(/tests/test.sh) > ...'`
+    shim.chmod(0o755)
+    said = subprocess.run(["bash", "-c", f"({shim})"], capture_output=True, text=True, check=False)
+    assert said.returncode == 127, said
+    result = run(task_dir)
+    assert result.outcome is Outcome.REFUSED_BY_SHIM, result.stderr.text
+    assert result.exit_code == 127 and result.verdict.error == "RewardFileNotFoundError"
+    line = (
+        f"tests/test.sh has CRLF line endings: its first line `{shebang}\\r` cannot be run in the sandbox "
+        "(exit 127); save it with LF endings"
+    )
+    assert line in result.notices and not result.stderr.text  # said once, as the run's note
+    assert not marker.exists()  # the verifier's module was never imported

@@ -373,12 +373,14 @@ def test_a_workspace_known_only_as_test_sh_runs_is_said_not_guessed(tmp_path, en
 def test_a_crlf_test_sh_gives_the_runner_the_workspace_bash_gives_it_and_says_why(tmp_path, env):
     """A CRLF test.sh ending its --workspace line with the path: bash hands the runner `/srv/ws` + \\r,
     and the run gave the verifier /srv/ws. The view lays the workspace where bash points the runner,
-    and a note says why the path ends in \\r."""
+    and a note says why the path ends in \\r. The file has no #! line: bash, which Harbor starts it
+    from, runs it itself (a CRLF #! line names `bash\\r`, and the sandbox would never start it)."""
     needs_namespaces()
     verifier = "def verify(workspace):\n    return float(str(workspace) == '/srv/ws\\r')\n"
     task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
     shim = task_dir / "tests" / "test.sh"
-    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /srv/ws").replace("\n", "\r\n"))
+    body = shim.read_text().split("\n", 1)[1]
+    shim.write_text(body.replace("--workspace /app", "--workspace /srv/ws").replace("\n", "\r\n"))
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
     assert data["rewards"] == {"reward": 1.0}, data
     assert any("--workspace /srv/ws\\r" in note and "CRLF" in note for note in data["notices"]), data["notices"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -336,19 +337,8 @@ def test_compare_without_a_local_run_is_null(task, runs, tmp_path):
     assert json.dumps(trial_json(walk))  # the object is JSON as it is
 
 
-def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(task, runs, tmp_path, monkeypatch):
-    """The verdict comes from the task's own test.sh, run
-    as Harbor ran it (in the sandbox's view), not from the runner started
-    directly; the runner beside it explains, and the disagreement is said."""
-    from verifier_tui.engine.sandbox import isolation
-
-    if isolation.view_problem()[1] is not None:
-        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
-    monkeypatch.setenv(isolation.VARIABLE, "namespace")
-    missing = f"/opt/verifier-tui-no-such-runtime-{os.getpid()}"
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", f"\ncd {missing} || exit 1\nexec ", 1))
-    said = f"/tests/test.sh: line 47: cd: {missing}: No such file or directory\n"
+def no_reward_trial(runs, demo, said):
+    """A trial of ``demo`` whose test.sh said ``said`` and wrote no reward (separate mode, /app captured)."""
     make_job(
         runs / "jobs" / "j",
         {
@@ -361,8 +351,24 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
             )
         },
     )
-    trial = open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
-    walk, plan, local, out = replay(trial)
+    return open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
+
+
+def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(task, runs, tmp_path, monkeypatch):
+    """The verdict comes from the task's own test.sh, run
+    as Harbor ran it (in the sandbox's view), not from the runner started
+    directly; the runner beside it explains, and the disagreement is said."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    missing = f"/opt/verifier-tui-no-such-runtime-{os.getpid()}"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", f"\ncd {missing} || exit 1\nexec ", 1))
+    walk, plan, local, out = replay(
+        no_reward_trial(runs, demo, f"/tests/test.sh: line 47: cd: {missing}: No such file or directory\n")
+    )
     assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh"
     assert f"cd: {missing}: No such file or directory" in local.stderr.text
     assert out["same"] is True
@@ -465,3 +471,44 @@ def test_the_copy_sandboxs_words_are_what_the_replay_ran_with_not_asked_again(ta
     said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
     assert opened.to_json(replayed)["copy_sandbox"] == said
     assert job_row(opened, replayed, stderr=False).copy_sandbox == said
+
+
+def test_a_crlf_test_sh_replays_as_the_sandbox_that_never_started_it(task, runs, tmp_path, monkeypatch):
+    """A trial of a task whose test.sh was saved with CRLF endings: `#!/usr/bin/env bash\\r` found no
+    `bash\\r`, test.sh exited 127 and Harbor recorded RewardFileNotFoundError. The replay ran the runner,
+    then test.sh started as `/usr/bin/env bash` (the \\r dropped): reward 1.0, said to differ."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    (demo / "tests" / "test.sh").write_bytes(SHIM.replace("\n", "\r\n").encode())
+    _, _, local, out = replay(no_reward_trial(runs, demo, "/usr/bin/env: 'bash\\r': No such file or directory\n"))
+    assert local.verdict.error == NOT_FOUND and local.exit_code == 127, local.verdict
+    assert out["same"] is True, out["differences"]
+    line = (
+        "tests/test.sh has CRLF line endings: its first line `#!/usr/bin/env bash\\r` cannot be run in the "
+        "sandbox (exit 127); save it with LF endings"
+    )
+    assert line in local.notices
+    # no step of the runner's: it never started (the replay said the verifier ended the process)
+    assert out["local_phases"]["stopped_at"] == "test_sh"
+    assert {p["status"] for p in out["local_phases"]["phases"]} == {"not reached"}
+
+
+def test_a_test_sh_is_started_as_the_kernel_starts_it():
+    """The replay runs test.sh through its #! line as the kernel reads it: the interpreter to the first
+    blank, the rest as one argument, a CRLF line's \\r kept (the kernel trims only spaces and tabs)."""
+    from verifier_tui.engine.invocation import test_sh_argv
+
+    cases = {
+        b"#!/bin/bash -e\r\necho\r\n": ["/bin/bash", "-e\r"],
+        b"#!  /usr/bin/env -S bash -eu \t\nx\n": ["/usr/bin/env", "-S bash -eu"],
+        b"#!/bin/sh\n": ["/bin/sh"],
+        b"echo no shebang\n": ["/bin/sh"],
+    }
+    for text, argv in cases.items():
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / "test.sh").write_bytes(text)
+            assert test_sh_argv(Path(folder) / "test.sh", "/tests/test.sh") == [*argv, "/tests/test.sh"], text

@@ -155,14 +155,19 @@ async def test_a_coroutine_never_awaited_and_a_missing_module_in_the_reward_pane
         assert "the verifier imports vtui_absent" in text and "tests/requirements.txt:1" in text
 
 
-async def test_an_interpreter_the_shim_refuses(tmp_path):
-    app = make_app(make_task(tmp_path / "tasks" / "old"), watch=False, python=python_or_skip("3.7"))
+async def refused_by_test_sh(app) -> str:
+    """The reward panel of ``app``'s first run, which test.sh refused."""
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         assert result.outcome is Outcome.REFUSED_BY_SHIM
         await pilot.pause()
         text = widget_text(app, "#reward-body")
         assert "exit 127 · refused by test.sh" in text and "RewardFileNotFoundError" in text
+        return text
+
+
+async def test_an_interpreter_the_shim_refuses(tmp_path):
+    await refused_by_test_sh(make_app(make_task(tmp_path / "tasks" / "old"), watch=False, python=python_or_skip("3.7")))
 
 
 async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
@@ -192,3 +197,13 @@ async def test_the_header_names_the_task_by_its_task_toml_name(tmp_path):
         await app.wait_for_runs(1)
         await pilot.pause()
         assert "acme/scorer" in widget_text(app, "#header")
+
+
+async def test_a_crlf_test_sh_is_never_started(tmp_path):
+    """A test.sh saved with CRLF endings, which the sandbox never starts (its #! line names
+    `bash\\r`): the reward panel showed reward 1.0 from a runner started without it."""
+    root = make_task(tmp_path / "tasks" / "crlf")
+    shim = root / "tests" / "test.sh"
+    shim.write_bytes(shim.read_bytes().replace(b"\n", b"\r\n"))
+    text = await refused_by_test_sh(make_app(root, watch=False))
+    assert "tests/test.sh has CRLF line endings" in text and "save it with LF endings" in text, text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.model import STACK_SIGNAL, ResponseSource, RunInputs
+from verifier_tui.engine.plain import cut_middle, unbroken
 from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.room import said
@@ -186,8 +188,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         prepared.start_error, prepared.not_staged = stage.problem, True
     if prepared.start_error is not None:
         return prepared
-    prepared.shim_refusal = shim_refusal(interpreter)
-    if prepared.shim_refusal is not None:
+    unstartable = test_sh_unstartable(spec.task.tests_dir / "test.sh")
+    prepared.shim_refusal = unstartable or shim_refusal(interpreter)
+    if unstartable is not None:
+        prepared.notices.append(unstartable)
+    elif prepared.shim_refusal is not None:
         prepared.notices.append(
             Advice(
                 f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
@@ -445,16 +450,45 @@ def _python_on_path(stage: Stage, executable: str) -> Path:
 
 
 def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
-    """How the kernel would start ``test.sh`` once executable: through its
-    ``#!`` line (``/usr/bin/env bash``), else ``sh`` (a shell's own fallback
-    for a script without one)."""
-    head = untrusted.read_bytes(staged, 256, keep="head").data or b""
+    """How the kernel would start ``test.sh`` once executable (fs/binfmt_script.c): its ``#!``
+    line's interpreter, to the first space or tab, then the rest of the line as one argument,
+    trimmed of spaces and tabs only (a CRLF line's \\r stays, as the kernel keeps it); else
+    ``sh`` (a shell's own fallback for a script without one)."""
+    kernel = _shebang(staged)[0]
+    return [*kernel, seen_as] if kernel else ["/bin/sh", seen_as]
+
+
+def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
+    """The interpreter and its argument (if any) the kernel reads from ``test_sh``'s ``#!``
+    line, in the first 256 bytes it reads (BINPRM_BUF_SIZE), and those bytes."""
+    head = untrusted.read_bytes(test_sh, 256, keep="head").data or b""
     first = head.split(b"\n", 1)[0]
-    if first.startswith(b"#!"):
-        words = first[2:].decode(errors="replace").strip().split(None, 1)
-        if words:
-            return [*words, seen_as]
-    return ["/bin/sh", seen_as]
+    if not first.startswith(b"#!"):
+        return [], head
+    return [
+        word for word in re.split(r"[ \t]+", first[2:].decode(errors="replace").strip(" \t"), maxsplit=1) if word
+    ], head
+
+
+def test_sh_unstartable(test_sh: Path) -> str | None:
+    """Why Harbor could not start ``test_sh``, said as the run's one line (None: it could). Harbor
+    0.26 runs it as a file (harbor/verifier/verifier.py: ``chmod +x``, then its path as the command,
+    harbor/utils/scripts.py ``build_execution_command``; only a Windows host strips \\r first,
+    docker_unix.py), so a CRLF file's \\r ends the program its ``#!`` names: ``/bin/bash\\r`` is no
+    file (bash: "cannot execute: required file not found", 127), and ``env`` finds no ``bash\\r``
+    (127). What an interpreter does with a \\r in its argument (``#!/bin/bash -e\\r``) is its own,
+    and the replay meets it by running test.sh as the kernel would (:func:`test_sh_argv`)."""
+    words, head = _shebang(test_sh)
+    env_runs = len(words) == 2 and os.path.basename(words[0]) == "env" and not words[1].startswith("-")
+    program = words[1] if env_runs else words[0] if words else ""
+    if "\r" not in program:
+        return None
+    first = head.split(b"\n", 1)[0].decode(errors="replace")
+    endings = "CRLF" if b"\r\n" in head else "CR"
+    return (
+        f"tests/test.sh has {endings} line endings: its first line `{cut_middle(unbroken(first), 120)}` cannot be "
+        f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings"
+    )
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:

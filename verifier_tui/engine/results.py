@@ -319,6 +319,16 @@ def _scratch_filled(prepared: Prepared, done: ProcessResult | None, wrote_its_re
     return []
 
 
+def _never_ran(verdict: Verdict, start_error: str | None, *, refused: bool) -> Verdict:
+    """Harbor's verdict for a run whose verifier never ran (no reward file), saying why nothing wrote one."""
+    from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, REWARD_JSON, REWARD_TXT
+
+    if verdict.error != REWARD_FILE_NOT_FOUND or (start_error is None and not refused):
+        return verdict
+    never = "the run could not start" if start_error is not None else "test.sh never started the runner"
+    return replace(verdict, message=f"No reward file: {never}, so nothing wrote {REWARD_JSON} or {REWARD_TXT}")
+
+
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
     """Turn what the child did into a RunResult (verdict read from the staged
     reward folder, paths mapped back to the user's files). ``done`` is what the
@@ -332,9 +342,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     )
     from verifier_tui.engine.sandbox.strays import cut
     from verifier_tui.engine.verdict import (
-        REWARD_FILE_NOT_FOUND,
-        REWARD_JSON,
-        REWARD_TXT,
         harbor_verdict,
         read_reward_files,
         timeout_verdict,
@@ -350,7 +357,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         stdout = stderr = CapturedText()
         if prepared.shim_refusal is not None and start_error is None:
             returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
-            stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
+            if prepared.shim_refusal not in notices:  # the shim's own words (a test.sh never started has none)
+                stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
         strays, written = [], []
         strays_more, strays_at_least = 0, False
     else:
@@ -422,11 +430,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             verifier=spec.verifier,
             tests_dir=spec.task.tests_dir,
         )
-    if start_error is not None and verdict.error == REWARD_FILE_NOT_FOUND:
-        # Harbor's verdict stands (no reward file), but no verifier ran to write none.
-        verdict = replace(
-            verdict, message=f"No reward file: the run could not start, so nothing wrote {REWARD_JSON} or {REWARD_TXT}"
-        )
+    verdict = _never_ran(verdict, start_error, refused=done is None and prepared.shim_refusal is not None)
     if verdict.message:
         verdict = replace(verdict, message=map_paths(verdict.message, pm))
     unawaited = never_awaited(stdout.text, stderr.text)

@@ -412,6 +412,15 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             Advice("check the interpreter (", PYTHON_OPTION, ") and the task's tests/ folder"),
             tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
         )
+    if result.outcome is Outcome.REFUSED_BY_SHIM:  # no step of the runner's: it never started
+        return _report(
+            None,
+            NOT_REACHED,
+            "",
+            f"test.sh exited {result.exit_code} before it started the runner (the run's notes say why), "
+            "so nothing wrote a reward file",
+            stopped_at="test_sh",
+        )
     lines = result.phases or []
     by_phase: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
@@ -755,7 +764,7 @@ def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseRepo
     from verifier_tui.engine.harbor.runner_output import parse_runner_output
     from verifier_tui.engine.model import Outcome
 
-    if result.outcome is Outcome.COULD_NOT_START:
+    if result.outcome in (Outcome.COULD_NOT_START, Outcome.REFUSED_BY_SHIM):
         return _local_phases(result, where)
     report = sandbox_phases(
         parse_runner_output(result.stderr.text),

@@ -422,6 +422,8 @@ class TrialSession:
         result = replayed.local
         if result is None or not self._runs_test_sh():
             return False
+        if result.outcome is Outcome.REFUSED_BY_SHIM:  # test.sh's own end already: it never started the runner
+            return False
         if replayed.agreement.refused is not None:  # not compared (same None): the script cannot change "refused"
             return False
         if not replayed.agreement.same:
