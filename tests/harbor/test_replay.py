@@ -506,9 +506,29 @@ def test_a_test_sh_is_started_as_the_kernel_starts_it():
         b"#!/bin/bash -e\r\necho\r\n": ["/bin/bash", "-e\r"],
         b"#!  /usr/bin/env -S bash -eu \t\nx\n": ["/usr/bin/env", "-S bash -eu"],
         b"#!/bin/sh\n": ["/bin/sh"],
-        b"echo no shebang\n": ["/bin/sh"],
+        b"echo no shebang\n": ["bash"],
+        "\ufeff#!/bin/sh\n".encode(): ["bash"],  # a BOM before #!: no #! line to the kernel
     }
     for text, argv in cases.items():
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "test.sh").write_bytes(text)
             assert test_sh_argv(Path(folder) / "test.sh", "/tests/test.sh") == [*argv, "/tests/test.sh"], text
+
+
+@pytest.mark.parametrize("head", ["", "\ufeff#!/usr/bin/env bash\n"], ids=["no-shebang", "bom"])
+def test_a_test_sh_without_a_shebang_replays_in_bash_as_harbor_runs_it(task, runs, tmp_path, monkeypatch, head):
+    """Harbor runs test.sh from ``bash -c``: one without a #! line (or with a BOM before it, which the
+    kernel does not take for one) is refused by the kernel and run by bash itself. The replay ran it in
+    sh, where its bash (`[[ ... ]]`) failed: a trial that scored 1.0 replayed with no reward."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    body = SHIM.split("\n", 1)[1].replace("\nexec ", "\n[[ -d /tests ]] || exit 3\nexec ", 1)
+    (demo / "tests" / "test.sh").write_text(head + body)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    _, _, local, out = replay(trial)
+    assert local.verdict_by == "test.sh" and local.verdict.rewards == {"reward": 1.0}, local.stderr.text
+    assert out["same"] is True, out["differences"]

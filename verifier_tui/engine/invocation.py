@@ -452,10 +452,12 @@ def _python_on_path(stage: Stage, executable: str) -> Path:
 def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
     """How the kernel would start ``test.sh`` once executable (fs/binfmt_script.c): its ``#!``
     line's interpreter, to the first space or tab, then the rest of the line as one argument,
-    trimmed of spaces and tabs only (a CRLF line's \\r stays, as the kernel keeps it); else
-    ``sh`` (a shell's own fallback for a script without one)."""
+    trimmed of spaces and tabs only (a CRLF line's \\r stays, as the kernel keeps it). Without
+    one (a BOM before ``#!`` too) the kernel refuses the file and the shell that asked runs it
+    itself: Harbor asks from ``bash -c`` (harbor/environments/docker/docker_unix.py,
+    ``exec_shell_args``), so bash runs it, not sh."""
     kernel = _shebang(staged)[0]
-    return [*kernel, seen_as] if kernel else ["/bin/sh", seen_as]
+    return [*kernel, seen_as] if kernel else ["bash", seen_as]
 
 
 def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
