@@ -496,7 +496,7 @@ def build_parser() -> _Parser:
     return parser
 
 
-def build_tui_parser() -> argparse.ArgumentParser:
+def build_tui_parser() -> _Parser:
     """The TUI's parser (``verifier-tui PATH ...``)."""
     parser = _Parser(prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
@@ -516,7 +516,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
         build_parser().parse_args(argv or ["--help"])
         raise SystemExit(0)
     else:
-        args = build_tui_parser().parse_args(argv)
+        parser = build_tui_parser()
+        _refuse_a_mistyped_command(parser, argv[0])
+        args = parser.parse_args(argv)
         args.command = None
     engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
     chosen = {name: value for name, value in vars(args).items() if name in engine}
@@ -524,6 +526,23 @@ def parse(argv: list[str]) -> argparse.Namespace:
     chosen["coverage"] = bool(chosen.get("coverage") or getattr(args, "coverage_report", None))
     args.options = Options(**chosen)
     return args
+
+
+def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:
+    """A first word that is no command, no option and no path there (``tets``,
+    ``help``): said to be neither, with the command it is closest to. Read as
+    the TUI's path, argparse blamed the right words after it ("unrecognized
+    arguments: TASK") and a lone one read "help does not exist"."""
+    if not word or word.startswith("-") or os.sep in word or os.path.lexists(word):
+        return  # "" is an empty path, as run says it
+    import difflib
+
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else "verifier-tui --help says what each does"
+    parser.error(
+        f"{word} is neither a command nor a path that exists ({hint}); the commands are "
+        f"{', '.join(COMMANDS)}, and verifier-tui PATH opens the TUI"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -66,3 +66,21 @@ def test_a_warning_from_the_tasks_own_runner_names_it(tmp_path, env):
         else:
             assert where != own and where.read_text() == ours
         assert "verify(" in where.read_text().splitlines()[line - 1]
+
+
+def test_a_mistyped_command_is_said_to_be_one(tmp_path, env, example):
+    """`verifier-tui tets TASK` said "unrecognized arguments: TASK", blaming the
+    one word that was right, and `verifier-tui help` "help does not exist": a
+    first word that is neither a command nor a path there is said to be neither,
+    with the command it is closest to and the commands there are."""
+    task = example("hello-file")
+    for argv, closest in ((["tets", task], "did you mean test?"), (["help"], "verifier-tui --help")):
+        done = run_tool(env, *argv, cwd=tmp_path)
+        assert done.returncode == 2, done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"{argv[0]} is neither a command nor a path that exists" in lines[0], lines[0]
+        assert closest in lines[0] and "run, explain, test, watch, audit, compare, new, vendor" in lines[0]
+        assert str(task) not in lines[0]
+    empty = run_tool(env, "", cwd=tmp_path)  # a path, though empty: said as run says it
+    assert empty.returncode == 2 and "an empty path" in empty.stderr, empty.stderr
