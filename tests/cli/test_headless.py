@@ -1757,13 +1757,13 @@ def test_task_data_beside_task_toml_is_said_unseen_by_a_harbor_sandbox(env, exam
 
 def test_both_modes_lines_hold_a_case_named_with_a_line_break_and_a_long_reward_whole(env, example):
     """run --both-modes on a case folder named with a line break: the server mode's skip, which names
-    the case, broke the line in two; and the summary of a reward with a long key was cut mid-key."""
+    the case, broke the line in two (the summary no longer repeats it); and the summary of a reward
+    with a long key was cut mid-key."""
     task = example("hello-file")
     (task / "cases" / "correct").rename(task / "cases" / "evil\nline")
     lines = run_tool(env, "run", task, "--python", PY, "--case", "evil\nline", "--both-modes").stdout.splitlines()
     skip = [line for line in lines if line.startswith("- environment-server mode")]
     assert len(skip) == 1 and "the case evil\\nline has none (cases/evil\\nline/response.json" in skip[0], lines
-    assert "evil\\nline/response.json" in lines[-1], lines  # the summary line, whole and on one line
     key = "score_" + "x" * 1200
     write(
         task / "tests" / "verifier.py",

@@ -51,6 +51,15 @@ def test_both_modes_are_named_as_everywhere_else(env, example):
     assert "environment server (with" not in done.stdout
 
 
+def test_both_modes_say_once_why_the_server_mode_was_not_run(env, example):
+    """A case with no response: the server mode's line said why it was not run, and the finding
+    under it said the same sentence again, where to put a response and how, whole (the TUI's b too)."""
+    done = run_tool(env, "run", example("hello-file"), "--both-modes")
+    lines = done.stdout.splitlines()
+    assert done.stdout.count("no response to run the environment-server mode with") == 1, lines
+    assert lines[-1] == "in Harbor mode the verifier works; the environment-server mode was not run: no response", lines
+
+
 def test_breakpoint_in_the_verifier_says_what_happened_and_points_to_the_tui(env, tmp_path):
     task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
     done = run_tool(env, "run", task_dir, "--python", PY)

@@ -92,8 +92,10 @@ class BothModes:
         harbor, server = works(self.harbor), works(self.server)
         harbor_fails = _failure(self.harbor)
         if self.server is None:
+            # Where the response would be and how to give one is server_skipped, said on the server
+            # mode's own line (and as its own field): the finding under it said it all again.
             how = "works" if harbor else f"fails ({harbor_fails})"
-            return Advice(f"in {HARBOR} the verifier {how}; the {SERVER} was not run: ", self.server_skipped or "")
+            return f"in {HARBOR} the verifier {how}; the {SERVER} was not run: no response"
         if harbor and server and not self.same_rewards:
             # The finding both modes are for, as much as a contract error: a verify that reads
             # response scores each published run as Harbor mode does, not as the server does.
