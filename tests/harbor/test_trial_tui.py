@@ -473,6 +473,20 @@ async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path)
         assert replayed.agreement.same is False and replayed.parting.phase == "verify_called"
 
 
+async def test_no_replay_points_to_the_agreement_where_it_is(task, runs, tmp_path):
+    """With no replay, the status line sent the reader to "the agreement above", a panel drawn
+    below it: it says where the panel is."""
+    demo = task(verifier=READS_HELLO, cases={"good": {"hello.txt": "hi"}})
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await app.wait_for_replays(1)).local is None
+        await pilot.pause()
+        status, agreement = app.screen.query_one("#trial-status"), app.screen.query_one("#agreement")
+        assert agreement.region.y > status.region.y
+        assert "no replay: see the agreement below" in text_of(app, "#trial-status")
+
+
 async def test_no_workspace_says_what_to_give_and_a_case_replays(task, runs, tmp_path):
     demo = task(verifier=READS_HELLO, cases={"good": {"hello.txt": "hi"}})
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})

@@ -78,7 +78,7 @@ class ReplayStatus(ClockedLine):
                 *((("   ⚠ ", "bold $warning"), (one_line(copied), "$warning")) if copied else ()),
             )
         else:
-            self.state = content((word, "bold $warning"), (": see the agreement above", "$text-muted"))
+            self.state = content((word, "bold $warning"), (": see the agreement below", "$text-muted"))
 
     def render(self) -> Content:
         state, detail = self.watching
