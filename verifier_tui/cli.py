@@ -299,7 +299,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--stand-in",),
-        ("run", "explain", "test", "watch"),
+        (TUI, "run", "explain", "test", "watch"),
         False,
         dict(
             choices=("empty",),

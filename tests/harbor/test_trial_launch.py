@@ -182,3 +182,19 @@ async def test_a_stand_in_chosen_on_the_first_trial_of_a_job_keeps_its_sandbox(t
         await until(pilot, lambda: len(app.replays) >= 2 or probed.read_text().count("x") > 1, "a second replay")
     assert probed.read_text().count("x") == 1
     assert app.replays[-1].local is not None and app.replays[-1].agreement.same is True, app.replays[-1].local
+
+
+def test_stand_in_empty_is_taken_by_the_tui_as_by_run(task, runs, tmp_path, env):
+    """``run TRIAL`` on a trial that did not capture /app says "give --workspace DIR, --case NAME or
+    --stand-in empty", and the TUI takes the same options as run: it took the first two, and refused
+    the third as "not an option of the TUI". It replays on an empty /app, as run does; on a task it
+    is one line, as --trial is."""
+    passing = task("passing", verifier=READS_HELLO)
+    trial = sandbox_trial(runs / "jobs" / "j", passing, tmp_path, workspace={})
+    seen, status = run_in_terminal(env, [str(trial.path), "--stand-in", "empty"], until=b"replay #1")
+    assert b"replay #1" in seen and b"not an option" not in seen, seen[-2000:]
+    assert b"same" in seen and b"your stand-in" in seen and status == 0
+    done = run_tool(env, passing, "--stand-in", "empty")
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"verifier-tui: --stand-in: only for a Harbor trial or job folder, and {passing} is neither"
+    ], done.stderr

@@ -43,9 +43,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.suite import Collection, JobTrials, NotReplayed
 
-TRIAL_ONLY = ("trial", "task", "stand_in")
-"""Options that mean something only for a trial or a job folder."""
-
 
 def _fail(message: str) -> int:
     terminal.error(message)
@@ -56,12 +53,10 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     """The command's exit status when ``args.target`` is a trial or job folder;
     None for any other path (after refusing the trial-only options)."""
     if not args.target.harbor:
-        given = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
-        if given:
-            from verifier_tui.words.trial import only_for_trials
+        from verifier_tui.words.trial import only_for_trials
 
-            return _fail(only_for_trials(given, args.path))
-        return None
+        refused = only_for_trials(args)
+        return _fail(refused) if refused is not None else None
     # Imported here, as the rest of words.trial in this module: a task's run never loads the trial words.
     from verifier_tui.words.trial import NOT_FOR_TRIALS
 

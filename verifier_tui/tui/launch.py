@@ -29,11 +29,11 @@ def launch(args: argparse.Namespace) -> int:
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
 
         return launch_trial(args)
-    given = [f"--{name}" for name in ("trial", "task") if getattr(args, name, None) is not None]
-    if given:
-        from verifier_tui.words.trial import only_for_trials
+    from verifier_tui.words.trial import only_for_trials
 
-        terminal.error(only_for_trials(given, args.path))
+    refused = only_for_trials(args)
+    if refused is not None:
+        terminal.error(refused)
         return 2
     session = Session(args.target, args.options)
     try:

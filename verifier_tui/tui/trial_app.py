@@ -41,11 +41,15 @@ class TrialApp(BaseApp):
         poll: bool = False,
         deterministic: bool = False,
         isolation: Isolation | None = None,
+        stand_in: StandIn | None = None,
     ) -> None:
         """``isolation``: the sandbox chosen before the screen, kept for every replay it opens
-        (as ``run TRIAL`` keeps its own): asked again, it could be refused a moment later."""
+        (as ``run TRIAL`` keeps its own): asked again, it could be refused a moment later.
+        ``stand_in``: what the command line gave to stand in for /app (``--stand-in empty``
+        too), else ``options``' workspace or case."""
         super().__init__()
         self.isolation = isolation
+        self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
         self.found = found
         self.step = step
         self.options = options
@@ -155,7 +159,7 @@ class TrialApp(BaseApp):
                 trial,
                 step or (trial.steps[0].name if trial.multi_step else None),
                 options=options,
-                stand_in=StandIn(workspace=options.workspace, case=options.case),
+                stand_in=self.stand_in,
                 task_dir=self.task_dir,
                 isolation=self.isolation,
             )
@@ -195,7 +199,7 @@ def launch_trial(args: argparse.Namespace) -> int:
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {NOT_FOR_TRIALS[flag]}")
     options = args.options
-    stand_in = StandIn(workspace=options.workspace, case=options.case)
+    stand_in = StandIn(workspace=options.workspace, case=options.case, empty=args.stand_in == "empty")
     problem = stand_in.problem("--workspace", "--case", "--stand-in empty")
     if problem is not None:  # one line before the screen, as run TRIAL and the TUI on a task say it
         return fail(problem)
@@ -208,13 +212,13 @@ def launch_trial(args: argparse.Namespace) -> int:
         isolation = None
         if len(only) == 1:
             try:
-                problem, isolation = _replay_problem(open_trial(only[0]), None, options, args.task)
+                problem, isolation = _replay_problem(open_trial(only[0]), None, options, args.task, stand_in)
             except (HarborFolderError, OSError):
                 problem = None  # the screen says why it cannot open the trial
             if problem is not None:
                 return fail(problem)
         # Read on screen: the overview shows at once and fills in as trials are read.
-        return _run_app(args, target, isolation=isolation)
+        return _run_app(args, target, stand_in, isolation=isolation)
     try:
         found, step = open_harbor(target)
         step = args.step or step
@@ -226,14 +230,20 @@ def launch_trial(args: argparse.Namespace) -> int:
             found.step(step)  # raises with the step names
     except HarborFolderError as exc:
         return fail(str(exc))
-    problem, isolation = _replay_problem(found, step, options, args.task) if isinstance(found, Trial) else (None, None)
+    problem, isolation = (
+        _replay_problem(found, step, options, args.task, stand_in) if isinstance(found, Trial) else (None, None)
+    )
     if problem is not None:
         return fail(problem)
-    return _run_app(args, found, step, isolation)
+    return _run_app(args, found, stand_in, step, isolation)
 
 
 def _run_app(
-    args: argparse.Namespace, found: Trial | Job | Target, step: str | None = None, isolation: Isolation | None = None
+    args: argparse.Namespace,
+    found: Trial | Job | Target,
+    stand_in: StandIn,
+    step: str | None = None,
+    isolation: Isolation | None = None,
 ) -> int:
     app = TrialApp(
         found,
@@ -243,13 +253,14 @@ def _run_app(
         watch=not args.no_watch,
         poll=args.poll,
         isolation=isolation,
+        stand_in=stand_in,
     )
     app.run()
     return app.return_code or 0
 
 
 def _replay_problem(
-    trial: Trial, step: str | None, options: Options, task_dir: Path | None
+    trial: Trial, step: str | None, options: Options, task_dir: Path | None, stand_in: StandIn
 ) -> tuple[str | None, Isolation | None]:
     """Why the replay the trial's screen starts with cannot run (a ``--python`` that cannot run the
     runner, no sandbox to be had), as run TRIAL says it (one line, exit 2, before the screen, not a
@@ -272,7 +283,7 @@ def _replay_problem(
         trial,
         step,
         options=options,
-        stand_in=StandIn(workspace=options.workspace, case=options.case),
+        stand_in=stand_in,
         task_dir=task_dir,
     )
     try:

@@ -44,9 +44,18 @@ NOT_FOR_TRIALS = {
 }
 
 
-def only_for_trials(flags: Sequence[str], path: object) -> str:
-    """Options only a trial or job folder takes, given with ``path``, which is neither."""
-    return f"{' and '.join(flags)}: only for a Harbor trial or job folder, and {path} is neither"
+#: Options that mean something only for a trial or a job folder (argparse's names).
+TRIAL_ONLY = ("trial", "task", "stand_in")
+
+
+def only_for_trials(args: Any) -> str | None:
+    """The options only a trial or job folder takes that ``args`` gives with its path,
+    which is neither (the TUI on a task, run, explain, test, watch): said in one line;
+    None when it gives none."""
+    flags = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
+    return (
+        f"{' and '.join(flags)}: only for a Harbor trial or job folder, and {args.path} is neither" if flags else None
+    )
 
 
 #: A phase's status as a mark: the same in the text output and on the screen.
