@@ -233,7 +233,7 @@ def _past_cuts(root: str) -> list[str]:
     stops only in its own part. (What lies behind a link is no part of the
     tree, :func:`_behind_link`: it is not looked into.) A folder whose
     relative name is not UTF-8 is left out: watchfiles takes none."""
-    cuts: list[str] = []
+    cuts: set[str] = set()
     subfolders: dict[str, list[str]] = {}
     waiting = [""]
     while waiting:  # a stack, not os.walk: a tree deeper than the recursion limit is walked all the same
@@ -244,22 +244,21 @@ def _past_cuts(root: str) -> list[str]:
                 for entry in entries:
                     if entry.is_symlink():
                         if entry.is_dir():
-                            cuts.append(os.path.join(part, entry.name))
+                            cuts.add(os.path.join(part, entry.name))
                     elif entry.is_dir(follow_symlinks=False):
                         names.append(os.path.join(part, entry.name))
         except OSError:
-            cuts.append(part)
+            cuts.add(part)
             continue
         subfolders[part] = names
         waiting += names
-    found: dict[str, None] = {}
+    ancestors: set[str] = set()  # each looked at once, however many cuts lie under it
     for cut in cuts:
         up = cut
-        while up:
-            up = os.path.dirname(up)
-            beside = (each for each in subfolders.get(up, ()) if each not in cuts)
-            found |= dict.fromkeys(each for each in (up, *beside) if each and _utf8(each))
-    return list(found)
+        while up and (up := os.path.dirname(up)) not in ancestors:
+            ancestors.add(up)
+    found = [each for up in ancestors for each in (up, *subfolders.get(up, ())) if each not in cuts]
+    return sorted(each for each in set(found) if each and _utf8(each))
 
 
 def _utf8(path: str) -> bool:
