@@ -118,6 +118,37 @@ def stopped(opts, state, phase, exit_code, problem, error, details):
 # The held start (verifier-tui's warm run)
 
 
+def hold(names, fd):
+    """Import ``names`` (``--preload``), then wait for the go on ``fd``; the
+    modules that did not import, named. While a run waits, verifier-tui
+    stages it: it copies the saved files into the very folders this view
+    shows as ``/app`` and ``/tests``. Code of the task's running now could
+    swap a folder there for a link between the tool's look and its write,
+    and have the tool write on the machine where the link leads. So until
+    the go nothing is imported from the task's tests folder (the runner's
+    own folder, first on sys.path, lies in it): its entries are set aside,
+    and given back in their places at the go, as a cold start has them
+    (Harbor's run, which preloads nothing, imports from them after)."""
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    whole = list(sys.path)
+    sys.path[:] = [entry for entry in whole if not _in_folder(entry, tests)]
+    try:
+        failed = preload(names)
+        wait_for_go(fd)
+    finally:
+        sys.path[:] = whole + [entry for entry in sys.path if entry not in whole]
+    return failed
+
+
+def _in_folder(entry, folder):
+    """Whether the import path ``entry`` lies at or under ``folder``, as written or as it resolves."""
+    for path in (os.path.abspath(entry), os.path.realpath(entry)):
+        for there in (folder, os.path.realpath(folder)):
+            if path == there or path.startswith(there.rstrip("/") + "/"):
+                return True
+    return False
+
+
 def wait_for_go(fd):
     """Started ahead of its run (verifier-tui's warm run), with everything a
     cold start has: wait for the byte on ``fd`` that says go, before any

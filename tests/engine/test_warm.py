@@ -41,6 +41,7 @@ from tests.helpers.tasks import (
     TASKS_WITH_CASES,
     copy_example,
     interpreter_with_long_sys_path,
+    interpreter_with_nemo_gym,
     make_task,
 )
 from verifier_tui.engine import warm
@@ -702,7 +703,9 @@ def test_a_nemo_gym_the_preload_imported_is_said_to_be_the_preloads(tmp_path):
     placed sys.path, and the resolution panel said only that it "was imported
     before the runner placed sys.path", which the explanation's documents put
     down to a .pth file or sitecustomize: ``preloaded_nemo_gym`` did not tell
-    the preload apart. Said to be the preload's, as Harbor preloads nothing."""
+    the preload apart. Said to be the preload's, as Harbor preloads nothing.
+    The preload imports the interpreter's own nemo_gym: the task's vendored
+    copy is its file, which no run imports before its go."""
     from verifier_tui.tui.display import Display
     from verifier_tui.tui.widgets.resolution_panel import resolution_content
 
@@ -716,7 +719,8 @@ def test_a_nemo_gym_the_preload_imported_is_said_to_be_the_preloads(tmp_path):
     task_dir = make_task(tmp_path / "vendors", verifier, files=vendored)
 
     async def scenario():
-        with Session(task_dir, Options(python=PY, preload=("nemo_gym",))) as session:
+        options = Options(python=str(interpreter_with_nemo_gym(tmp_path / "venv")), preload=("nemo_gym",))
+        with Session(task_dir, options) as session:
             return await _held_then_run(session, session.spec())
 
     held, cold, warm_result = _run(scenario())
@@ -755,3 +759,34 @@ def test_a_start_ahead_that_fails_costs_only_its_warmth(example, monkeypatch, ca
     gc.collect()  # an unretrieved task's error is logged when the task is collected
     assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}
     assert "never retrieved" not in caplog.text
+
+
+@pytest.mark.parametrize("where", ["tests/.ng/spy.py", "tests/.ng/spy/__init__.py"])
+def test_no_file_of_the_task_is_preloaded_while_a_run_waits_to_be_told_to_go(tmp_path, namespace, where):
+    """``--preload spy`` where the task's ``tests/.ng`` (the runner's folder, first on
+    ``sys.path`` as it starts) holds a ``spy`` module: the run started ahead imported it
+    while it waited, so the task's code ran in the view while the tool staged the next run
+    into it (a thread of it that swapped a folder of ``/app`` for a link while the tool
+    copied a saved file there had the tool write that file where the link led, on this
+    machine). Only the interpreter's modules are preloaded now; the task's ``spy`` is
+    imported by the run, as a cold start (and Harbor) import it."""
+    verifier = """\
+        import sys
+
+        def verify(workspace):
+            return 0.0 if "spy" in sys.modules else 1.0
+    """
+    task_dir = make_task(
+        tmp_path / "t", verifier, files={where.removeprefix("tests/"): "RAN = True\n"}, cases={"a": {}}
+    )
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=PY, case="a", preload=("spy",))) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, cold, result = _run(scenario())
+    assert held.went
+    assert cold.verdict.rewards == result.verdict.rewards == {"reward": 1.0}, result.notices
+    assert [notice for notice in result.notices if "--preload" in notice] == [
+        "--preload: spy (ModuleNotFoundError: No module named 'spy') did not import; the run went on without it"
+    ]

@@ -352,6 +352,18 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
     return root / "bin" / "python"
 
 
+def interpreter_with_nemo_gym(root: Path) -> Path:
+    """A virtual environment whose site-packages holds a ``nemo_gym`` of its own
+    (``nemo_gym.verifiers.VENDORED`` False, where a task's vendored copy says
+    True), as an interpreter a user preloads it from has one; its interpreter."""
+    python = interpreter_with_long_sys_path(root, 0)
+    (site_packages,) = root.glob("lib/python3*/site-packages")
+    (site_packages / "nemo_gym" / "verifiers").mkdir(parents=True)
+    (site_packages / "nemo_gym" / "__init__.py").write_text("")
+    (site_packages / "nemo_gym" / "verifiers" / "__init__.py").write_text("VENDORED = False\n")
+    return python
+
+
 class Gate:
     """Holds each run of a verifier it is put in (:meth:`verifier`) until it is open: the run
     first adds a line to ``started``, then waits for ``go``. Both live outside the task, where the

@@ -4,7 +4,7 @@ cold. The real app and the real runner."""
 
 from __future__ import annotations
 
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import interpreter_with_nemo_gym, make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 
 SEES_COLORSYS = """\
@@ -34,7 +34,8 @@ async def test_the_resolution_panel_says_the_preload_imported_nemo_gym(tmp_path)
     verifier = "from nemo_gym.verifiers import VENDORED\n\ndef verify(workspace):\n    return 1.0\n"
     vendored = {".ng/nemo_gym/__init__.py": "", ".ng/nemo_gym/verifiers/__init__.py": "VENDORED = True\n"}
     root = make_task(tmp_path / "tasks" / "vendors", verifier, files=vendored)
-    app = make_app(root, watch=False, preload=("nemo_gym",))
+    python = str(interpreter_with_nemo_gym(tmp_path / "venv"))
+    app = make_app(root, watch=False, preload=("nemo_gym",), python=python)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
