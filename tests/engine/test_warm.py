@@ -790,3 +790,55 @@ def test_no_file_of_the_task_is_preloaded_while_a_run_waits_to_be_told_to_go(tmp
     assert [notice for notice in result.notices if "--preload" in notice] == [
         "--preload: spy (ModuleNotFoundError: No module named 'spy') did not import; the run went on without it"
     ]
+
+
+@pytest.mark.parametrize("where", ["tests/sitecustomize.py", "cases/agent/workspace/sitecustomize.py"])
+def test_a_file_the_tasks_environment_runs_at_start_runs_once_the_run_is_staged(tmp_path, namespace, where):
+    """A task whose ``[verifier] env`` sets ``PYTHONPATH = "/tests"`` (or ``"/app"``, the
+    agent's files) beside a ``sitecustomize.py``: Python runs it as it starts, so the run
+    started ahead ran the task's code before it was told to go, while the tool staged the
+    saved workspace into its view (a thread of it that swapped a folder of ``/app`` for a
+    link had the tool write the saved file where the link led, on this machine), and what
+    it read of the workspace was the last run's: 0.0 where Harbor scores 1.0. Such a run
+    starts cold."""
+    verifier = """\
+        import sys
+
+        def verify(workspace):
+            return 1.0 if sys.SEEN == (workspace / "answer.txt").read_text() else 0.0
+    """
+    toml = 'version = "1.0"\n[verifier]\nenv = { PYTHONPATH = "%s" }\n' % ("/tests" if "tests/" in where else "/app")
+    task_dir = make_task(tmp_path / "t", verifier, toml=toml, cases={"agent": {"answer.txt": "first"}})
+    (task_dir / where).write_text(
+        'import sys\nsys.SEEN = open("/app/answer.txt").read()\nopen("/app/started", "w").close()\n'
+    )
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=PY, case="agent")) as session:
+            spec = session.spec_for_case(session.task.cases[0])
+            session.keep_warm()
+            first = await session.arun(spec)
+            await session.warm.settle()
+            for waiting in session.warm.waiting.values():  # its Python has started (and read the workspace)
+                while not (waiting.prepared.stage.app_dir / "started").exists():
+                    assert waiting.held.waiting, "the run started ahead ended"
+                    await asyncio.sleep(0.01)
+            (task_dir / "cases" / "agent" / "workspace" / "answer.txt").write_text("second")
+            return first, await session.arun(spec)
+
+    first, second = _run(scenario())
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+
+
+def test_a_task_setting_only_inert_python_variables_still_starts_ahead(tmp_path):
+    """``PYTHONHASHSEED``, ``PYTHONUTF8`` and the like make Python read no file: such a task's
+    runs are still started ahead (only a variable that may run a file makes them cold)."""
+    toml = 'version = "1.0"\n[verifier]\nenv = { PYTHONHASHSEED = "0", PYTHONUTF8 = "1" }\n'
+    task_dir = make_task(tmp_path / "t", toml=toml, cases={"a": {}})
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=PY, case="a")) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, cold, result = _run(scenario())
+    assert held.went and _comparable(result) == _comparable(cold)

@@ -26,9 +26,11 @@ A Harbor job's replays (``test JOB``, and the stand-ins they use) stay cold:
 their sessions are the trials' own.
 
 Runs stay cold where a held child cannot be the cold one: a task's own
-runner and test.sh (they know nothing of the wait), ``explain``, and a
+runner and test.sh (they know nothing of the wait), ``explain``, a
 workspace staged as an overlay (its lower layer, the user's folder, may
-not change under a mounted overlay).
+not change under a mounted overlay), and an environment that may run a
+file as the interpreter starts (``PYTHONPATH``, ``LD_PRELOAD``, ...): no
+code of the task's or the agent's may run while the tool stages.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -95,7 +97,46 @@ def eligible(prepared: Prepared) -> bool:
         and not spec.via_test_sh
         and not spec.explain_only
         and prepared.stage.overlay_lower is None
+        and not any(map(_runs_a_file_at_start, _runners_environment(prepared)))
     )
+
+
+def _runners_environment(prepared: Prepared) -> Mapping[str, str]:
+    """What the runner's environment holds (in the view, ``env`` is bwrap's, the runner's passed apart)."""
+    return prepared.environment.values if prepared.environment is not None else prepared.env
+
+
+#: Python's variables that make it read no file it would not read anyway (the tool's own among them):
+#: any other (``PYTHONPATH``'s ``sitecustomize.py``, ``PYTHONHOME``'s standard library, ``PYTHONUSERBASE``'s
+#: ``.pth`` files, ``PYTHONPYCACHEPREFIX``'s bytecode, a ``PYTHONWARNINGS`` category's module) may run one.
+INERT_PYTHON = frozenset(
+    {
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONFAULTHANDLER",
+        "PYTHONHASHSEED",
+        "PYTHONINTMAXSTRDIGITS",
+        "PYTHONIOENCODING",
+        "PYTHONNODEBUGRANGES",
+        "PYTHONNOUSERSITE",
+        "PYTHONOPTIMIZE",
+        "PYTHONSAFEPATH",
+        "PYTHONTRACEMALLOC",
+        "PYTHONUNBUFFERED",
+        "PYTHONUTF8",
+    }
+)
+
+
+def _runs_a_file_at_start(name: str) -> bool:
+    """Whether the variable may make the view's shell or the interpreter run a
+    file as it starts: Python's own but the inert ones, the dynamic loader's
+    (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``), glibc's conversion
+    modules and a shell's start-up file or imported function. A run started
+    ahead starts before its run is staged: such a file of the task's or the
+    agent's would run while the tool stages into its view."""
+    if name.startswith("PYTHON"):
+        return name not in INERT_PYTHON
+    return name.startswith(("LD_", "BASH_FUNC_")) or name in ("GCONV_PATH", "BASH_ENV", "ENV")
 
 
 def fingerprint(prepared: Prepared) -> tuple[object, ...]:
