@@ -2617,3 +2617,20 @@ def test_test_of_a_folder_of_jobs_asks_for_the_sandbox_once_and_replays_every_tr
     assert "not replayed" not in done.stdout and "VERIFIER_TUI_SANDBOX" not in done.stdout, done.stdout
     plain = run_tool(env, *args, cwd=tmp_path)
     assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout), (done.stdout, plain.stdout)
+
+
+def test_a_reward_file_too_big_to_read_is_not_blamed_on_something_else(real, env, tmp_path):
+    """A trial whose ``verifier/reward.json`` is past what the tool parses (a verify that
+    returned a dict of 700 keys of 100,000 characters: the runner writes what verify returns):
+    the sandbox side's advice said ``the runner writes reward files, never links: something
+    else left it (test.sh, the verifier, or whoever handled the folder)``, a link's advice,
+    blaming another writer for a file the runner writes. It now says what makes one so big."""
+    trial = genuine_trial(real, "oracle-pass")
+    (trial / "verifier" / "reward.txt").unlink()
+    with (trial / "verifier" / "reward.json").open("wb") as handle:
+        handle.truncate(70 * 1024 * 1024)  # its size is all the tool looks at
+    ran = run_tool(env, "run", trial, "--case", "correct", cwd=tmp_path)
+    no_traceback(ran)
+    (advice,) = [line.strip() for line in ran.stdout.splitlines() if line.strip().startswith("try: ")]
+    assert "never links" not in advice and "something else left it" not in advice, advice
+    assert "verify returned" in advice, advice

@@ -83,6 +83,8 @@ PARSE_LIMIT_BYTES = 64 * 1024 * 1024
 """Harbor reads a reward file whole; we do too, up to this size. Real reward
 files are a few bytes; this only keeps a runaway verifier from exhausting
 memory here."""
+NOT_PARSED_PAST = f"verifier-tui does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes"
+"""What a reward file past it is said with: the one sign, in its message, that it was not parsed."""
 
 RAISED_UNCAUGHT = "Harbor does not catch it, so the trial ends with this exception"
 
@@ -356,8 +358,7 @@ def _read_as_harbor(path: Path, st: os.stat_result, folder: Path, parse: Callabl
         return _error(
             name,
             UNKNOWN,
-            f"{name} is {st.st_size:,} bytes: Harbor would read it whole; verifier-tui "
-            f"does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes",
+            f"{name} is {st.st_size:,} bytes: Harbor would read it whole; {NOT_PARSED_PAST}",
         )
     # Opened without blocking or following a link, and checked again: a name
     # swapped for a FIFO or a link after the look above is never waited on or read.

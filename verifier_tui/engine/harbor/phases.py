@@ -25,7 +25,7 @@ from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.readback import exception_words
 from verifier_tui.engine.record import as_json, record, replace
-from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
+from verifier_tui.engine.verdict import NOT_PARSED_PAST, REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -704,12 +704,17 @@ def sandbox_phases(
         explanation, advice = test_sh_words(where or f"{shell.script}:{shell.line}", shell.message, sandbox=sandbox)
         return _report(None, NOT_REACHED, "", explanation, advice, stopped_at="test_sh")
     if wrote is not None and wrote.error == NOT_KNOWN:
+        # not known: a link (the runner writes none), or a file too big to parse here (the runner
+        # writes what verify returns, however big)
         return _report(
             None,
             UNKNOWN,
             "",
             wrote.message or "",
-            "the runner writes reward files, never links: something else left it "
+            "if the runner wrote it, verify returned a dict this big (many keys, or long ones): keep its "
+            "metrics few and their names short"
+            if NOT_PARSED_PAST in (wrote.message or "")
+            else "the runner writes reward files, never links: something else left it "
             "(test.sh, the verifier, or whoever handled the folder)",
         )
     if wrote is not None:
