@@ -999,6 +999,28 @@ def test_without_a_cgroup_the_page_tables_of_a_runs_processes_are_counted(ordina
     assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
 
 
+def test_without_a_cgroup_the_kernel_stacks_of_a_runs_threads_are_counted(ordinary_user):
+    """A later tour, as an ordinary user (no cgroup): 12,000 threads idle in 64 KB
+    stacks held 200 MB resident and about 190 MB of kernel stacks (16 KB each, which
+    a memory cgroup is charged for and no resident set shows), and scored 1.0 under
+    ``memory_mb = 256``, where the run as root, in a memory cgroup, was OOM-killed."""
+    _task, data = run_measured(
+        ordinary_user,
+        """\
+        import threading, time
+
+        def verify(workspace):
+            threading.stack_size(64 * 1024)
+            for _ in range(12000):
+                threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+            time.sleep(1)
+            return 1.0
+    """,
+        "kernel stacks",
+    )
+    assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
+
+
 @pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
 def test_without_a_cgroup_the_kernels_records_of_a_runs_files_are_counted(ordinary_user, place):
     """A later tour: 600,000 empty folders in the view's 64 MB ``/dev/shm``

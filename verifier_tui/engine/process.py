@@ -260,7 +260,7 @@ def run_process(
     counted as a memory cgroup counts them: their anonymous and shared memory
     (proportional set size, :func:`~verifier_tui.engine.procfs.memory_bytes`),
     the memory files they hold (:func:`~verifier_tui.engine.procfs.memfd_bytes`),
-    their page tables (:func:`~verifier_tui.engine.procfs.page_table_bytes`)
+    their page tables and threads' kernel stacks (:func:`~verifier_tui.engine.procfs.kernel_bytes`)
     and ``memory_extra(leader)`` (the view's tmpfs). Past it the biggest of
     them is SIGKILLed, as the kernel's OOM killer does in a container over
     its ``memory_mb``. Checked every :data:`MEMORY_CHECK_S`; what was killed
@@ -837,9 +837,9 @@ class _Child:
         pids = {leader} | procfs.descendants(leader)
         extra = self.memory_extra(leader) if self.memory_extra is not None else 0
         limit = self.memory_limit or 0
-        # In no resident set: the page tables, and the memory files held open, counted whole (more
-        # than their pages not mapped) until a total past the limit needs their walk of the mappings.
-        tables, files = procfs.page_table_bytes(pids), procfs.memfd_bytes(pids, whole=True)
+        # In no resident set: the page tables and kernel stacks, and the memory files held open, counted
+        # whole (more than their pages not mapped) until a total past the limit needs their walk of the mappings.
+        tables, files = procfs.kernel_bytes(pids), procfs.memfd_bytes(pids, whole=True)
         beyond, whole = sum(tables.values()) + extra, sum(files.values())
         if procfs.resident_bytes(pids) + beyond + whole <= limit:
             return  # within it by the resident sizes, which hold more: the exact count costs a page walk each
