@@ -107,7 +107,7 @@ ALL = Binding.Group("all")
 #: The flows (their workers' names) whose chooser, open, follows what it lists (:meth:`open_dialog`):
 #: the case chooser (s) follows the cases as the list does, the step chooser (S) task.toml's steps.
 CHOOSE_CASE, CHOOSE_STEP = "choose a case", "choose a step"
-#: k, g, R and ? are left out of the footer, which must fit 100 columns (they are in the palette and
+#: k, g and R are left out of the footer, which must fit 100 columns (they are in the palette and
 #: the help, R in the header too), but for a screen this wide, where the footer holds them all.
 WIDE = 140
 
@@ -229,7 +229,7 @@ class MainScreen(SizedScreen):
                 "Every key, and what the marks in the cases list and the history mean",
                 show=False,
             ),
-            WIDE,
+            110,  # the first key a newcomer needs: in the footer wherever it fits, S too
         ),
         QUIT,
         key(
