@@ -123,6 +123,25 @@ def test_a_dict_key_whose_repr_breaks_over_lines_is_said_whole_and_no_further(en
     assert data["outcome_words"] == f"exit 2 · contract error: {cause}", data["outcome_words"]
 
 
+def test_a_key_message_from_a_runner_that_ends_it_with_the_repr_is_read_to_its_first_line(env, tmp_path):
+    """A runner vendored before the key's message ended with its type (``--runner task``, a trial's
+    own) ends it with the bare repr, so a later line ending ``(word)``, an atexit handler's, was read
+    into it: ``... not a string: None\\nclosing pool (ok)``. Such a message is read to its first line."""
+    ours = (REPO / "runner" / "run_verifier.py").read_text(encoding="utf-8")
+    old = re.sub(r"(not a string: %s\" % )\w+", r"\1_short_repr(key)", ours)  # 781fa1a9's message
+    assert old != ours
+    verifier = (
+        "import atexit, sys\natexit.register(lambda: print('closing pool (ok)', file=sys.stderr))\n"
+        "def verify(workspace):\n    return {None: 1.0}\n"
+    )
+    task_dir = make_task(tmp_path / "t", verifier)
+    (task_dir / "tests" / ".ng").mkdir()
+    (task_dir / "tests" / ".ng" / "run_verifier.py").write_text(old, encoding="utf-8")
+    done = run_tool(env, "run", task_dir, "--python", PY, "--runner", "task", "--json")
+    cause = "verify returned a dict with a key that is not a string: None"
+    assert json.loads(done.stdout)["outcome_words"] == f"exit 2 · contract error: {cause}"
+
+
 @pytest.mark.parametrize("returned", ["'pass'", "{}"])
 def test_what_is_printed_after_the_runners_message_is_no_part_of_it(env, tmp_path, returned):
     """An atexit handler printing after the runner's contract error ('closing db pool', 20,000 lines of it)

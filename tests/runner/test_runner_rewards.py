@@ -269,6 +269,21 @@ def test_dict_key_with_a_broken_repr_is_still_a_contract_error(sandbox):
     result.assert_contract_error("verify returned a dict")
 
 
+def test_a_dict_key_whose_repr_breaks_over_lines_is_named_on_one_line(any_sandbox):
+    """The key's message is one line, its repr's breaks spelled: a reader can tell it whole from
+    the output after it, which a runner before the key's type ended it with no mark of its end."""
+    any_sandbox.verifier("""
+        class Key(object):
+            def __repr__(self):
+                return "K(a\\nb\\u2028c)"
+
+        def verify(workspace):
+            return {Key(): 1.0}
+    """)
+    result = any_sandbox.run()
+    result.assert_contract_error("verify returned a dict with a key that is not a string: K(a\\nb\\u2028c) (Key)")
+
+
 def test_error_line_names_the_bad_value(sandbox):
     sandbox.verifier("""
         def verify(workspace):

@@ -98,12 +98,11 @@ def returned_wrong(stderr: str) -> str | None:
     index, at = starts[-1]
     said = lines[index][at + len(CONTRACT_PREFIX) :]
     # A repr may break over lines (pandas', numpy's: _short_repr keeps a break, within its 120 characters).
-    # Only a message whose end is known is read on, to the line closing it (a key's or a value's with its
-    # type, one naming its rule with that rule): past it, what follows is other output (an atexit
-    # handler's, test.sh's), never the message's.
-    typed = said.startswith(_KEY_NOT_A_STRING) or (said.startswith(_VALUE_NOT_A_NUMBER) and _NOT_A_NUMBER in said)
-    ends = _ENDS_WITH_TYPE if typed else _ENDS_WITH_RULE
-    if not ends.search(said):
+    # Only a message whose end is known is read on, to the line closing it (a value's with its type, one
+    # naming its rule with that rule): past it, what follows is other output (an atexit handler's,
+    # test.sh's), never the message's. A key's is one line (older runners: ended by its bare repr).
+    ends = _ENDS_WITH_TYPE if said.startswith(_VALUE_NOT_A_NUMBER) and _NOT_A_NUMBER in said else _ENDS_WITH_RULE
+    if not said.startswith(_KEY_NOT_A_STRING) and not ends.search(said):
         rest = lines[index + 1 : index + 1 + _REPR_LIMIT]
         end = next((n for n, line in enumerate(rest) if ends.search(line)), None)
         more = rest[: end + 1] if end is not None else []
@@ -115,8 +114,8 @@ def returned_wrong(stderr: str) -> str | None:
 
 # run_verifier.write_reward's messages that name a rule, after "; " at their end: an empty dict's, whole, and
 # `verify returned %s; <rule>` for a value neither a number nor a dict. Its message for a key that is not a
-# string ends with the key's repr and type instead (a runner vendored before the type: its repr alone), a
-# repr verify controls, which may hold either rule's words.
+# string ends with the key's repr and type on one line instead (a runner vendored before: its repr alone, to
+# its first line), a repr verify controls, which may hold either rule's words.
 _EMPTY_DICT = ("verify returned an empty dict", "a reward dict needs at least one number")
 _NOT_A_REWARD = "it must return a finite number (int or float, not bool) or a dict of them"
 _REPR_LIMIT = 120  # run_verifier._short_repr's: the most lines a repr can break a message over
