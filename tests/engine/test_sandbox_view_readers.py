@@ -107,6 +107,23 @@ def test_a_shift_in_arithmetic_starts_no_heredoc_however_it_is_nested_or_broken(
 
 
 @pytest.mark.parametrize(
+    "subshells",
+    [
+        "(((( echo " + "x" * 400 + " >/dev/null ) ) ) )\n",  # each (( read to its ) and found no arithmetic
+        "((( (( echo a ) ) ) ) )\n" * 40,
+    ],
+)
+def test_subshells_in_subshells_lose_no_later_workspace(tmp_path, subshells):
+    """A `((` that closes as no arithmetic is read again from its second `(`, as bash does: the
+    reader bounded all those readings together, and once a long line of them had spent the bound
+    it took every later `((` for one never closed, stopped, and laid the workspace at /app."""
+    (tmp_path / "test.sh").write_text(f"{subshells}exec python3 run.py --workspace /srv/ws\n")
+    stub = (tmp_path / "test.sh").read_text().replace("exec python3 run.py --workspace", "printf '%s\\n'")
+    said = subprocess.run(["bash", "-c", stub], capture_output=True, text=True, check=True)
+    assert workspace_path(tmp_path) == said.stdout.splitlines()[-1] == "/srv/ws"
+
+
+@pytest.mark.parametrize(
     "written",
     ["'/srv/$ws'", '"/srv/\\$ws"', "/srv/\\$ws", "'/srv/`ws`'", '"/srv/\\`ws\\`"', "/srv/ws$", '"/srv/ws$"'],
 )

@@ -161,24 +161,33 @@ _WRITTEN_PIECE = re.compile(
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 
 
-def _arithmetic_end(text: str, at: int, limit: int) -> tuple[int, bool | None]:
-    """Where the arithmetic that starts with ``$((`` or ``((`` at ``at`` ends, as bash 5 reads it
-    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes kept whole):
-    ``$((`` to the ``)`` that closes its first ``(``; ``((`` to the ``)`` that closes its second, which
-    must have a ``)`` right after it (else bash reads a subshell in a subshell: False, read on as sh
-    text). With where the reading stopped: ``limit`` and None when nothing closed it before."""
-    dollar = text.startswith("$", at)
-    depth, at = (2, at + 3) if dollar else (1, at + 2)
-    while depth and at < limit:
+def _closing(text: str, opener: int, closes: dict[int, int]) -> int:
+    """Where the ``)`` closing the ``(`` at ``opener`` is, as bash 5 reads the arithmetic it may open
+    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes kept whole);
+    -1 when nothing closes it. Each ``(`` met is recorded in ``closes`` and one met again is stepped
+    over: bash reads a ``((`` that closes as no arithmetic again from its second ``(``, and all those
+    readings of a line of them would read it over and over (256 KB of ``(`` for hours)."""
+    if opener in closes:
+        return closes[opener]
+    opened = [opener]
+    at = opener + 1
+    while opened and at < len(text):
         piece = _ARITHMETIC_PIECE.match(text, at)
         assert piece is not None  # the pattern matches any character
-        depth += {"(": 1, ")": -1}.get(piece.group(), 0)
         at = piece.end()
-    if depth:
-        return limit, None
-    if dollar or text.startswith(")", at):
-        return (at if dollar else at + 1), True
-    return at, False
+        if piece.group() == ")":
+            closes[opened.pop()] = piece.start()
+        elif piece.group() == "(":
+            known = closes.get(piece.start())
+            if known is None:
+                opened.append(piece.start())
+            elif known < 0:
+                break
+            else:
+                at = known + 1
+    for never in opened:
+        closes[never] = -1
+    return closes[opener]
 
 
 def _sh_lines(text: str) -> Iterator[str]:
@@ -188,20 +197,19 @@ def _sh_lines(text: str) -> Iterator[str]:
     line: list[str] = []
     heredocs: list[tuple[bool, str]] = []  # (<<- strips tabs, the delimiter) of the line being read
     at = 0
-    # what arithmetic may read, in all: a (( that closes as no arithmetic is read again from its next (,
-    # and 256 KB of them would take hours; past this the text is read as never closed
-    budget = 2 * len(text)
+    closes: dict[int, int] = {}  # where each ( arithmetic may open is closed (_closing)
     while at < len(text):
         piece = _SH_PIECE.match(text, at)
         assert piece is not None  # the pattern matches any character
         at, piece_text = piece.end(), piece.group()
         if piece_text in ("((", "$(("):
-            # a << inside is a shift, no heredoc; what does not close as arithmetic is read on as sh text
-            end, arithmetic = _arithmetic_end(text, piece.start(), min(len(text), piece.start() + budget))
-            if arithmetic is None:
+            # arithmetic: $(( to the ) closing its first (, (( to the ) closing its second when a ) follows
+            # it (a << inside is a shift, no heredoc); else bash reads a subshell, on as sh text
+            closed = _closing(text, piece.start() + 1, closes)
+            if closed < 0:
                 return  # never closed: bash stops at its syntax error, running nothing from this command on
-            budget -= end - piece.start()
-            at = end if arithmetic else piece.start() + 1
+            arithmetic = piece_text == "$((" or text.startswith(")", closed + 1)
+            at = closed + 1 + (piece_text == "((") if arithmetic else piece.start() + 1
             piece_text = text[piece.start() : at]
         if piece_text == "\n":
             yield "".join(line)
