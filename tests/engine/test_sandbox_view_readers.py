@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import utf8_text
-from verifier_tui.engine.sandbox.view import APP, image_workdir, normal_path, sandbox_path_lines, workspace_path
+from verifier_tui.engine.sandbox.view import (
+    APP,
+    image_workdir,
+    normal_path,
+    sandbox_path_lines,
+    workspace_given,
+    workspace_path,
+)
 
 ANY_TEXT = st.one_of(st.binary(max_size=2000), utf8_text(max_size=2000).map(str.encode))
 
@@ -133,6 +140,17 @@ def test_a_dollar_or_backquote_that_sh_keeps_is_part_of_the_path(tmp_path, writt
     (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {written} --verifier x\n")
     said = subprocess.run(["bash", "-c", f"printf %s {written}"], capture_output=True, text=True, check=True)
     assert workspace_path(tmp_path) == said.stdout
+
+
+def test_a_path_sh_expands_hides_no_plain_one_after_it_on_its_line(tmp_path):
+    """The first --workspace of a line whose path sh expands ended the reading of that line: an
+    `echo` naming "$HOME" before the runner's own --workspace /srv/ws on the same line laid the
+    workspace at /app with a note that its path is known only as test.sh runs."""
+    line = 'echo would pass --workspace "$HOME" >&2; exec python3 run.py --workspace /srv/ws\n'
+    (tmp_path / "test.sh").write_text(line)
+    stub = line.replace("exec python3 run.py --workspace", "printf '%s\\n'")
+    said = subprocess.run(["bash", "-c", stub], capture_output=True, text=True, check=True)
+    assert workspace_given(tmp_path) == (said.stdout.strip(), "") == ("/srv/ws", "")
 
 
 @pytest.mark.parametrize("ending", ["", " --verifier x", " # a comment"])

@@ -236,9 +236,9 @@ def _sh_lines(text: str) -> Iterator[str]:
 
 def _workspace_given(line: str) -> tuple[str | None, str]:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
-    words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh); else None, with the word as
-    written when sh expands it (``"$WS"``, a backquote: its value is not known here). None too for no
-    such word, one holding a newline (quoted over two lines), or a quote that never closes."""
+    words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh); else None, with the first
+    such word as written whose path sh expands (``"$WS"``, a backquote: its value is not known here).
+    None too for no such word, one holding a newline (quoted over two lines), or a quote that never closes."""
     words: list[tuple[str, bool, int]] = []  # (the word as sh passes it, whether sh expands it, where it starts)
     pieces: list[str] | None = None  # of the word being read
     expands, start = False, 0
@@ -261,6 +261,7 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
             pieces = None
     if pieces is not None:
         words.append(("".join(pieces), expands, start))
+    unknown = ""  # the first such word sh expands, said only when no plain path follows it
     for (word, word_expands, word_start), after in pairwise([*words, ("", False, len(line))]):
         if word == "--workspace":
             value, expanded, start = after
@@ -269,10 +270,10 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
         else:
             continue
         if expanded:
-            return None, _written(line, start)
-        if value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
+            unknown = unknown or _written(line, start)
+        elif value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
             return normal_path(value), ""
-    return None, ""
+    return None, unknown
 
 
 def _written(line: str, at: int) -> str:
