@@ -132,11 +132,15 @@ def test_subshells_in_subshells_lose_no_later_workspace(tmp_path, subshells):
 
 @pytest.mark.parametrize(
     "written",
-    ["'/srv/$ws'", '"/srv/\\$ws"', "/srv/\\$ws", "'/srv/`ws`'", '"/srv/\\`ws\\`"', "/srv/ws$", '"/srv/ws$"'],
+    [
+        *("'/srv/$ws'", '"/srv/\\$ws"', "/srv/\\$ws", "'/srv/`ws`'", '"/srv/\\`ws\\`"', "/srv/ws$", '"/srv/ws$"'),
+        *("/srv/$é", '"/srv/$日本"', "/srv/$ǅx"),  # bash's names are ASCII letters, digits and _
+    ],
 )
 def test_a_dollar_or_backquote_that_sh_keeps_is_part_of_the_path(tmp_path, written):
     """A `$` or backquote in single quotes, escaped, or with nothing after it to expand is passed as it
-    is: the reader took any for a variable, never guessed the path, and laid the workspace at /app."""
+    is: the reader took any for a variable, never guessed the path, and laid the workspace at /app. A
+    review after: a $ before a letter not ASCII (`$é`, `$日本`) was still taken for a variable."""
     (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {written} --verifier x\n")
     said = subprocess.run(["bash", "-c", f"printf %s {written}"], capture_output=True, text=True, check=True)
     assert workspace_path(tmp_path) == said.stdout

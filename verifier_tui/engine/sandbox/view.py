@@ -147,9 +147,10 @@ _WORD_PIECE = re.compile(
     r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^ \t\n'"\\;&|()<>]+)|([ \t\n;&|()<>]+|\\$)|(['"])""", re.DOTALL
 )
 _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
-# what sh expands in a word: a $ before a name, a special parameter, { ( [, or, unquoted, (bash's) a quote;
-# a backquote. A $ before anything else, or at a word's end, is kept as it is, as a \$ is.
-_EXPANDED = r"""\$(?=[\w{(\[@*#?$!-])|`"""
+# what sh expands in a word: a $ before a name (ASCII: bash's legal_variable_starter, as in a UTF-8 or C
+# locale), a special parameter, { ( [, or, unquoted, (bash's) a quote; a backquote. A $ before anything
+# else ($é, $日本), or at a word's end, is kept as it is, as a \$ is.
+_EXPANDED = r"""\$(?=[A-Za-z0-9_{(\[@*#?$!-])|`"""
 _EXPANDS = re.compile(_EXPANDED + r"""|\$(?=['"])""")
 _EXPANDS_IN_DOUBLE_QUOTES = re.compile(_EXPANDED)
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
