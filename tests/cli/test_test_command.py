@@ -377,6 +377,20 @@ def test_two_cases_whose_names_differ_by_a_character_that_draws_nothing_are_told
     assert names[:2] == ["correct", "correct<U+200B>"] and "\u200b" not in done.stdout, done.stdout
 
 
+def test_a_case_it_cannot_find_lists_the_cases_as_the_table_names_them(env, tmp_path):
+    """`--case nope` listed the cases there are with what draws nothing raw (`run`: `correct`,
+    `correct` + U+200B, `correct` + U+FE0F, three names that read alike) or escaped another way
+    (`test`: `correct\\u200b`, U+FE0F raw): they are spelled as the table spells them."""
+    task = _tasks(tmp_path, "hello-file") / "hello-file"
+    for mark in ("\u200b", "\ufe0f"):
+        shutil.copytree(task / "cases" / "correct", task / "cases" / f"correct{mark}")
+    ran = run_tool(env, "run", task, "--python", PY, "--case", "nope")
+    tested = run_tool(env, "test", task, "--python", PY, "--case", "nope")
+    for done in (ran, tested):
+        assert "correct<U+200B>" in done.stderr and "correct<U+FE0F>" in done.stderr, done.stderr
+        assert "\u200b" not in done.stderr and "\ufe0f" not in done.stderr and "\\u" not in done.stderr
+
+
 def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):
     """``--case 'br[ack]et'`` matched no case, though the error listed that
     very name; ``--case`` on a case whose expected.json is unusable printed

@@ -223,6 +223,22 @@ def code_point(c: str) -> str:
     return f"<U+{ord(c):04X}>"
 
 
+def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
+    """``text`` :func:`unbroken`, what draws nothing spelled as a reward key's is
+    (``<U+200B>``, :func:`spelled_out`), in at most ``most``
+    (ONE_LINE_MOST) characters (its start and its end, with a count of the rest between, the
+    count within them: a column ``most`` wide holds it): a name read from a
+    file (a task's, a case's, a trial's, an exception's message) in a table
+    cell or a header can never start a row of its own, nor make a line of 100 KB,
+    nor read as another (cases ``right`` and ``right`` with a zero-width space)."""
+    flat = unbroken(text)
+    if may_spell(flat):
+        # only the ends a cut can show are spelled: a name may be megabytes of what draws nothing
+        head, tail = (flat, "") if len(flat) <= 2 * most else (flat[:most], flat[-most:])
+        flat = spelled_out(head, code_point) + flat[len(head) : len(flat) - len(tail)] + spelled_out(tail, code_point)
+    return cut_middle(flat, most)
+
+
 def json_escape(c: str) -> str:
     """``\\u200b``: a character as a JSON string may write it (a pair of them past U+FFFF)."""
     units = c.encode("utf-16-be", "surrogatepass")

@@ -27,6 +27,7 @@ from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
 from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
+from verifier_tui.engine.plain import one_line
 from verifier_tui.engine.process import NoThread, in_a_thread, not_started, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
@@ -81,9 +82,10 @@ class SelectionError(Exception):
 
 def no_such_case(task: Task, name: str, where: str = "") -> str:
     """`` NAME: no such case`` (after ``--case``) and the cases there are, or, with
-    cases/ there but not listed (out of the task, unreadable), why: never "cases: none"."""
-    names = some_names([c.name for c in task.cases], NAMES_LISTED) or "none"
-    return f" {name}: no such case{where} ({task.cases_unread or f'cases: {names}'})"
+    cases/ there but not listed (out of the task, unreadable), why: never "cases: none". Each name as
+    test's table shows it (:func:`one_line`): cases named alike but for what draws nothing read apart."""
+    names = some_names([one_line(c.name, untrusted.TARGET_CHARS) for c in task.cases], NAMES_LISTED) or "none"
+    return f" {one_line(name, untrusted.TARGET_CHARS)}: no such case{where} ({task.cases_unread or f'cases: {names}'})"
 
 
 class NoSuchStep(SelectionError):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.filters import NOT_SEARCHED
+from verifier_tui.engine.plain import one_line
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session, StepOfRefusedTask
 from verifier_tui.engine.task.cases import is_case_folder
@@ -801,16 +802,17 @@ def _narrow(groups: list[Any], patterns: list[str], without_step: Sequence[Witho
         group.not_judged = [(n, w) for n, w in group.not_judged if picked(patterns, group, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
-        shown = [untrusted.harmless(name) for name in every]  # a\nb as test shows it
+        shown = [one_line(name, untrusted.TARGET_CHARS) for name in every]  # as test's table names them
         known = some_names(shown, NAMES_LISTED) if every else "none"
         # A task passed over for lacking --step's step holds cases a pattern may name: said, or the
         # user looks for a case that is there.
-        passed_over = some_names([untrusted.harmless(w.folder.name) for w in without_step], NAMES_LISTED)
+        passed_over = some_names([one_line(w.folder.name, untrusted.TARGET_CHARS) for w in without_step], NAMES_LISTED)
         lacking = f"; not tested, without step {without_step[0].step}: {passed_over}" if without_step else ""
         # a task whose cases/ is not listed (out of the task, unreadable) may hold the case named: why
         tasks = [s.task for s in (getattr(g, "session", None) for g in groups) if s is not None]
         lacking += "".join([f"; {t.name}: {t.cases_unread}" for t in tasks if t.cases_unread][:1])
-        raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known}{lacking})")
+        pattern = one_line(unused[0], untrusted.TARGET_CHARS)
+        raise CollectionError(f"--case {pattern} matches no case (cases: {known}{lacking})")
     # A task none of whose cases was asked for is not part of this run.
     groups[:] = [g for g in groups if g.cases or g.invalid]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 # Re-exported: the faces name text harmless through this module.
 from verifier_tui.engine.plain import ONE_LINE_MOST as ONE_LINE_MOST
 from verifier_tui.engine.plain import code_point as code_point
-from verifier_tui.engine.plain import cut_middle, may_spell, spelled_out
+from verifier_tui.engine.plain import cut_middle
+from verifier_tui.engine.plain import one_line as one_line
 from verifier_tui.engine.plain import plain_surrogates as plain_surrogates
 from verifier_tui.engine.plain import plain_text as plain_text
 from verifier_tui.engine.plain import unbroken as unbroken
@@ -23,22 +24,6 @@ def one_name(text: str) -> str:
     name's room (:data:`NAME_MOST`), said the same on every face: its start and end
     with a count of the rest (:func:`one_line`)."""
     return one_line(text, NAME_MOST)
-
-
-def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
-    """``text`` :func:`unbroken`, what draws nothing spelled as a reward key's is
-    (``<U+200B>``, :func:`~verifier_tui.engine.plain.spelled_out`), in at most ``most``
-    (ONE_LINE_MOST) characters (its start and its end, with a count of the rest between, the
-    count within them: a column ``most`` wide holds it): a name read from a
-    file (a task's, a case's, a trial's, an exception's message) in a table
-    cell or a header can never start a row of its own, nor make a line of 100 KB,
-    nor read as another (cases ``right`` and ``right`` with a zero-width space)."""
-    flat = unbroken(text)
-    if may_spell(flat):
-        # only the ends a cut can show are spelled: a name may be megabytes of what draws nothing
-        head, tail = (flat, "") if len(flat) <= 2 * most else (flat[:most], flat[-most:])
-        flat = spelled_out(head, code_point) + flat[len(head) : len(flat) - len(tail)] + spelled_out(tail, code_point)
-    return cut_middle(flat, most)
 
 
 def one_id(text: str) -> str:
