@@ -101,12 +101,15 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
         "limit=$((1\n  << 20))\n",  # over two lines
         "(( n = (1 +\n ((2))) << 3 ))\n",
         "echo $(( ')' + 1 << 2 ))\n",  # a quoted parenthesis counts for nothing
+        "x=$(( `echo 1 ))` << 2 ))\n",  # nor a backquoted one
+        "x=$(( $(echo 1 # one (\n) << 2 ))\n",  # nor one in a comment of a command in it
     ],
 )
 def test_a_shift_in_arithmetic_starts_no_heredoc_however_it_is_nested_or_broken(tmp_path, arithmetic):
     """bash reads `$((...))` and `((...))` to their matching `))`, over lines and through any depth of
     parentheses, and a `<<` inside is a shift: the reader took it for a heredoc past two levels or a
-    line break, skipped the rest of test.sh, and laid the workspace at /app."""
+    line break, skipped the rest of test.sh, and laid the workspace at /app. A review after: a
+    parenthesis in backquotes, or in a comment of a `$(...)` inside, still counted."""
     (tmp_path / "test.sh").write_text(f"{arithmetic}exec python3 run.py --workspace /srv/ws --verifier x\n")
     said = subprocess.run(["bash", "-n", tmp_path / "test.sh"], capture_output=True, text=True)
     assert said.returncode == 0, said.stderr  # bash parses it, as the test.sh of a task would be

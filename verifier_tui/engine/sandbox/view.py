@@ -134,9 +134,11 @@ _SH_PIECE = re.compile(
     r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|[<$(]|[^'"\\\n#<$(]+""",
     re.DOTALL,
 )
-# inside arithmetic: a quoted string or an escaped character (a parenthesis there counts for nothing), a
-# parenthesis, or a run of anything else
-_ARITHMETIC_PIECE = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[()]|[^()'"\\]+|.""", re.DOTALL)
+# inside arithmetic: a string quoted or backquoted or an escaped character (a parenthesis there counts for
+# nothing), a parenthesis (a $( one's starts a command), a #, or a run of anything else
+_ARITHMETIC_PIECE = re.compile(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|\\.|\$?\(|\)|[^()'"`\\$#]+|.""", re.DOTALL
+)
 _WORD_BEFORE = " \t;&|()<>"  # after one of these unescaped (or at a line's start) a # starts a comment
 _NOT_JOINED = re.compile(r"\\(.)", re.DOTALL)
 _UNQUOTED = re.compile(r"""\\(.)|['"]""", re.DOTALL)
@@ -164,29 +166,34 @@ PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 
 def _closing(text: str, opener: int, closes: dict[int, int]) -> int:
     """Where the ``)`` closing the ``(`` at ``opener`` is, as bash 5 reads the arithmetic it may open
-    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes kept whole);
-    -1 when nothing closes it. Each ``(`` met is recorded in ``closes`` and one met again is stepped
-    over: bash reads a ``((`` that closes as no arithmetic again from its second ``(``, and all those
-    readings of a line of them would read it over and over (256 KB of ``(`` for hours)."""
+    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes and backquotes
+    kept whole, a ``$(`` command's comments as parse_comsub skips them); -1 when nothing closes it.
+    Each ``(`` met is recorded in ``closes`` and one met again is stepped over: bash reads a ``((``
+    that closes as no arithmetic again from its second ``(``, and all those readings of a line of
+    them would read it over and over (256 KB of ``(`` for hours)."""
     if opener in closes:
         return closes[opener]
-    opened = [opener]
+    opened = [(opener, False)]  # each ( not yet closed, and whether a command is inside it (a $( one's)
     at = opener + 1
     while opened and at < len(text):
         piece = _ARITHMETIC_PIECE.match(text, at)
         assert piece is not None  # the pattern matches any character
-        at = piece.end()
-        if piece.group() == ")":
-            closes[opened.pop()] = piece.start()
-        elif piece.group() == "(":
-            known = closes.get(piece.start())
+        at, piece_text = piece.end(), piece.group()
+        if piece_text == ")":
+            closes[opened.pop()[0]] = piece.start()
+        elif piece_text in ("(", "$("):
+            known = closes.get(at - 1)
             if known is None:
-                opened.append(piece.start())
+                command = not text.startswith("(", at) if piece_text == "$(" else opened[-1][1]
+                opened.append((at - 1, command))
             elif known < 0:
                 break
             else:
                 at = known + 1
-    for never in opened:
+        elif piece_text == "#" and opened[-1][1] and text[piece.start() - 1] in _WORD_BEFORE + "\n":
+            newline = text.find("\n", at)  # a comment of the command, its ( no parenthesis (parse_comsub's)
+            at = len(text) if newline < 0 else newline
+    for never, _command in opened:
         closes[never] = -1
     return closes[opener]
 
