@@ -7,7 +7,10 @@ shown as ``<U+202E>`` and never obeyed; ``--json`` keeps every name as it is
 from __future__ import annotations
 
 import json
+import re
 import sys
+
+import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.tasks import make_task, write
@@ -103,6 +106,20 @@ def test_a_line_too_long_keeps_its_end_where_an_error_names_its_file_and_line():
     said = one_line("FileNotFoundError: /app/" + "deep/" * 400 + "hello.txt at tests/verifier.py:28")
     assert len(said) < ONE_LINE_MOST + 60 and said.endswith("hello.txt at tests/verifier.py:28")
     assert said.startswith("FileNotFoundError: /app/deep/") and " characters left out … " in said
+
+
+@pytest.mark.parametrize(("name", "piece"), [("\u200b" * 1504, "<U+200B>"), ("\n" * 1504, "\\n")])
+def test_a_name_cut_counts_the_characters_of_its_own_it_leaves_out(name, piece):
+    """A name of 1,504 zero-width spaces was cut with "11,036 characters left out": the count was of
+    its spelled text (`<U+200B>`, eight characters each), not of the name, whose spelling was also cut
+    in half at its ends. The ends show whole characters, and the count is of the name's own."""
+    from verifier_tui.words.text import ONE_LINE_MOST, one_line
+
+    said = one_line(name)
+    cut = re.fullmatch(rf"((?:{re.escape(piece)})+) … ([\d,]+) characters left out … ((?:{re.escape(piece)})+)", said)
+    assert cut is not None and len(said) <= ONE_LINE_MOST, said
+    shown = (len(cut[1]) + len(cut[3])) // len(piece)
+    assert int(cut[2].replace(",", "")) == len(name) - shown, said
 
 
 def test_a_folder_with_a_line_break_reads_the_same_in_an_error_line_as_in_the_table(tmp_path, env):

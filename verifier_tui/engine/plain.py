@@ -9,6 +9,8 @@ strings and compiled by ``re`` at their first use (it keeps them)."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import unicodedata
 from typing import TYPE_CHECKING
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.untrusted import ANSI
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 #: C0 control characters other than tab and newline, DEL, and the C1 controls
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
@@ -64,13 +66,19 @@ def cut_middle(line: str, most: int = ONE_LINE_MOST) -> str:
     between (``… 4,037 characters left out …``), the count within them."""
     if len(line) <= most:
         return line
-    said = _left_out_words
-    if len(line) - most < len(said(len(line))):
-        said = _left_out_mark  # a few over: the words would leave out more than the overflow, half a name
-    kept = max(most - len(said(len(line))), 2)
-    # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
-    head, tail = kept * 3 // 4, kept - kept * 3 // 4
+    said, head, tail = _cut(len(line), len(line), most)
     return f"{line[:head]}{said(len(line) - head - tail)}{line[-tail:]}"
+
+
+def _cut(shown: int, length: int, most: int) -> tuple[Callable[[int], str], int, int]:
+    """How a line ``shown`` characters long as shown, of ``length`` characters of its own, is cut to
+    ``most``: the words counting what is left out, and the room of the start and of the end kept."""
+    said = _left_out_words
+    if shown - most < len(said(length)):
+        said = _left_out_mark  # a few over: the words would leave out more than the overflow, half a name
+    kept = max(most - len(said(length)), 2)
+    # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
+    return said, kept * 3 // 4, kept - kept * 3 // 4
 
 
 def _left_out_words(count: int) -> str:
@@ -211,11 +219,15 @@ def spelled_out(text: str, spell: Callable[[str], str]) -> str:
         return text
     table = {ord(c): spell(c) for c in set(text) if _unseen(c)}
     shown, start = [], 0
-    for found in re.finditer(_JUDGED, text):
-        if len(found.group()) > 1 or _joins(text, found.start()):  # a flag, or what joins
-            shown += [text[start : found.start()].translate(table), found.group()]
-            start = found.end()
+    for found in _kept(text):
+        shown += [text[start : found.start()].translate(table), found.group()]
+        start = found.end()
     return "".join([*shown, text[start:].translate(table)])
+
+
+def _kept(text: str) -> Iterator[re.Match[str]]:
+    """What :data:`_JUDGED` finds in ``text`` that is kept as written: a flag, or what joins."""
+    return (found for found in re.finditer(_JUDGED, text) if len(found.group()) > 1 or _joins(text, found.start()))
 
 
 def code_point(c: str) -> str:
@@ -231,12 +243,31 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     file (a task's, a case's, a trial's, an exception's message) in a table
     cell or a header can never start a row of its own, nor make a line of 100 KB,
     nor read as another (cases ``right`` and ``right`` with a zero-width space)."""
-    flat = unbroken(text)
-    if may_spell(flat):
-        # only the ends a cut can show are spelled: a name may be megabytes of what draws nothing
-        head, tail = (flat, "") if len(flat) <= 2 * most else (flat[:most], flat[-most:])
-        flat = spelled_out(head, code_point) + flat[len(head) : len(flat) - len(tail)] + spelled_out(tail, code_point)
-    return cut_middle(flat, most)
+    if not may_spell(text):
+        return cut_middle(text, most)
+    # each character as shown, where a cut may show it (a name may be megabytes of what draws nothing):
+    # a cut keeps whole ones and counts those of the name's own it leaves out, never the spelling's
+    whole = len(text) <= 2 * most
+    head = _shown_one_by_one(text if whole else text[:most])
+    shown = sum(map(len, head)) if whole else len(text)
+    if shown <= most:
+        return "".join(head)
+    tail = head if whole else _shown_one_by_one(text[-most:])
+    said, head_room, tail_room = _cut(shown, len(text), most)
+    heads = bisect.bisect_right(list(itertools.accumulate(map(len, head))), head_room)
+    tails = bisect.bisect_right(list(itertools.accumulate(map(len, reversed(tail)))), tail_room)
+    return "".join([*head[:heads], said(len(text) - heads - tails), *tail[len(tail) - tails :]])
+
+
+def _shown_one_by_one(text: str) -> list[str]:
+    """Each character of ``text`` as :func:`one_line` shows it: :func:`unbroken`, then what draws
+    nothing spelled, unless what is beside it keeps it (as :func:`spelled_out` does)."""
+    kept = {at for found in _kept(text) for at in range(found.start(), found.end())}
+    shown = []
+    for at, c in enumerate(text):
+        flat = unbroken(c)
+        shown.append(code_point(c) if flat == c and at not in kept and _unseen(c) else flat)
+    return shown
 
 
 def json_escape(c: str) -> str:
