@@ -533,8 +533,13 @@ def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:
     ``help``): said to be neither, with the command it is closest to. Read as
     the TUI's path, argparse blamed the right words after it ("unrecognized
     arguments: TASK") and a lone one read "help does not exist"."""
-    if not word or word.startswith("-") or os.sep in word or os.path.lexists(word):
+    if not word or word.startswith("-") or os.sep in word:
         return  # "" is an empty path, as run says it
+    if _started_in_a_removed_folder():
+        terminal.error(_REMOVED_START)  # no word names a path there: the folder is what is wrong
+        raise SystemExit(2)
+    if os.path.lexists(word):
+        return
     import difflib
 
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.helpers.commands import run_tool
+from tests.helpers.commands import run_from_a_removed_folder, run_tool
 from tests.helpers.tasks import REPO, make_task, write
 
 WARNS = "import warnings\n\ndef verify(workspace):\n    warnings.warn('read as text', stacklevel=2)\n    return 1.0\n"
@@ -84,3 +84,14 @@ def test_a_mistyped_command_is_said_to_be_one(tmp_path, env, example):
         assert str(task) not in lines[0]
     empty = run_tool(env, "", cwd=tmp_path)  # a path, though empty: said as run says it
     assert empty.returncode == 2 and "an empty path" in empty.stderr, empty.stderr
+
+
+def test_a_word_from_a_removed_folder_says_the_folder_was_removed(tmp_path, env):
+    """A review after: a word that is no command, typed in a folder since
+    removed, was said to be no path that exists; the folder is what is wrong."""
+    for args in (["t"], ["t", "--no-watch"]):
+        done = run_from_a_removed_folder(env, tmp_path / "gone", *args)
+        assert done.returncode == 2
+        assert done.stderr == (
+            "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
+        ), done.stderr
