@@ -538,7 +538,7 @@ def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:
     if _started_in_a_removed_folder():
         terminal.error(_REMOVED_START)  # no word names a path there: the folder is what is wrong
         raise SystemExit(2)
-    if os.path.lexists(word):
+    if not _names_nothing(word):
         return
     import difflib
 
@@ -548,6 +548,20 @@ def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:
         f"{word} is neither a command nor a path that exists ({hint}); the commands are "
         f"{', '.join(COMMANDS)}, and verifier-tui PATH opens the TUI"
     )
+
+
+def _names_nothing(word: str) -> bool:
+    """Whether nothing is there by this name, looked up as classify looks it
+    up (``~`` is the home folder). A name that cannot be looked up (in a
+    folder that cannot be searched, too long) is a path all the same: classify
+    says why."""
+    try:
+        os.lstat(os.path.expanduser(word))
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:

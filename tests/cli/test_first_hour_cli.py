@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.helpers.commands import run_from_a_removed_folder, run_tool
+from tests.helpers.commands import TOOL, modes_bind_root, run_from_a_removed_folder, run_tool
 from tests.helpers.tasks import REPO, make_task, write
 
 WARNS = "import warnings\n\ndef verify(workspace):\n    warnings.warn('read as text', stacklevel=2)\n    return 1.0\n"
@@ -95,3 +95,24 @@ def test_a_word_from_a_removed_folder_says_the_folder_was_removed(tmp_path, env)
         assert done.stderr == (
             "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
         ), done.stderr
+
+
+def test_a_word_that_cannot_be_looked_up_is_said_as_any_path(tmp_path, env, example):
+    """A review after: every word that could not be looked up was taken for a
+    mistyped command, and `~` was looked up unexpanded: in a folder the user
+    cannot search, `mytask` read "no path that exists" where the folder is
+    what is wrong; a name too long the same; and `verifier-tui '~'` with the
+    task as HOME was refused, where `run '~'` opens it. Only a word that names
+    nothing there is taken for a mistyped command."""
+    shut = tmp_path / "shut"
+    (shut / "mytask").mkdir(parents=True)
+    shut.chmod(0)
+    try:
+        done = run_tool(env, "mytask", tool=[*modes_bind_root(), *TOOL], cwd=shut)
+    finally:
+        shut.chmod(0o755)
+    assert done.returncode == 2 and done.stderr == "verifier-tui: mytask: Permission denied\n", done.stderr
+    long = run_tool(env, "a" * 300, cwd=tmp_path)
+    assert long.returncode == 2 and long.stderr.endswith("a: File name too long\n"), long.stderr
+    home = run_tool({**env, "HOME": str(example("hello-file"))}, "~", "--no-watch", cwd=tmp_path)
+    assert home.returncode == 2 and "the TUI needs a terminal" in home.stderr, home.stderr
