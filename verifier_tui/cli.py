@@ -517,8 +517,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise SystemExit(0)
     else:
         parser = build_tui_parser()
-        _refuse_a_mistyped_command(parser, argv[0])
-        args = parser.parse_args(argv)
+        # The path found first, wherever it stands: words after a mistyped command are not what is wrong.
+        args, unknown = parser.parse_known_args(argv)
+        _refuse_a_mistyped_command(parser, args.path)
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")  # as parse_args says them
         args.command = None
     engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
     chosen = {name: value for name, value in vars(args).items() if name in engine}
@@ -529,7 +532,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:
-    """A first word that is no command, no option and no path there (``tets``,
+    """The TUI's path, when it is no command and no path there (``tets``,
     ``help``): said to be neither, with the command it is closest to. Read as
     the TUI's path, argparse blamed the right words after it ("unrecognized
     arguments: TASK") and a lone one read "help does not exist"."""

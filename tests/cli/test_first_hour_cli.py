@@ -116,3 +116,23 @@ def test_a_word_that_cannot_be_looked_up_is_said_as_any_path(tmp_path, env, exam
     assert long.returncode == 2 and long.stderr.endswith("a: File name too long\n"), long.stderr
     home = run_tool({**env, "HOME": str(example("hello-file"))}, "~", "--no-watch", cwd=tmp_path)
     assert home.returncode == 2 and "the TUI needs a terminal" in home.stderr, home.stderr
+
+
+def test_a_mistyped_command_after_options_is_said_as_one(tmp_path, env, example):
+    """A review after: only the first word was looked at, so options before a
+    mistyped command (`verifier-tui --no-watch tets TASK`, `--python python3
+    tets TASK`, `-- tets TASK`) still read argparse's "unrecognized arguments:
+    TASK", and `--no-watch mytask` another line than `mytask`. The TUI's
+    path, wherever it stands, is looked at once."""
+    task = example("hello-file")
+    for before in (["--no-watch"], ["--python", "python3"], ["--"], []):
+        done = run_tool(env, *before, "tets", task, cwd=tmp_path)
+        assert done.returncode == 2, done
+        assert "tets is neither a command nor a path that exists (did you mean test?)" in done.stderr, done.stderr
+        assert str(task) not in done.stderr
+    lone, after = (run_tool(env, *words, cwd=tmp_path).stderr for words in (["mytask"], ["--no-watch", "mytask"]))
+    assert lone == after and "mytask is neither a command" in lone, (lone, after)
+    gone = run_from_a_removed_folder(env, tmp_path / "gone", "--no-watch", "tets", task)
+    assert gone.stderr == (
+        "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
+    ), gone.stderr
