@@ -512,6 +512,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
         parser = build_parser()
         parser.command = argv[0]
         args = parser.parse_args(argv)
+        if args.command == "new":
+            # What opens the new task in the TUI: a name read as a command or an option (test, -x) is said ./NAME.
+            named = args.path in COMMANDS or args.path.startswith("-")
+            args.tui_path = f"./{args.path}" if named else args.path
     elif not argv or argv[0] in ("-h", "--help", "--version"):
         build_parser().parse_args(argv or ["--help"])
         raise SystemExit(0)
@@ -591,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
         if restore is not None:
             restore()
     if args.command == "new" and code == 0 and not args.no_open and sys.stdin.isatty() and sys.stdout.isatty():
-        args = parse([args.path])  # the TUI on the task just written, as `verifier-tui PATH` opens it
+        args = parse([args.tui_path])  # the TUI on the task just written, as `new` said to open it
         code = _dispatch(args)
     if argv is None and args.command is not None:
         _exit_now(code)

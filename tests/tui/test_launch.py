@@ -37,6 +37,9 @@ def test_new_in_a_terminal_opens_the_tui_on_the_task_it_wrote(tmp_path, env):
     assert status == 0
     assert b"wrote a new task" in seen and b"local/first-task" in seen  # the list, then the TUI's header
     assert (task / "tests" / "verifier.py").is_file()
+    # A task named like a command (`new test`) is opened as a task too, not read as that command.
+    seen, status = run_in_terminal(env, ["new", "test"], until=b"passed", around=["env", "-C", str(tmp_path)])
+    assert status == 0 and b"local/test" in seen, seen[-2000:]
 
 
 def test_no_watch_starts_with_live_reload_off(example, env):

@@ -37,8 +37,7 @@ def new_command(args: argparse.Namespace) -> int:
             raise
         terminal.error(_said(exc))
         return 2
-    # A command to paste back, on one line whatever the name holds, never read as an option.
-    shown = shell_word(args.path if not args.path.startswith("-") else f"./{args.path}")
+    shown = shell_word(args.tui_path)  # a command to paste back, on one line whatever the name holds
     terminal.out(f"wrote a new task in {one_line(args.path)}:")
     width = max(map(len, _ROLES))
     for rel, role in _ROLES.items():
