@@ -684,6 +684,33 @@ def test_an_overlay_that_could_not_be_tried_binds_the_folder_and_says_so(tmp_pat
     ), data["notices"]
 
 
+def _cases_beside_a_socket(tmp_path: Path, env: dict[str, str], point: Path, cases: str, jobs: str) -> dict:
+    """``test --json`` of a case for each letter of ``cases``, ``-j jobs``, with a venv in ``point/.venv``
+    whose import path names ``point``, a server's socket in ``point`` answering meanwhile: a case passes
+    where the socket is kept out."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(point / "dev.sock"))
+    server.listen(4)
+    python = _venv_naming(point / ".venv", str(point))
+    task = make_task(
+        tmp_path / "t",
+        f"""\
+        import socket
+
+        def verify(workspace):
+            with socket.socket(socket.AF_UNIX) as client:
+                client.settimeout(2)
+                return 0.0 if client.connect_ex({str(point / "dev.sock")!r}) == 0 else 1.0
+    """,
+        cases={name: {} for name in cases},
+    )
+    for name in cases:
+        (task / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    with answering([server]):
+        done = run_tool(env, "test", "--json", task, "--python", python, "-j", jobs, timeout_s=300)
+    return json.loads(done.stdout)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
 def test_the_overlay_is_tried_once_for_every_case_of_test(tmp_path, env, namespace):
     """``test``'s cases are contained side by side (a case's runner is started held while the one before it
@@ -691,28 +718,26 @@ def test_the_overlay_is_tried_once_for_every_case_of_test(tmp_path, env, namespa
     was bound and its socket answered. The first try serves every case of the process."""
     env = bwrap_probes_that_fail(env, tmp_path / "bin", after=1, probe="'--unshare-user --die-with-parent '*")
     with _overlay_whose_layers_are_gone("docker") as point:
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(point / "dev.sock"))
-        server.listen(4)
-        python = _venv_naming(point / ".venv", str(point))
-        task = make_task(
-            tmp_path / "t",
-            f"""\
-            import socket
-
-            def verify(workspace):
-                with socket.socket(socket.AF_UNIX) as client:
-                    client.settimeout(2)
-                    return 0.0 if client.connect_ex({str(point / "dev.sock")!r}) == 0 else 1.0
-        """,
-            cases={name: {} for name in "abcd"},
-        )
-        for name in "abcd":
-            (task / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
-        with answering([server]):
-            done = run_tool(env, "test", "--json", task, "--python", python, "-j", "1")
-    data = json.loads(done.stdout)
+        data = _cases_beside_a_socket(tmp_path, env, point, "abcd", jobs="1")
     assert (data["passed"], data["failed"]) == (4, 0), [(case["case"], case["notices"]) for case in data["cases"]]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_a_try_of_the_overlay_that_does_not_answer_is_not_waited_for_by_every_case(tmp_path, env, namespace):
+    """A try that did not answer was not remembered, and each case of ``test`` waited its 10 s in turn for a
+    try of its own (3 cases, ``-j 2``: 31 s). As the sandbox's own probe, one that timed out is taken as
+    timing out again for a moment: the cases waiting meanwhile bind the folder at once, and say so."""
+    env = bwrap_probes_that_fail(
+        env, tmp_path / "bin", probe="'--unshare-user --die-with-parent '*", fails="exec sleep 60"
+    )
+    with _overlay_whose_layers_are_gone("docker") as point:
+        data = _cases_beside_a_socket(tmp_path, env, point, "abc", jobs="2")
+    assert (tmp_path / "bin" / "probed").read_text().count("x") == 1
+    for case in data["cases"]:
+        assert any(
+            "could not be tried there" in notice and "did not answer within 10 s" in notice
+            for notice in case["notices"]
+        ), case["notices"]
 
 
 # ---------------------------------------------------------------------------

@@ -103,15 +103,24 @@ def past_the_inotify_limit(watches: int) -> list[str]:
     return around
 
 
+NO_PROCESS_SLOT = 'echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2; exit 1'
+"""What a probe of :func:`bwrap_probes_that_fail` does by default: bwrap's words where fork finds no slot."""
+
+
 def bwrap_probes_that_fail(
-    env: dict[str, str], folder: Path, after: int = 0, probe: str = "*verifier-tui-probe-*"
+    env: dict[str, str],
+    folder: Path,
+    after: int = 0,
+    probe: str = "*verifier-tui-probe-*",
+    fails: str = NO_PROCESS_SLOT,
 ) -> dict[str, str]:
     """``env`` with ``VERIFIER_TUI_SANDBOX=namespace`` and first on its PATH a ``bwrap`` in ``folder``
     that builds every view as the wheel's does, but whose sandbox probes past the first ``after``
     cannot be tried (no process slot to spare): a machine where the sandbox cannot be had from then
     on. ``probe``: the pattern (sh's ``case``) of a probe's command line (by default the view's; the
-    overlay's over an interpreter folder: ``'--unshare-user --die-with-parent '*``). Skipped where the
-    machine's own bwrap is tried before any on PATH."""
+    overlay's over an interpreter folder: ``'--unshare-user --die-with-parent '*``). ``fails``: what
+    such a probe does instead (sh; one that goes on runs the wheel's bwrap). Each probe adds a line to
+    ``folder/probed``. Skipped where the machine's own bwrap is tried before any on PATH."""
     import shutil
 
     if shutil.which("bwrap", path="/usr/bin:/bin:/usr/sbin:/sbin"):
@@ -125,7 +134,7 @@ def bwrap_probes_that_fail(
         "#!/bin/sh\n"
         f'case "$*" in {probe}) echo x >> {probed}\n'
         f'  if [ "$(wc -l < {probed})" -gt {after} ]; then\n'
-        '    echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2; exit 1\n'
+        f"    {fails}\n"
         "  fi;;\n"
         "esac\n"
         f'exec {bwrap_path()} "$@"\n'

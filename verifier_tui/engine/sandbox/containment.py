@@ -12,12 +12,14 @@ looked at before and after the run (:mod:`.user_files`) to report what it wrote.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -370,6 +372,10 @@ the rest: an id the kernel gives again to another mount is tried again), and whe
 view's over a folder of it (None), else why not. Tried once a process: about 4 ms a try. Not kept in the
 tool's cache: a "no" a run wrote there would show its sockets to the next runs, and a "yes" for a mount
 that is no longer the one tried would fail a run to start."""
+_timed_out: dict[str, tuple[float, str]] = {}
+"""Each such overlay whose try did not answer in time: when, and what was said. Taken as not answering
+again for :data:`~.isolation.HOLD_TIMEOUT_S`, as the sandbox's own probe is: ``test``'s cases, which
+all ask at once, would each wait out the timeout in turn."""
 _trying = threading.Lock()
 """``test``'s cases are contained side by side (a runner started held while another runs): one try serves all."""
 
@@ -377,13 +383,20 @@ _trying = threading.Lock()
 def _overlay_tried(bwrap: str, folder: str, mount: str) -> str | None:
     """Why ``folder``, on the overlay whose mountinfo line is ``mount``, gets no overlay of the view's
     (None: it does), tried once per mount. One that could not be tried is bound this time (a run never
-    fails to start for it) and tried again at the next."""
+    fails to start for it) and tried again at the next (one that timed out, once the hold is over)."""
+    untried = "whose layers cannot be told here, and another could not be tried there ({})"
     with _trying:
         if mount not in _overlays_tried:
+            late = _timed_out.get(mount)
+            if late is not None and time.monotonic() - late[0] < isolation.HOLD_TIMEOUT_S:
+                return untried.format(f"{late[1]}; not tried again so soon")
             try:
                 _overlays_tried[mount] = isolation.overlay_refused(bwrap, folder)
             except OSError as exc:
-                return f"whose layers cannot be told here, and another could not be tried there ({exc.strerror or exc})"
+                said = exc.strerror or str(exc)
+                if exc.errno == errno.ETIMEDOUT:
+                    _timed_out[mount] = (time.monotonic(), said)
+                return untried.format(said)
     refused = _overlays_tried[mount]
     return None if refused is None else f"where the kernel refused another (tried: {refused})"
 
