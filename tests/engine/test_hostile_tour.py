@@ -740,6 +740,23 @@ def test_a_try_of_the_overlay_that_does_not_answer_is_not_waited_for_by_every_ca
         ), case["notices"]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay takes root")
+def test_a_try_of_the_overlay_short_of_memory_is_not_taken_as_the_kernels_answer(tmp_path, env, namespace):
+    """bwrap's "Can't make overlay mount ...: Cannot allocate memory" was kept as the kernel's answer for the
+    mount: a moment short of memory bound the folder, its socket answering, for every later run of the
+    process. A limit of the moment is a try that could not be made: that run binds, the next tries again."""
+    said = "bwrap: Can't make overlay mount on /newroot/x with options lowerdir=/oldroot/x: Cannot allocate memory"
+    probed = tmp_path / "bin" / "probed"
+    fails = f'[ "$(wc -l < {probed})" -gt 1 ] || {{ echo "{said}" >&2; exit 1; }}'
+    env = bwrap_probes_that_fail(env, tmp_path / "bin", probe="'--unshare-user --die-with-parent '*", fails=fails)
+    with _overlay_whose_layers_are_gone("docker") as point:
+        data = _cases_beside_a_socket(tmp_path, env, point, "abc", jobs="2")
+    notices = [(case["case"], case["notices"]) for case in data["cases"]]
+    assert (data["passed"], data["failed"]) == (2, 1), notices
+    (failed,) = (case for case in data["cases"] if case["rewards"] != {"reward": 1.0})
+    assert any("could not be tried there (Cannot allocate memory)" in notice for notice in failed["notices"]), notices
+
+
 # ---------------------------------------------------------------------------
 # 6. /tests is writable, as in Harbor's container
 

@@ -462,7 +462,8 @@ def overlay_refused(bwrap: str, folder: str) -> str | None:
     """Whether the kernel lays the view's read-only overlay over ``folder``, tried in a throwaway view
     of ``bwrap``'s (the run's user and mount namespaces, the same options): None when it does, else
     why not, in the kernel's words. OSError when it could not be tried (no process to start, no
-    answer in time, bwrap failing before it came to the overlay), which says nothing of the kernel."""
+    answer in time, bwrap failing before it came to the overlay, the mount short of memory for
+    now), which says nothing of the kernel."""
     import subprocess
 
     sh = _tool("sh") or "/bin/sh"
@@ -482,7 +483,13 @@ def overlay_refused(bwrap: str, folder: str) -> str | None:
     # view's own paths, of no use to the user)
     if not line.startswith("bwrap: Can't make overlay mount"):
         raise OSError(errno.EIO, line or f"{bwrap} exited {done.returncode}")
-    return line.rpartition(": ")[2]
+    said = line.rpartition(": ")[2]
+    # Short of memory, a process slot, a descriptor or room at that moment (as _try_view takes them):
+    # not the kernel's answer for this overlay, which the next run may get
+    moment = next((code for code in _FOR_NOW if said == os.strerror(code)), None)
+    if moment is not None:
+        raise OSError(moment, said)
+    return said
 
 
 def _take_back(where: str) -> None:
