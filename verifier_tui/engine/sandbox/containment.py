@@ -369,9 +369,9 @@ def _not_overlaid(folders: tuple[str, ...], bwrap: str) -> list[tuple[str, str]]
 _overlays_tried: dict[str, str | None] = {}
 """Each overlay whose layers could not be told, by its line of ``/proc/self/mountinfo`` (its mount id, and
 the rest: an id the kernel gives again to another mount is tried again), and whether the kernel laid the
-view's over a folder of it (None), else why not. Tried once a process: about 4 ms a try. Not kept in the
-tool's cache: a "no" a run wrote there would show its sockets to the next runs, and a "yes" for a mount
-that is no longer the one tried would fail a run to start."""
+view's over a folder of it (None), else why not: once a process where the kernel answered (a few ms). Not
+kept in the tool's cache: a "no" a run wrote there would show its sockets to the next runs, and a "yes"
+for a mount that is no longer the one tried would fail a run to start."""
 _timed_out: dict[str, tuple[float, str]] = {}
 """Each such overlay whose try did not answer in time: when, and what was said. Taken as not answering
 again for :data:`~.isolation.HOLD_TIMEOUT_S`, as the sandbox's own probe is: ``test``'s cases, which
