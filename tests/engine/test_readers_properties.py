@@ -8,6 +8,7 @@ does not return), and none loses a trial."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -128,7 +129,7 @@ def test_a_trial_config_with_anything_in_any_field_reads_without_raising(data, t
             table = config
             for key in keys[:-1]:
                 table = table.setdefault(key, {}) if isinstance(table.get(key, {}), dict) else {}
-            table[keys[-1]] = value
+            table[keys[-1]] = copy.deepcopy(value)  # a value drawn twice, set inside itself, is no JSON
         (trial_path / name).write_text(json.dumps(document))
     opened, step = bounded(open_harbor, trial_path)
     trial, step = select_trial(opened, None, step)
