@@ -510,39 +510,6 @@ async def test_debug_under_step_says_the_step_s_tests_are_laid_over_tests(tmp_pa
     assert f"is a copy of {root / 'tests'} with {own} laid over it" in banners[0], banners
 
 
-async def test_debug_leaves_the_screen_alive_while_its_run_is_prepared(tmp_path, monkeypatch):
-    """d prepared its run on the screen's own loop: a preparation that waits (a try of the view's
-    overlay that does not answer: 10 s) froze the screen, keys and all, until it was over. The screen
-    goes on meanwhile, and pdb starts once the run is prepared."""
-    import threading
-
-    import verifier_tui.tui.screens.main as main_screen
-
-    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
-    banners: list[str] = []
-    monkeypatch.setattr(
-        main_screen, "run_suspended", lambda app, command, banner="", **_: banners.append(banner) or True
-    )
-    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n")
-    app = make_app(root, watch=False)
-    entered, go, waited_out = threading.Event(), threading.Event(), []
-    real = app.session.prepare
-
-    def slow(*args, **kwargs):
-        entered.set()
-        waited_out.append(not go.wait(15))
-        return real(*args, **kwargs)
-
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        app.session.prepare = slow  # type: ignore[method-assign]
-        await pilot.press("d")
-        await wait_for(entered.is_set, "d to prepare its run")
-        go.set()  # only a screen still alive gets here while d prepares
-        await wait_for(lambda: banners, "pdb to be started")
-    assert waited_out == [False]
-
-
 async def test_debug_on_a_run_that_timed_out_says_so_on_the_screen(tmp_path, monkeypatch):
     """d on a run that timed out left the screen to re-run the stuck verifier
     in the terminal, for ever: ctrl+c ended the sandbox with it, no traceback

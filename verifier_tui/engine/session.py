@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import os
 import struct
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,7 +64,7 @@ from verifier_tui.engine.warm import at_its_turn, prepare_held
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from typing import Any
 
     from verifier_tui.engine.process import Held, ProcessResult
@@ -789,19 +788,9 @@ class Session:
     def _release(self, stage: Stage) -> None:
         self._busy.discard(id(stage))
 
-    def prepare(self, spec: RunSpec | None = None, stage: Stage | None = None) -> Prepared:
+    def prepare(self, spec: RunSpec | None = None) -> Prepared:
         spec = spec or self.spec()
-        return prepare(spec, stage or self.stage_for(spec))
-
-    @contextmanager
-    def claimed(self, spec: RunSpec) -> Iterator[Stage]:
-        """A stage for ``spec`` that no run of the session's is given until the block ends: d's run
-        under pdb is prepared in a thread, while a key (b) may start runs of their own."""
-        stage = self._claim(spec)
-        try:
-            yield stage
-        finally:
-            self._release(stage)
+        return prepare(spec, self.stage_for(spec))
 
     def next_sequence(self) -> int:
         self.sequence += 1

@@ -38,7 +38,6 @@ from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.task.kinds import no_runner_words
 from verifier_tui.engine.task.steps import no_steps
-from verifier_tui.engine.to_the_end import to_the_end
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     NO_STEP,
@@ -995,46 +994,44 @@ class MainScreen(SizedScreen):
                 if why is not None:
                     self.notify(why, markup=False)
                     return
-            spec = session.spec()
-            with session.claimed(spec) as stage:  # (b, pressed meanwhile, stages no run into it)
-                try:
-                    # In a thread: the overlay's try alone may take 10 s, which froze the screen
-                    prepared = await to_the_end(asyncio.to_thread(session.prepare, spec, stage))
-                except REFUSED as exc:
-                    self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error", markup=False)
-                    return
-                if prepared.start_error or prepared.shim_refusal:
-                    self.notify(
-                        f"cannot debug: {self.fmt.words(prepared.start_error or prepared.shim_refusal or '')}",
-                        severity="error",
-                        markup=False,
-                    )
-                    return
-                seen = stage.seen  # the sandbox's own paths in the view, the stage's in the copy
-                # Under --step, /tests is tests/ with the step's own tests laid over it (Harbor uploads
-                # them last): "a copy of tests/" alone hid where the step's verifier and helpers came from.
-                overlay = prepared.spec.extra_tests
-                over = f" with {overlay} laid over it (the step's files win)" if overlay is not None else ""
-                banner = (
-                    f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                    f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}{over}\n  "
-                    f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
+            try:
+                prepared = session.prepare(session.spec())
+            except REFUSED as exc:
+                self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error", markup=False)
+                return
+            if prepared.start_error or prepared.shim_refusal:
+                self.notify(
+                    f"cannot debug: {self.fmt.words(prepared.start_error or prepared.shim_refusal or '')}",
+                    severity="error",
+                    markup=False,
                 )
-                with leased_cpus(prepared) as cpus:
-                    self._outside(
-                        pdb_command(prepared.argv),
-                        "the run under pdb",
-                        what="pdb",
-                        banner=banner,
-                        cwd=prepared.cwd,
-                        env=prepared.env,
-                        wait_for_enter=True,
-                        attach=prepared.attached,
-                        cpus=cpus,
-                    )
-                from verifier_tui.engine.sandbox.containment import after_copy_run
+                return
+            stage = prepared.stage
+            seen = stage.seen  # the sandbox's own paths in the view, the stage's in the copy
+            # Under --step, /tests is tests/ with the step's own tests laid over it (Harbor uploads
+            # them last): "a copy of tests/" alone hid where the step's verifier and helpers came from.
+            overlay = prepared.spec.extra_tests
+            over = f" with {overlay} laid over it (the step's files win)" if overlay is not None else ""
+            banner = (
+                f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
+                f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}{over}\n  "
+                f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
+            )
+            with leased_cpus(prepared) as cpus:
+                self._outside(
+                    pdb_command(prepared.argv),
+                    "the run under pdb",
+                    what="pdb",
+                    banner=banner,
+                    cwd=prepared.cwd,
+                    env=prepared.env,
+                    wait_for_enter=True,
+                    attach=prepared.attached,
+                    cpus=cpus,
+                )
+            from verifier_tui.engine.sandbox.containment import after_copy_run
 
-                after_copy_run(prepared.guard)
+            after_copy_run(prepared.guard)
         finally:
             controller.resume()
 

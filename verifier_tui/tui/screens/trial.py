@@ -60,8 +60,8 @@ EMPTY = "__empty__"
 #: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
 FILES = Binding.Group("files")
 #: f and s both choose the stand-in for /app the replay runs on: one entry, "f s stand-in".
-#: With c left to the palette and the help below 120 columns, the footer then fits 100 columns (the
-#: smallest the screen draws in) down to its last key, esc, the way back (it was cut after q).
+#: With c and ? left to the palette and the help below 120 and 110 columns, the footer then fits 100 columns
+#: (the smallest the screen draws in) down to its last key, esc, the way back (it was cut after q).
 STAND_IN = Binding.Group("stand-in")
 
 
@@ -105,8 +105,8 @@ class TrialScreen(SizedScreen):
             "One of the task's cases as the stand-in for /app",
             group=STAND_IN,
         ),
-        # The footer must fit 100 columns down to esc: c is in it from 120 columns (beside every
-        # other key, the palette's hint to the right), else in the palette and the help.
+        # The footer must fit 100 columns down to esc: c is in it from 120 columns and ? from 110
+        # (beside every other key, the palette's hint to the right), else in the palette and the help.
         *footer_when_wide(
             key(
                 "c",
@@ -176,7 +176,17 @@ class TrialScreen(SizedScreen):
             "artifacts/manifest.json: what Harbor collected from the sandbox, and where it is",
             group=FILES,
         ),
-        key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
+        *footer_when_wide(
+            key(
+                "?",
+                "help",
+                "help",
+                "Help: keys and marks",
+                "Every key of this screen, and what the marks mean",
+                show=False,
+            ),
+            110,  # the first key a newcomer needs: wherever the footer still ends with esc, the way back
+        ),
         QUIT,
         # esc names the list beneath, as o names its stream: two bindings, check_action offers
         # the one of :attr:`back_to`. "the trials": a job's overview or a comparison's flipped
