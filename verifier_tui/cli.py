@@ -513,9 +513,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
         parser.command = argv[0]
         args = parser.parse_args(argv)
         if args.command == "new":
-            # What opens the new task in the TUI: a name read as a command or an option (test, -x) is said ./NAME.
+            # What opens the new task in the TUI: a name read as a command or an option (test, -x) is said ./NAME,
+            # one read as the user's home (~, which ./~ is too once a Path) by its whole path.
             named = args.path in COMMANDS or args.path.startswith("-")
-            args.tui_path = f"./{args.path}" if named else args.path
+            args.tui_path = (
+                os.path.abspath(args.path) if args.path.startswith("~") else f"./{args.path}" if named else args.path
+            )
     elif not argv or argv[0] in ("-h", "--help", "--version"):
         build_parser().parse_args(argv or ["--help"])
         raise SystemExit(0)
@@ -523,7 +526,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         parser = build_tui_parser()
         # The path found first, wherever it stands: words after a mistyped command are not what is wrong.
         args, unknown = parser.parse_known_args(argv)
-        _refuse_a_mistyped_command(parser, args.path)
+        if not any(word.startswith("-") for word in unknown):  # else the option is what is wrong (--timout 30)
+            _refuse_a_mistyped_command(parser, args.path)
         if unknown:
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")  # as parse_args says them
         args.command = None

@@ -154,11 +154,12 @@ def test_the_tui_new_suggests_opens_a_task_named_like_a_command(tmp_path, env):
     """`new test` said `verifier-tui test  # the TUI`, which read as the test
     command without a path ("the following arguments are required: PATH"):
     the TUI's line names such a task so that it opens the TUI."""
-    done = run_tool(env, "new", "--no-open", "test", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    tui = next(line for line in done.stdout.splitlines() if "# the TUI" in line).split("#")[0]
-    opened = run_tool(env, *shlex.split(tui)[1:], cwd=tmp_path)
-    assert opened.returncode == 2 and "the TUI needs a terminal" in opened.stderr, opened.stderr
+    for name in ("test", "~"):  # a review after: ~ opened the user's home
+        done = run_tool(env, "new", "--no-open", name, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        tui = next(line for line in done.stdout.splitlines() if "# the TUI" in line).split("#")[0]
+        opened = run_tool(env, *shlex.split(tui)[1:], cwd=tmp_path)
+        assert opened.returncode == 2 and "the TUI needs a terminal" in opened.stderr, opened.stderr
 
 
 def test_new_refuses_a_folder_that_is_not_empty(tmp_path, env):

@@ -132,6 +132,10 @@ def test_a_mistyped_command_after_options_is_said_as_one(tmp_path, env, example)
         assert str(task) not in done.stderr
     lone, after = (run_tool(env, *words, cwd=tmp_path).stderr for words in (["mytask"], ["--no-watch", "mytask"]))
     assert lone == after and "mytask is neither a command" in lone, (lone, after)
+    for typo in (["--timout", "30"], ["--cse", "correct"]):  # a review after: the option is what is wrong
+        done = run_tool(env, *typo, "mytask", cwd=tmp_path)
+        assert f"unrecognized arguments: {typo[0]} mytask" in done.stderr, done.stderr
+        assert "neither a command" not in done.stderr
     gone = run_from_a_removed_folder(env, tmp_path / "gone", "--no-watch", "tets", task)
     assert gone.stderr == (
         "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
