@@ -160,6 +160,24 @@ def test_a_path_sh_expands_hides_no_plain_one_after_it_on_its_line(tmp_path):
     assert workspace_given(tmp_path) == (said.stdout.strip(), "") == ("/srv/ws", "")
 
 
+@pytest.mark.parametrize(
+    ("line", "given"),
+    [
+        ('set -- "$@" --workspace "$WS" || echo hint: try --workspace /srv/example', ("/app", '"$WS"')),
+        ("python3 run.py --workspace=/srv/a; echo --workspace /srv/b", ("/srv/a", "")),
+        ('printf "%s" --workspace /srv/c && exec python3 run.py --workspace /srv/d', ("/srv/d", "")),
+        ("echo --workspace /srv/b", ("/app", "")),
+    ],
+)
+def test_a_path_a_command_only_says_is_no_workspace(tmp_path, line, given):
+    """A review after: with the line read on past a path sh expands, a hint test.sh prints after the
+    runner's command (`... --workspace "$WS" || echo hint: try --workspace /srv/example`) laid the
+    workspace at the hint's path: echo and printf pass no --workspace on, their words are not read."""
+    (tmp_path / "test.sh").write_text(line + "\n")
+    path, note = workspace_given(tmp_path)
+    assert path == given[0] and (given[1] in note if given[1] else note == ""), (path, note)
+
+
 @pytest.mark.parametrize("ending", ["", " --verifier x", " # a comment"])
 def test_a_crlf_test_sh_passes_the_carriage_return_as_bash_does(tmp_path, ending):
     """A CRLF test.sh whose path is the last word of its line: bash passes the \\r as the path's last

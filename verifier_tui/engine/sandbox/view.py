@@ -149,6 +149,10 @@ _WORD_PIECE = re.compile(
     r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^ \t\n'"\\;&|()<>]+)|([ \t\n;&|()<>]+|\\$)|(['"])""", re.DOTALL
 )
 _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
+# What ends a command within a line (a word's end, white space aside), and the commands that only say
+# their words, passing no --workspace to a runner: a hint a test.sh prints is not where it points it.
+_COMMAND_ENDS = re.compile(r"[;&|()]")
+_SAYS = frozenset({"echo", "printf", ":"})
 # what sh expands in a word: a $ before a name (ASCII: bash's legal_variable_starter, as in a UTF-8 or C
 # locale), a special parameter, { ( [, or, unquoted, (bash's) a quote; a backquote. A $ before anything
 # else ($é, $日本), or at a word's end, is kept as it is, as a \$ is.
@@ -249,7 +253,7 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
     None too for no such word, one holding a newline (quoted over two lines), or a quote that never closes."""
     words: list[tuple[str, bool, int]] = []  # (the word as sh passes it, whether sh expands it, where it starts)
     pieces: list[str] | None = None  # of the word being read
-    expands, start = False, 0
+    expands, start, first, saying = False, 0, True, False  # saying: the command only says its words (echo)
     for piece in _WORD_PIECE.finditer(line):
         single, double, escaped, plain, ends, unclosed = piece.groups()
         if unclosed:
@@ -264,11 +268,17 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
             pieces.append(
                 _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
             )
-        elif pieces is not None:
-            words.append(("".join(pieces), expands, start))
+            continue
+        if pieces is not None:
+            word = "".join(pieces)
+            saying, first = saying or (first and word in _SAYS), False
+            words.append(("", False, start) if saying else (word, expands, start))
             pieces = None
+        if _COMMAND_ENDS.search(ends):
+            first, saying = True, False
     if pieces is not None:
-        words.append(("".join(pieces), expands, start))
+        word = "".join(pieces)
+        words.append(("", False, start) if saying or (first and word in _SAYS) else (word, expands, start))
     unknown = ""  # the first such word sh expands, said only when no plain path follows it
     for (word, word_expands, word_start), after in pairwise([*words, ("", False, len(line))]):
         if word == "--workspace":
