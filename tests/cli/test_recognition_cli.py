@@ -598,3 +598,40 @@ def test_a_crlf_test_sh_fails_every_command_as_the_sandbox_would(env, tmp_path):
     finally:
         proc.terminate()
         proc.wait()
+
+
+# the shim's body as Harbor's bash meets it with CRLF endings, under heads the kernel does start
+CRLF_HEADS = {
+    "bash-option": b"#!/bin/bash -e",  # bash: "-\r: invalid option", exit 1
+    "no-shebang": b"",  # the kernel refuses it, and bash runs it itself: a syntax error at `do\r`, exit 2
+    "bom": b"\xef\xbb\xbf#!/bin/bash",  # no #! for the kernel either
+    "env-split": b"#!/usr/bin/env -S bash",  # env -S finds bash; bash stops at `do\r`, exit 2
+}
+CRLF_REFUSAL = (
+    "tests/test.sh has CRLF line endings, which bash reads as part of each line (`do\\r` is a syntax error, "
+    "a path ends in \\r): how Harbor's run of it ends is bash's, which verifier-tui does not model; "
+    "save it with LF endings"
+)
+
+
+@pytest.mark.parametrize("head", list(CRLF_HEADS.values()), ids=list(CRLF_HEADS))
+def test_a_crlf_test_sh_bash_starts_is_not_scored_as_the_runner_alone_would(env, tmp_path, head):
+    """A CRLF test.sh the kernel does start (or bash runs itself): bash fails on its \\r (an option, `do\\r`)
+    and Harbor finds no reward, where run, test and the plugin scored the runner's 1.0."""
+    import subprocess
+
+    task_dir = crlf_task(tmp_path / "t")
+    shim = task_dir / "tests" / "test.sh"
+    body = shim.read_bytes().split(b"\r\n", 1)[1]
+    shim.write_bytes((head + b"\r\n" if head else b"") + body)
+    shim.chmod(0o755)
+    said = subprocess.run(["bash", "-c", f"({shim})"], capture_output=True, check=False)
+    assert said.returncode in (1, 2), said  # what Harbor's bash makes of it: no runner, no reward
+    data = json.loads(run_tool(env, "run", task_dir, "--python", PY, "--json").stdout)
+    assert data["rewards"] is None and data["exit_code"] is None, data
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 2 and CRLF_REFUSAL in done.stdout and "verdict: none" in done.stdout, done.stdout
+    no_traceback(done)
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode != 0 and "1 passed" not in done.stdout, done.stdout
+    assert one_line_refusal(run_tool(env, "explain", task_dir, "--python", PY)) == f"verifier-tui: {CRLF_REFUSAL}"

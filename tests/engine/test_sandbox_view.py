@@ -370,22 +370,22 @@ def test_a_workspace_known_only_as_test_sh_runs_is_said_not_guessed(tmp_path, en
     ), data["notices"]
 
 
-def test_a_crlf_test_sh_gives_the_runner_the_workspace_bash_gives_it_and_says_why(tmp_path, env):
-    """A CRLF test.sh ending its --workspace line with the path: bash hands the runner `/srv/ws` + \\r,
-    and the run gave the verifier /srv/ws. The view lays the workspace where bash points the runner,
-    and a note says why the path ends in \\r. The file has no #! line: bash, which Harbor starts it
-    from, runs it itself (a CRLF #! line names `bash\\r`, and the sandbox would never start it)."""
+def test_a_crlf_test_sh_is_refused_not_scored_by_a_shim_bash_cannot_parse(tmp_path, env):
+    """A CRLF test.sh with no #! line: bash, which Harbor starts it from, runs it itself and stops at the
+    shim's `do\\r` (a syntax error, exit 2, no reward). The run laid the workspace at `/srv/ws` + \\r and
+    scored the runner's 1.0. It is refused in one line."""
+    import subprocess
+
     needs_namespaces()
-    verifier = "def verify(workspace):\n    return float(str(workspace) == '/srv/ws\\r')\n"
-    task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
     shim = task_dir / "tests" / "test.sh"
     body = shim.read_text().split("\n", 1)[1]
     shim.write_text(body.replace("--workspace /app", "--workspace /srv/ws").replace("\n", "\r\n"))
+    said = subprocess.run(["bash", str(shim)], capture_output=True, text=True, check=False)
+    assert said.returncode == 2 and "syntax error near unexpected token `$'do\\r''" in said.stderr, said
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
-    assert data["rewards"] == {"reward": 1.0}, data
-    assert any("--workspace /srv/ws\\r" in note and "CRLF" in note for note in data["notices"]), data["notices"]
-    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY)
-    assert " · workspace at /srv/ws\\r\n" in done.stdout, done.stdout  # the \r is seen, not dropped
+    assert data["rewards"] is None and data["outcome"] == "could_not_start", data
+    assert "tests/test.sh has CRLF line endings" in data["outcome_words"], data["outcome_words"]
 
 
 def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):

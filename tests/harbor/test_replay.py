@@ -532,3 +532,22 @@ def test_a_test_sh_without_a_shebang_replays_in_bash_as_harbor_runs_it(task, run
     _, _, local, out = replay(trial)
     assert local.verdict_by == "test.sh" and local.verdict.rewards == {"reward": 1.0}, local.stderr.text
     assert out["same"] is True, out["differences"]
+
+
+@pytest.mark.parametrize(
+    "head", [b"#!/bin/bash -e\r\n", b"", b"#!/usr/bin/env -S bash\r\n"], ids=["option", "none", "S"]
+)
+def test_a_crlf_test_sh_bash_starts_replays_as_bash_ended_it(task, runs, monkeypatch, head):
+    """A trial whose CRLF test.sh the kernel (or bash itself) started: bash stopped on a \\r (`-\\r: invalid
+    option`, a syntax error at `do\\r`) and Harbor found no reward. The replay's runner scored 1.0 and its
+    test.sh was not run to say otherwise. The runner alone is refused; the script, run in the view, ends so."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    (demo / "tests" / "test.sh").write_bytes(head + SHIM.split("\n", 1)[1].replace("\n", "\r\n").encode())
+    _, _, local, out = replay(no_reward_trial(runs, demo, "syntax error near unexpected token `$'do\\r''\n"))
+    assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh", local.verdict
+    assert out["same"] is True, out["differences"]

@@ -2065,3 +2065,15 @@ def test_test_junit_and_the_plugin_cut_a_case_name_past_1000_characters_alike(py
     case two ways, with different counts of what was left out."""
     cut = next(n for n in case_names_in_both_reports(pytester, env, [name]) if n != "plain")
     assert ("…" in cut or "\\n" in cut) and "\n" not in cut and cut.endswith("#x1F600")
+
+
+def test_a_crlf_test_sh_bash_runs_fails_the_case_in_one_line(pytester):
+    """A CRLF test.sh the kernel starts (#!/bin/bash -e\\r: bash stops, no reward in Harbor): the plugin
+    passed the case on the runner's 1.0."""
+    task_dir = make_task(pytester.path / "tasks" / "crlf", cases={"only": {}})
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_bytes(b"#!/bin/bash -e\r\n" + shim.read_bytes().split(b"\n", 1)[1].replace(b"\n", b"\r\n"))
+    done = run(pytester, "--verifier-cases", "tasks", "-v")
+    done.assert_outcomes(failed=1)
+    done.stdout.fnmatch_lines(["*tests/test.sh has CRLF line endings, which bash reads as part of each line*"])

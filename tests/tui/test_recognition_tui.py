@@ -207,3 +207,18 @@ async def test_a_crlf_test_sh_is_never_started(tmp_path):
     shim.write_bytes(shim.read_bytes().replace(b"\n", b"\r\n"))
     text = await refused_by_test_sh(make_app(root, watch=False))
     assert "tests/test.sh has CRLF line endings" in text and "save it with LF endings" in text, text
+
+
+async def test_a_crlf_test_sh_bash_runs_is_refused_on_screen(tmp_path):
+    """A CRLF test.sh the kernel starts (`#!/bin/bash -e\\r`: bash stops, Harbor finds no reward): the
+    reward panel showed the runner's 1.0. It says the run was refused, and why, in one line."""
+    root = make_task(tmp_path / "tasks" / "crlf")
+    shim = root / "tests" / "test.sh"
+    shim.write_bytes(b"#!/bin/bash -e\r\n" + shim.read_bytes().split(b"\n", 1)[1].replace(b"\n", b"\r\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result is not None and result.verdict.rewards is None, result
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+        assert "tests/test.sh has CRLF line endings, which bash reads" in " ".join(text.split()), text

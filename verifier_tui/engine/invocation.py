@@ -186,9 +186,13 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     prepared.path_map = _path_map(spec, stage, staged)
     if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
         prepared.start_error, prepared.not_staged = stage.problem, True
+    test_sh = spec.task.tests_dir / "test.sh"
+    unstartable = test_sh_unstartable(test_sh) if prepared.start_error is None else None
+    crlf = _crlf_test_sh(test_sh) if unstartable is None and not spec.via_test_sh else None
+    if prepared.start_error is None and crlf is not None:  # refused: only the script itself, run, ends as bash's
+        prepared.start_error, prepared.not_staged = crlf, True
     if prepared.start_error is not None:
         return prepared
-    unstartable = test_sh_unstartable(spec.task.tests_dir / "test.sh")
     prepared.shim_refusal = unstartable or shim_refusal(interpreter)
     if unstartable is not None:
         prepared.notices.append(unstartable)
@@ -491,6 +495,22 @@ def test_sh_unstartable(test_sh: Path) -> str | None:
         f"tests/test.sh has {endings} line endings: its first line `{cut_middle(unbroken(first), 120)}` cannot be "
         f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings"
     )
+
+
+CRLF_TEST_SH = (
+    "tests/test.sh has CRLF line endings, which bash reads as part of each line (`do\\r` is a syntax error, "
+    "a path ends in \\r): how Harbor's run of it ends is bash's, which verifier-tui does not model; "
+    "save it with LF endings"
+)
+
+
+def _crlf_test_sh(test_sh: Path) -> str | None:
+    """The refusal of a run of the runner alone where ``test_sh`` has CRLF lines the kernel (or bash,
+    which Harbor starts it from) does start: bash keeps each \\r, so `set -u\\r` is a bad option,
+    `do\\r` a syntax error (exit 2) and `--workspace /app\\r` another path; what the runner would do
+    after such a script is no model of it. A trial's replay runs the script itself in the view."""
+    head = untrusted.read_bytes(test_sh, untrusted.SCRIPT_LIMIT, keep="head").data or b""
+    return CRLF_TEST_SH if b"\r\n" in head else None
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:

@@ -387,7 +387,8 @@ class RunResult:
     trigger: str = "start"
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
-    not_staged: bool = False  # refused before the runner ran: its files could not be staged (whole) or its view built
+    not_staged: bool = False  # refused before the runner ran: its files could not be staged (whole), its view built,
+    # or its test.sh is one the runner alone stands for no more (CRLF lines bash runs)
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
     phases: list[dict[str, Any]] | None = None  # the runner's --phases-to lines, when the spec asked for them
