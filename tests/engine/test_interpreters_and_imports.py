@@ -247,3 +247,25 @@ def test_a_crlf_test_sh_is_never_started_as_the_sandbox_never_starts_it(tmp_path
     )
     assert line in result.notices and not result.stderr.text  # said once, as the run's note
     assert not marker.exists()  # the verifier's module was never imported
+
+
+@pytest.mark.parametrize("crlf", ["step", "tests"])
+def test_a_steps_own_test_sh_is_the_one_judged_for_crlf(tmp_path, crlf):
+    """Harbor runs steps/<name>/tests/test.sh when the step has one (laid over tests/): a CRLF one there
+    was run as the runner's 1.0 (tests/test.sh was read), and a CRLF tests/test.sh the step's own hides
+    refused a run Harbor scores."""
+    task_dir = make_task(tmp_path / "t", toml='[[steps]]\nname = "one"\n')
+    write(task_dir / "steps" / "one" / "instruction.md", "Do it.\n")
+    shim = (task_dir / "tests" / "test.sh").read_bytes()
+    write(task_dir / "steps" / "one" / "tests" / "test.sh", "")
+    (task_dir / ("steps/one/tests" if crlf == "step" else "tests") / "test.sh").write_bytes(
+        shim.replace(b"\n", b"\r\n")
+    )
+    (task_dir / ("tests" if crlf == "step" else "steps/one/tests") / "test.sh").write_bytes(shim)
+    with Session(task_dir, Options(python=PY, step="one")) as session:
+        result = session.run()
+        assert session.limits().app == ("/app\r" if crlf == "step" else "/app")  # the workspace the run shows
+    if crlf == "step":
+        assert result.outcome is Outcome.REFUSED_BY_SHIM and result.exit_code == 127, result.outcome
+    else:
+        assert result.verdict.rewards == {"reward": 1.0}, (result.outcome, result.notices)

@@ -178,7 +178,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     # With namespaces the runner sees the sandbox's own paths (/tests, /app,
     # /logs/verifier), as the shim's command line names them; in the copy
     # sandbox, the stage's folders themselves.
-    app, app_note = workspace_given(spec.task.tests_dir) if stage.namespace else (str(stage.app_dir), "")
+    # read from the test.sh staged: a step's own, laid over tests/'s as Harbor uploads them, is the one it runs
+    app, app_note = workspace_given(stage.tests_dir) if stage.namespace else (str(stage.app_dir), "")
     limits = limits_for(spec.task, app, app_note)
     prepared.limits, stage.app_at = limits, limits.app
     with _unstaged_on_error(prepared):
@@ -186,7 +187,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     prepared.path_map = _path_map(spec, stage, staged)
     if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
         prepared.start_error, prepared.not_staged = stage.problem, True
-    test_sh = spec.task.tests_dir / "test.sh"
+    test_sh = stage.tests_dir / "test.sh"
     unstartable = test_sh_unstartable(test_sh) if prepared.start_error is None else None
     crlf = _crlf_test_sh(test_sh) if unstartable is None and not spec.via_test_sh else None
     if prepared.start_error is None and crlf is not None:  # refused: only the script itself, run, ends as bash's

@@ -507,7 +507,9 @@ class Session:
         from verifier_tui.engine.sandbox.network import given
         from verifier_tui.engine.sandbox.view import limits_for, workspace_path
 
-        limits = limits_for(self.task, workspace_path(self.task.tests_dir))
+        own = step_tests(self.task.root, self.step)  # Harbor runs a step's own test.sh where it has one
+        script_in = own if own is not None and (own / "test.sh").is_file() else self.task.tests_dir
+        limits = limits_for(self.task, workspace_path(script_in))
         if self.isolation.kind != NAMESPACE:
             return limits
         network = given(limits.network, self.options.network)
