@@ -4,8 +4,10 @@ Session in Harbor mode) and its agreement with the sandbox."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -513,6 +515,46 @@ def test_a_test_sh_is_started_as_the_kernel_starts_it():
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "test.sh").write_bytes(text)
             assert test_sh_argv(Path(folder) / "test.sh", "/tests/test.sh") == [*argv, "/tests/test.sh"], text
+
+
+KERNEL_HEADS = {
+    "nul-ends-the-name": b"#!{show}\0x\n",
+    "nul-ends-the-argument": b"#!{show} -e\0junk\n",
+    "cut-name": b"#!/" + b"a" * 300 + b"\n",  # no end in the kernel's 256 bytes, no blank: ENOEXEC
+    "cut-argument": b"#!{show} " + b"b" * 300 + b"\n",  # the argument is cut at byte 255
+    "not-utf-8": b"#!{show} \xff\xfe\r\n",
+    "no-newline": b"#!{show}",
+    "only-blanks": b"#!  \t\n",
+    "blank-then-nul": b"#!{show} \0x\n",
+}
+
+
+@pytest.mark.parametrize("head", list(KERNEL_HEADS.values()), ids=list(KERNEL_HEADS))
+def test_a_test_sh_is_read_as_the_real_kernel_reads_it(tmp_path, head):
+    """The #! line as Linux reads it (fs/binfmt_script.c): a NUL ended nothing (`/bin/bash\\0x` was run as
+    `/bin/bash\\ufffdx`), bytes not UTF-8 became U+FFFD, and a first line cut by the kernel's 256 bytes
+    was started where the kernel refuses it (ENOEXEC: bash then runs the file itself)."""
+    import subprocess
+
+    from verifier_tui.engine.invocation import test_sh_argv
+
+    show = tmp_path / "show"
+    show.write_text(f"#!{sys.executable}\nimport os, sys\nsys.stdout.write(repr([os.fsencode(a) for a in sys.argv]))\n")
+    show.chmod(0o755)
+    script = tmp_path / "test.sh"
+    script.write_bytes(head.replace(b"{show}", os.fsencode(show)))
+    script.chmod(0o755)
+    argv = test_sh_argv(script, str(script))
+    try:
+        ran = subprocess.run([str(script)], capture_output=True, check=False)
+    except OSError as exc:  # the kernel refused it: the shell that asked runs it itself
+        assert exc.errno == errno.ENOEXEC and argv == ["bash", str(script)], argv
+        return
+    # the interpreter (show, by name) got the argument and the script, byte for byte
+    assert argv[0] == str(show) and [os.fsencode(word) for word in argv] == [
+        os.fsencode(show),
+        *eval(ran.stdout)[1:],
+    ], (argv, ran)
 
 
 @pytest.mark.parametrize("head", ["", "\ufeff#!/usr/bin/env bash\n"], ids=["no-shebang", "bom"])

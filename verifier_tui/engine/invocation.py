@@ -465,16 +465,32 @@ def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
     return [*kernel, seen_as] if kernel else ["bash", seen_as]
 
 
+_BINPRM_BUF_SIZE = 256  # the bytes of a file the kernel reads its #! line from
+
+
 def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
-    """The interpreter and its argument (if any) the kernel reads from ``test_sh``'s ``#!``
-    line, in the first 256 bytes it reads (BINPRM_BUF_SIZE), and those bytes."""
-    head = untrusted.read_bytes(test_sh, 256, keep="head").data or b""
-    first = head.split(b"\n", 1)[0]
-    if not first.startswith(b"#!"):
+    """The interpreter and its argument (if any) the kernel starts ``test_sh`` with, read from its first
+    256 bytes as fs/binfmt_script.c ``load_script`` reads them (zero-padded), and those bytes. None (the
+    kernel's ENOEXEC: the shell that asked runs the file itself) without ``#!``, without a name, or when
+    the first line does not end in those bytes and no blank or NUL follows the name (it may be cut). The
+    name ends at a blank or a NUL; past blanks the line's rest, to a NUL, is one argument, trimmed of
+    blanks only (a CRLF line's \\r stays). Words keep the file's bytes (``os.fsdecode``, as exec takes them)."""
+    head = untrusted.read_bytes(test_sh, _BINPRM_BUF_SIZE, keep="head").data or b""
+    buf = head.ljust(_BINPRM_BUF_SIZE, b"\0")
+    if not buf.startswith(b"#!"):
         return [], head
-    return [
-        word for word in re.split(r"[ \t]+", first[2:].decode(errors="replace").strip(" \t"), maxsplit=1) if word
-    ], head
+    end = buf.find(b"\n")
+    if end < 0:  # the line is cut: only a name that ends before the buffer does is run, the rest to byte 255
+        if not re.search(rb"[ \t\0]", buf[2:].lstrip(b" \t")):
+            return [], head
+        end = _BINPRM_BUF_SIZE - 1
+    line = buf[2:end].strip(b" \t")
+    if not line:
+        return [], head
+    name = re.split(rb"[ \t\0]", line, maxsplit=1)[0]
+    rest = line[len(name) :]
+    words = [name] if not rest.startswith((b" ", b"\t")) else [name, rest.lstrip(b" \t").split(b"\0", 1)[0]]
+    return [os.fsdecode(word) for word in words], head
 
 
 def test_sh_unstartable(test_sh: Path) -> str | None:
