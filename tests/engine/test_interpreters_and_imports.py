@@ -261,10 +261,12 @@ def test_a_steps_own_test_sh_is_the_one_judged_for_crlf(tmp_path, crlf):
     (task_dir / ("steps/one/tests" if crlf == "step" else "tests") / "test.sh").write_bytes(
         shim.replace(b"\n", b"\r\n")
     )
-    (task_dir / ("tests" if crlf == "step" else "steps/one/tests") / "test.sh").write_bytes(shim)
+    lf = shim.replace(b"--workspace /app", b"--workspace /srv/ws")
+    (task_dir / ("tests" if crlf == "step" else "steps/one/tests") / "test.sh").write_bytes(lf)
     with Session(task_dir, Options(python=PY, step="one")) as session:
         result = session.run()
-        assert session.limits().app == ("/app\r" if crlf == "step" else "/app")  # the workspace the run shows
+        # the workspace the header shows: the script's that runs (none laid for one refused)
+        assert session.limits().app == ("/app" if crlf == "step" else "/srv/ws")
     if crlf == "step":
         assert result.outcome is Outcome.REFUSED_BY_SHIM and result.exit_code == 127, result.outcome
     else:

@@ -388,6 +388,24 @@ def test_a_crlf_test_sh_is_refused_not_scored_by_a_shim_bash_cannot_parse(tmp_pa
     assert "tests/test.sh has CRLF line endings" in data["outcome_words"], data["outcome_words"]
 
 
+def test_a_workspace_path_ending_in_cr_is_said_as_bash_got_it(tmp_path, env):
+    """An LF test.sh passing --workspace "/srv/ws<CR>" (the \\r quoted, the file's own): the note said its
+    lines end in \\r\\n (a CRLF file) and that sh passes the \\r, where the file has none and bash runs it.
+    And a run refused for its CRLF test.sh said `workspace at /app\\r`, a workspace it never laid."""
+    needs_namespaces()
+    verifier = "def verify(workspace):\n    return float(str(workspace) == '/srv/ws\\r')\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", '--workspace "/srv/ws\r"'))
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    assert data["rewards"] == {"reward": 1.0}, data
+    note = next(note for note in data["notices"] if "--workspace /srv/ws\\r" in note)
+    assert "CRLF" not in note and "bash" in note and " sh " not in note, note
+    shim.write_bytes(shim.read_bytes().replace(b'"/srv/ws\r"', b"/app").replace(b"\n", b"\r\n"))
+    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY)
+    assert "tests/test.sh has CRLF line endings" in done.stdout and "workspace at" not in done.stdout, done.stdout
+
+
 def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):
     """A test.sh passing --workspace /dev/shm (or /tmp) binds the workspace's
     copy (this machine's disk) over the view's tmpfs: its disk was counted as

@@ -24,7 +24,7 @@ from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
-from verifier_tui.engine.sandbox.view import TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_given
+from verifier_tui.engine.sandbox.view import APP, TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_given
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.task.kinds import OwnRunner, task_nemo_gym, verifiers_folder
@@ -175,11 +175,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         folders=interpreter.folders,
     )
     staged = _stage_inputs(prepared, interpreter.nemo_gym_verifiers)
+    # The test.sh staged: a step's own, laid over tests/'s as Harbor uploads them, is the one it runs.
+    unstartable, crlf = test_sh_refusals(stage.tests_dir / "test.sh", via_test_sh=spec.via_test_sh)
     # With namespaces the runner sees the sandbox's own paths (/tests, /app,
     # /logs/verifier), as the shim's command line names them; in the copy
     # sandbox, the stage's folders themselves.
-    # read from the test.sh staged: a step's own, laid over tests/'s as Harbor uploads them, is the one it runs
-    app, app_note = workspace_given(stage.tests_dir) if stage.namespace else (str(stage.app_dir), "")
+    app, app_note = (
+        workspace_laid(stage.tests_dir, via_test_sh=spec.via_test_sh) if stage.namespace else (str(stage.app_dir), "")
+    )
     limits = limits_for(spec.task, app, app_note)
     prepared.limits, stage.app_at = limits, limits.app
     with _unstaged_on_error(prepared):
@@ -187,9 +190,6 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     prepared.path_map = _path_map(spec, stage, staged)
     if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
         prepared.start_error, prepared.not_staged = stage.problem, True
-    test_sh = stage.tests_dir / "test.sh"
-    unstartable = test_sh_unstartable(test_sh) if prepared.start_error is None else None
-    crlf = _crlf_test_sh(test_sh) if unstartable is None and not spec.via_test_sh else None
     if prepared.start_error is None and crlf is not None:  # refused: only the script itself, run, ends as bash's
         prepared.start_error, prepared.not_staged = crlf, True
     if prepared.start_error is not None:
@@ -528,6 +528,21 @@ def _crlf_test_sh(test_sh: Path) -> str | None:
     after such a script is no model of it. A trial's replay runs the script itself in the view."""
     head = untrusted.read_bytes(test_sh, untrusted.SCRIPT_LIMIT, keep="head").data or b""
     return CRLF_TEST_SH if b"\r\n" in head else None
+
+
+def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[str | None, str | None]:
+    """Why the sandbox never starts ``test_sh`` (:func:`test_sh_unstartable`), else why a run of the
+    runner alone is refused for it (:func:`_crlf_test_sh`; a run of the script itself never is)."""
+    unstartable = test_sh_unstartable(test_sh)
+    return unstartable, _crlf_test_sh(test_sh) if unstartable is None and not via_test_sh else None
+
+
+def workspace_laid(tests_dir: Path, *, via_test_sh: bool = False) -> tuple[str, str]:
+    """Where a run in the view lays the workspace, and its note (:func:`workspace_given`): where
+    test.sh passes it, but ``/app`` for a run refused for its test.sh, which lays none there."""
+    if any(test_sh_refusals(tests_dir / "test.sh", via_test_sh=via_test_sh)):
+        return APP, ""
+    return workspace_given(tests_dir)
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:

@@ -503,13 +503,14 @@ class Session:
         """The task's limits and the sandbox's paths, as its runs get them
         (:class:`~verifier_tui.engine.sandbox.view.Limits`), with the network
         a view gives them."""
+        from verifier_tui.engine.invocation import workspace_laid
         from verifier_tui.engine.sandbox.cgroup import applied
         from verifier_tui.engine.sandbox.network import given
-        from verifier_tui.engine.sandbox.view import limits_for, workspace_path
+        from verifier_tui.engine.sandbox.view import limits_for
 
         own = step_tests(self.task.root, self.step)  # Harbor runs a step's own test.sh where it has one
         script_in = own if own is not None and (own / "test.sh").is_file() else self.task.tests_dir
-        limits = limits_for(self.task, workspace_path(script_in))
+        limits = limits_for(self.task, workspace_laid(script_in)[0])
         if self.isolation.kind != NAMESPACE:
             return limits
         network = given(limits.network, self.options.network)

@@ -106,15 +106,18 @@ def workspace_path(tests_dir: Path) -> str:
 
 def workspace_given(tests_dir: Path) -> tuple[str, str]:
     """:func:`workspace_path`, and a note ("" for none) when test.sh passes a workspace known only as it
-    runs (``"$WS"``, a command's output: the run's is then ``/app``), or one a CRLF line ends with \\r."""
+    runs (``"$WS"``, a command's output: the run's is then ``/app``), or one ending in \\r."""
     text = _read_text(tests_dir / "test.sh") or ""
     unknown = ""
     for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
         path, written = _workspace_given(line) if "--workspace" in line else (None, "")
         if path is not None:
-            crlf = "its lines end in \\r\\n (a CRLF file), and sh passes the \\r as the path's own character"
-            return path, f"tests/test.sh passes --workspace {unbroken(path)}: {crlf}" if path.endswith("\r") else ""
+            if not path.endswith("\r"):
+                return path, ""
+            # bash runs test.sh (its #! line's, or bash itself, which Harbor starts it from)
+            why = "its lines end in \\r\\n (a CRLF file)" if line.endswith("\r") else "it quotes the \\r"
+            return path, f"tests/test.sh passes --workspace {unbroken(path)}: {why}, which bash keeps as the path's own"
         unknown = unknown or written
     if unknown:
         return APP, (
