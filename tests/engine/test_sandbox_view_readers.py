@@ -167,6 +167,10 @@ def test_a_path_sh_expands_hides_no_plain_one_after_it_on_its_line(tmp_path):
         ("python3 run.py --workspace=/srv/a; echo --workspace /srv/b", ("/srv/a", "")),
         ('printf "%s" --workspace /srv/c && exec python3 run.py --workspace /srv/d', ("/srv/d", "")),
         ("echo --workspace /srv/b", ("/app", "")),
+        # a review after: echo not first in its command
+        ('--workspace "$WS"; then echo hint: try --workspace /srv/example; fi', ("/app", '"$WS"')),
+        ('--workspace "$WS" || { echo try --workspace /srv/example; }', ("/app", '"$WS"')),
+        ('--workspace "$WS" || >&2 echo try --workspace /srv/example', ("/app", '"$WS"')),
     ],
 )
 def test_a_path_a_command_only_says_is_no_workspace(tmp_path, line, given):

@@ -256,7 +256,7 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
     None too for no such word, one holding a newline (quoted over two lines), or a quote that never closes."""
     words: list[tuple[str, bool, int]] = []  # (the word as sh passes it, whether sh expands it, where it starts)
     pieces: list[str] | None = None  # of the word being read
-    expands, start, first, saying = False, 0, True, False  # saying: the command only says its words (echo)
+    expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
     for piece in _WORD_PIECE.finditer(line):
         single, double, escaped, plain, ends, unclosed = piece.groups()
         if unclosed:
@@ -274,14 +274,14 @@ def _workspace_given(line: str) -> tuple[str | None, str]:
             continue
         if pieces is not None:
             word = "".join(pieces)
-            saying, first = saying or (first and word in _SAYS), False
+            saying = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
             words.append(("", False, start) if saying else (word, expands, start))
             pieces = None
         if _COMMAND_ENDS.search(ends):
-            first, saying = True, False
+            saying = False
     if pieces is not None:
         word = "".join(pieces)
-        words.append(("", False, start) if saying or (first and word in _SAYS) else (word, expands, start))
+        words.append(("", False, start) if saying or word in _SAYS else (word, expands, start))
     unknown = ""  # the first such word sh expands, said only when no plain path follows it
     for (word, word_expands, word_start), after in pairwise([*words, ("", False, len(line))]):
         if word == "--workspace":
