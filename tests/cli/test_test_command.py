@@ -389,6 +389,11 @@ def test_a_case_it_cannot_find_lists_the_cases_as_the_table_names_them(env, tmp_
     for done in (ran, tested):
         assert "correct<U+200B>" in done.stderr and "correct<U+FE0F>" in done.stderr, done.stderr
         assert "\u200b" not in done.stderr and "\ufe0f" not in done.stderr and "\\u" not in done.stderr
+    # a review after: the name as listed is typed back, and picks that case alone
+    ran = run_tool(env, "run", task, "--python", PY, "--case", "correct<U+200B>", "--json")
+    assert ran.returncode == 0 and json.loads(ran.stdout)["case"] == "correct\u200b", ran.stdout + ran.stderr
+    tested = run_tool(env, "test", task, "--python", PY, "--case", "correct<U+FE0F>")
+    assert [row.split()[1] for row in _table_rows(tested.stdout)["hello-file"]] == ["correct<U+FE0F>"], tested.stdout
 
 
 def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):

@@ -259,6 +259,12 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     return "".join([*head[:heads], said(len(text) - heads - tails), *tail[len(tail) - tails :]])
 
 
+def typed_back(name: str, typed: str) -> bool:
+    """Whether ``typed`` names ``name``: as it is, or as :func:`one_line` spells it whole (a case
+    ``correct`` + U+200B, listed as ``correct<U+200B>``, is picked by those words)."""
+    return typed == name or (may_spell(name) and typed == "".join(_shown_one_by_one(name)))
+
+
 def _shown_one_by_one(text: str) -> list[str]:
     """Each character of ``text`` as :func:`one_line` shows it: :func:`unbroken`, then what draws
     nothing spelled, unless what is beside it keeps it (as :func:`spelled_out` does)."""

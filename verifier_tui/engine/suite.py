@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.filters import NOT_SEARCHED
-from verifier_tui.engine.plain import one_line
+from verifier_tui.engine.plain import one_line, typed_back
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.session import NoSuchStep, Options, SelectionError, Session, StepOfRefusedTask
 from verifier_tui.engine.task.cases import is_case_folder
@@ -564,7 +564,7 @@ def matches(pattern: str, task: str, case: str) -> bool:
     (``hello-file::wrong-*``, ``*::correct``). A name as it is matches too:
     ``br[ack]et``, as a glob, is not the case folder of that name."""
     name = f"{task}{SEPARATOR}{case}" if SEPARATOR in pattern else case
-    return name == pattern or fnmatch.fnmatchcase(name, pattern)
+    return typed_back(name, pattern) or fnmatch.fnmatchcase(name, pattern)
 
 
 def picked(patterns: list[str] | tuple[str, ...], group: Any, case: str) -> bool:

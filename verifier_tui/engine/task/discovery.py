@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import cache, untrusted
 from verifier_tui.engine.advice import CHOOSE_VERIFIER, STEP_TESTS, VERIFIER_OPTION, Action, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
+from verifier_tui.engine.plain import typed_back
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
@@ -85,7 +86,10 @@ class Task:
         return self.config.name or self.root.name
 
     def case(self, name: str) -> Case | None:
-        return next((c for c in self.cases if c.name == name), None)
+        """The case ``name`` names, as written or as the tool spells it (:func:`typed_back`)."""
+        return next((c for c in self.cases if c.name == name), None) or next(
+            (c for c in self.cases if typed_back(c.name, name)), None
+        )
 
     def staged_name(self, verifier: Path) -> str:
         """Where ``verifier`` lives inside the staged tests folder (relative)."""
