@@ -45,6 +45,7 @@ from tests.helpers.tasks import (
     make_task,
 )
 from verifier_tui.engine import warm
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import replace
@@ -159,23 +160,33 @@ def test_a_change_to_what_the_held_run_holds_discards_it(tmp_path, monkeypatch, 
     assert (result.inputs.response is not None) is (change == "response")
 
 
-def test_a_change_to_the_workspace_goes_to_the_held_run(example, sandbox):
-    """The common save: staged into the held run's folders, which it then reads."""
+@pytest.mark.parametrize("watched", [False, True])
+def test_a_save_to_the_workspace_starts_the_run_cold_and_one_to_the_verifier_goes_warm(example, sandbox, watched):
+    """The held run's view can write the copy of the workspace the tool would stage a save
+    into, so a save there ends it and the run starts cold (seeing the save); a save to the
+    verifier, with the workspace as it was, goes to the held run (watch's common save)."""
     task_dir = example("hello-file")
+    verifier = task_dir / "tests" / "verifier.py"
 
     async def scenario():
         with Session(task_dir, Options(python=PY, case="correct")) as session:
+            session.follow_changes(watched)  # as watch's watcher (else each staging looks for changes)
             session.keep_warm()
-            first = await session.arun()
-            await session.warm.settle()
-            [waiting] = session.warm.waiting.values()
-            (session.workspace / "hello.txt").write_text("something else\n", encoding="utf-8")
-            return first, waiting.held, await session.arun()
+            runs = [(None, await session.arun())]
+            saves = ((verifier, verifier.read_text() + "\n# saved\n"), (session.workspace / "hello.txt", "else\n"))
+            for path, text in saves:
+                await session.warm.settle()
+                [waiting] = session.warm.waiting.values()
+                path.write_text(text, encoding="utf-8")
+                session.note_change(Change(frozenset({path})))
+                runs.append((waiting.held, await session.arun()))
+            return runs
 
-    first, held, second = _run(scenario())
-    assert held.went
-    assert first.verdict.rewards == {"reward": 1.0}
-    assert second.verdict.rewards != first.verdict.rewards
+    (_, first), (after_verifier, second), (after_workspace, third) = _run(scenario())
+    assert after_verifier is not None and after_verifier.went
+    assert after_workspace is not None and not after_workspace.went
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}
+    assert third.verdict.rewards != first.verdict.rewards
 
 
 def test_nothing_held_is_left_running_after_the_session_closes(example, sandbox):
@@ -842,3 +853,72 @@ def test_a_task_setting_only_inert_python_variables_still_starts_ahead(tmp_path)
 
     held, cold, result = _run(scenario())
     assert held.went and _comparable(result) == _comparable(cold)
+
+
+RACER = """\
+import os
+import threading
+
+
+def _race():
+    open("/logs/verifier/racing", "w").close()
+    while True:
+        try:
+            os.rename("/app/sub", "/app/sub.real")
+            os.symlink(%r, "/app/sub")
+            os.unlink("/app/sub")
+            os.rename("/app/sub.real", "/app/sub")
+        except OSError:
+            pass
+
+
+threading.Thread(target=_race, daemon=True).start()
+"""
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_a_run_started_ahead_that_swaps_a_workspace_folder_for_a_link_never_has_a_save_written_outside(
+    tmp_path, namespace, watched
+):
+    """Code running in a run started ahead (here a module ``--preload`` imports, whose
+    thread swaps ``/app/sub`` for a link to a folder outside, over and over) while the user
+    saves files in ``sub``: the tool copied the saves into the held run's ``/app`` as it
+    waited, and a copy made while the link stood wrote the user's file in the folder outside,
+    on this machine. Nothing is written where a held run can write: a save to the workspace
+    ends it first, and the run starts cold, with a cold run's verdict."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    (site_packages / "racer.py").write_text(RACER % str(outside))
+    names = [f"f{i:03d}.txt" for i in range(200)]
+    verifier = """\
+        def verify(workspace):
+            files = sorted((workspace / "sub").iterdir())
+            return 1.0 if len(files) == 200 and all(f.read_text() == "second" for f in files) else 0.0
+    """
+    task_dir = make_task(tmp_path / "t", verifier, cases={"agent": {f"sub/{name}": "first" for name in names}})
+    workspace = task_dir / "cases" / "agent" / "workspace"
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=str(python), case="agent", preload=("racer",))) as session:
+            spec = session.spec_for_case(session.task.cases[0])
+            session.follow_changes(watched)  # as watch's watcher: the saves below are reported
+            session.keep_warm()
+            first = await session.arun(spec)
+            await session.warm.settle()
+            [waiting] = session.warm.waiting.values()
+            stage = waiting.prepared.stage
+            while not (stage.reward_dir / "racing").exists():
+                assert waiting.held.waiting, "the run started ahead ended"
+                await asyncio.sleep(0.01)
+            for name in names:
+                (workspace / "sub" / name).write_text("second")
+            if watched:
+                session.note_change(Change(frozenset(workspace / "sub" / name for name in names)))
+            return first, waiting.held, await session.arun(spec)
+
+    first, held, second = _run(scenario())
+    assert list(outside.iterdir()) == []
+    assert first.verdict.rewards == {"reward": 0.0} and second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+    assert not held.went

@@ -8,7 +8,9 @@ and its view set up; the interpreter started with a cold start's command
 line, environment and working folder, the runner blocked before it reads its
 arguments, having imported only ``os``, ``stat`` and ``sys``. The next run of
 that stage prepares again (staging what changed since, the view's
-``ctl`` files left to the init that holds them) and compares: the same
+``ctl`` files left to the init that holds them; but the held view can write
+the workspace's copy, so a change to stage there ends the held run first,
+:meth:`Stage.app_settled`) and compares: the same
 command line, environment, working folder and limits, the same stage
 folders (which the view has bound), the same runner bytes (the waiting
 interpreter has compiled them), the same interpreter and site folders (it
@@ -210,10 +212,18 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
     it is the same run (it is discarded otherwise)."""
     if waiting is None:
         return prepare(spec, stage), None
+    if not stage.app_settled(spec.workspace):
+        # The held view can write /app, and code in it may have run (a preloaded
+        # module's thread): one that swaps a folder there for a link between the
+        # mirror's look and its write would have the tool write where the link
+        # leads, on this machine. So nothing is written there while it lives.
+        waiting.end()
+        return prepare(spec, stage), None
+    stage.app_held = True
     try:
         prepared = prepare(spec, stage)
     finally:
-        stage.keep_ctl = False
+        stage.keep_ctl = stage.app_held = False
     if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
         prepared.marker = waiting.prepared.marker
         prepared.env = dict(prepared.env, **{MARKER: prepared.marker})

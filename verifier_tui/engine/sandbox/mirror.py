@@ -72,6 +72,7 @@ class Mirror:
         self._copier: Copier | None = None  # during a walk: its copies, shared with helper processes
         self.walked = False
         """Whether the last sync walked the whole tree (else: only the paths it was given)."""
+        self._early: set[str] | None = set()  # what :meth:`untouched` took from the tracker, for the next sync
 
     def sync(self, changed: set[str] | None = None) -> None:
         """Make the target equal to the source (repairing what a run changed).
@@ -86,7 +87,7 @@ class Mirror:
         self.notes = []
         self.failed = []
         self.files_copied = 0
-        written = self._tracker.take() if self._tracker is not None and changed is not None else None
+        written = self._written() if changed is not None else None
         if changed is None or written is None or not self.index or incomplete:
             self._full_sync()
         else:
@@ -102,6 +103,54 @@ class Mirror:
                 self._too_deep()
         if self._tracker is not None:
             self._tracker.take()  # our own writes: not the run's
+        self._early = set()
+
+    def untouched(self) -> bool:
+        """Whether the copy is as the last sync left it, as its tracker saw (no tracker: not known)."""
+        return self._written() == set()
+
+    def unchanged_source(self) -> bool:
+        """Whether the source holds just what the last sync copied, by their stats (nothing is written)."""
+        if self.failed:
+            return False
+        listed = 0
+        stack = [(str(self.source), "")]
+        try:
+            while stack:
+                folder, prefix = stack.pop()
+                with os.scandir(folder) as listing:
+                    for entry in listing:
+                        if entry.name == BYTECODE:
+                            continue
+                        rel = prefix + entry.name
+                        known = self.index.get(rel)
+                        st = entry.stat(follow_symlinks=False)
+                        if known is None:
+                            if self._left_out_still(entry.path, rel, st):
+                                continue
+                            return False
+                        listed += 1
+                        if stat.S_ISDIR(st.st_mode):
+                            if known.kind != "dir":
+                                return False
+                            stack.append((entry.path, f"{prefix}{entry.name}/"))
+                        elif known.src_sig != source_sig(st):
+                            return False
+        except OSError:
+            return False
+        return listed == len(self.index)
+
+    def _left_out_still(self, path: str, rel: str, st: os.stat_result) -> bool:
+        """Whether a sync would leave out the entry (not a file, a folder or a link it keeps)."""
+        if stat.S_ISLNK(st.st_mode):
+            return not self.verbatim_links and self._left_out(Path(path), rel, "") is not None
+        return not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
+
+    def _written(self) -> set[str] | None:
+        """The copy's paths written since the last sync; None where that is not known."""
+        taken = self._tracker.take() if self._tracker is not None else None
+        self._early = None if taken is None or self._early is None else self._early | taken
+        return self._early
 
     def _full_sync(self) -> None:
         self.walked = True
@@ -299,13 +348,7 @@ class Mirror:
         if self.verbatim_links:
             link_to = target
         else:
-            why = None
-            if not os.path.exists(src):  # to nothing, or a loop: nothing is there to keep, inside or out
-                why = not_there_words(src, rel)
-                if why.endswith(LOOP) and not any(note.endswith(self.on_a_loop) for note in self.notes):
-                    why += self.on_a_loop  # what a loop means for this folder: once a sync, each link still named
-            elif not kept_in_copy(src, self.source):
-                why = f"it links outside its folder, {self.source.name} ({target})"
+            why = self._left_out(src, rel, target)
             if why is not None:
                 self.notes.append(f"skipped {rel}: {why}")
                 if dentry is not None:
@@ -323,6 +366,17 @@ class Mirror:
             remove_path(dst)
         os.symlink(link_to, dst)
         self.index[rel] = _Copied("link", source_sig(sst), ())
+
+    def _left_out(self, src: Path, rel: str, target: str) -> str | None:
+        """Why the copy sandbox leaves out the link ``src`` (None: it keeps it)."""
+        if not os.path.exists(src):  # to nothing, or a loop: nothing is there to keep, inside or out
+            why = not_there_words(src, rel)
+            if why.endswith(LOOP) and not any(note.endswith(self.on_a_loop) for note in self.notes):
+                why += self.on_a_loop  # what a loop means for this folder: once a sync, each link still named
+            return why
+        if not kept_in_copy(src, self.source):
+            return f"it links outside its folder, {self.source.name} ({target})"
+        return None
 
 
 class _Entry:

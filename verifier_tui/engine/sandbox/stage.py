@@ -142,6 +142,10 @@ class Stage:
     keep_ctl: bool = False
     """A run started ahead (:mod:`verifier_tui.engine.warm`) waits in this
     stage's namespace, whose init holds ``ctl``'s files open: staging leaves them be."""
+    app_held: bool = False
+    """That run's view can write ``app`` (bound as ``/app``) and is about to go:
+    staging leaves the copy be (:meth:`app_settled` found nothing to write in it;
+    a save noted since waits for the next staging)."""
 
     @property
     def namespace(self) -> bool:
@@ -329,7 +333,9 @@ class Stage:
                 "with EXDEV (in the sandbox it works)"
             )
         self.overlay_lower = workspace if overlay else None
-        if workspace is None:
+        if self.app_held:
+            pass  # the copy is as it was staged for the held run (see the field)
+        elif workspace is None:
             self.workspace = None
             # An empty scratch workspace, emptied again if a verifier wrote into
             # it (the folder itself kept: a held run's view has it bound).
@@ -350,15 +356,33 @@ class Stage:
                     self.workspace.close()
                 self.workspace = Mirror(workspace, self.app_dir, verbatim_links=self.namespace)
                 self.pending = None
-            self.workspace.track = self.live
+            self.workspace.track = True  # what a run (or one held) writes in the copy, for app_settled
             with _pending_lock:
                 changed, self.pending = self.pending, (set() if self.live else None)
             self.workspace.sync(changed)
             _whole(self.workspace, "the workspace")
+        if self.workspace is not None:  # (held: as the last sync left the copy)
             notes += [f"workspace: {n}" for n in self.workspace.notes]
         if self.namespace and not self.keep_ctl:
             _empty(self.ctl_dir)
         return notes
+
+    def app_settled(self, workspace: Path | None) -> bool:
+        """Whether staging ``workspace`` would write nothing in ``app``: the
+        same workspace, unchanged since the last staging (the watcher's word,
+        else its stats'), its copy unwritten since (the tracker's word); no
+        workspace, an empty ``app``."""
+        with _pending_lock:
+            none_since = self.pending == set()
+        mirror = self.workspace
+        if workspace is None:
+            return mirror is None and _is_empty(self.app_dir)
+        return (
+            mirror is not None
+            and mirror.source == workspace
+            and (none_since or mirror.unchanged_source())
+            and mirror.untouched()
+        )
 
     def _big(self, workspace: Path) -> bool:
         """Whether ``workspace`` is past what a run copies (asked once per
@@ -647,6 +671,15 @@ def _within(folder: Path, entries: int, size: int) -> bool:
     return True
 
 
+def _is_empty(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing (one that cannot be listed: not known to)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def _empty(folder: Path) -> None:
     """Make ``folder`` a real, empty folder of ours. What is in it goes, the
     folder itself stays: removing and making a folder on every run costs
@@ -657,9 +690,8 @@ def _empty(folder: Path) -> None:
         with os.scandir(folder) as entries:
             for entry in entries:
                 remove_path(Path(entry.path))
-        with os.scandir(folder) as entries:
-            if next(entries, None) is None:
-                return
+        if _is_empty(folder):
+            return
     except OSError:
         pass
     remove_path(folder)  # something would not go: the folder goes with it, or this raises
