@@ -34,6 +34,7 @@ from tests.helpers.processes import (
     processes_with,
     wait_gone,
     wait_none_with,
+    waiting_in,
 )
 from tests.helpers.tasks import (
     HANG_GUARD_S,
@@ -922,3 +923,69 @@ def test_a_run_started_ahead_that_swaps_a_workspace_folder_for_a_link_never_has_
     assert list(outside.iterdir()) == []
     assert first.verdict.rewards == {"reward": 0.0} and second.verdict.rewards == {"reward": 1.0}, second.stderr.text
     assert not held.went
+
+
+SEEN_FIRST = 'os.path.exists("/tmp/seen") or open("/tmp/seen", "w").write(open("/tests/answer.txt").read())'
+"""What code of the task's run at start-up does here: keep the first ``answer.txt`` it sees."""
+
+
+def _seen_after_a_save_to_the_tests(task_dir: Path, python: str) -> tuple:
+    """Run the case, save ``tests/answer.txt`` (a save the held run may take), run again: both results."""
+    verifier = """\
+        import os
+
+        def verify(workspace):
+            seen = open("/tmp/seen").read() if os.path.exists("/tmp/seen") else None
+            return 1.0 if seen in (None, open("/tests/answer.txt").read()) else 0.0
+    """
+    (task_dir / "tests" / "verifier.py").write_text(textwrap.dedent(verifier))
+    (task_dir / "tests" / "answer.txt").write_text("first")
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=python, case="agent")) as session:
+            spec = session.spec_for_case(session.task.cases[0])
+            session.keep_warm()
+            first = await session.arun(spec)
+            await session.warm.settle()
+            [waiting] = session.warm.waiting.values()
+            while not _at_its_hold(waiting.held):  # all it runs before its go has run
+                assert waiting.held.waiting, "the run started ahead ended"
+                await asyncio.sleep(0.01)
+            (task_dir / "tests" / "answer.txt").write_text("second")
+            return first, await session.arun(spec)
+
+    return _run(scenario())
+
+
+def test_a_tasks_importlib_in_the_runners_folder_runs_once_the_run_is_told_to_go(tmp_path, namespace):
+    """A task's ``tests/.ng/importlib/__init__.py``: the runner's folder is first on ``sys.path``
+    and the runner imported ``importlib.machinery`` as it started, so the run started ahead ran
+    the task's module before its go, while the tool staged a save into its view, and what it
+    read of the tests folder was the last run's (0.0 where a cold run scores 1.0). The runner
+    takes what it needs from the import system the interpreter starts with."""
+    shadow = (
+        f"import os\n{SEEN_FIRST}\n"
+        "__path__[:] = [os.path.join(os.path.dirname(os.__file__), 'importlib')]\n"
+        "__file__ = os.path.join(__path__[0], '__init__.py')\n"
+        "exec(compile(open(__file__).read(), __file__, 'exec'), globals())\n"
+    )
+    task_dir = make_task(tmp_path / "t", files={".ng/importlib/__init__.py": shadow}, cases={"agent": {}})
+    first, second = _seen_after_a_save_to_the_tests(task_dir, PY)
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+
+
+def _at_its_hold(held) -> bool:
+    """Whether the runner of ``held`` waits for its go (reads its pipe)."""
+    for pid in _tree(held.proc.pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        words = command.split(b"\0")
+        if (
+            os.path.basename(words[0]).startswith(b"python")
+            and b"run_verifier.py" in command
+            and waiting_in(pid, "pipe_read")
+        ):
+            return True
+    return False
