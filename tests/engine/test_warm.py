@@ -989,3 +989,17 @@ def _at_its_hold(held) -> bool:
         ):
             return True
     return False
+
+
+def test_a_python_variable_python_reads_not_keeps_runs_warm(tmp_path):
+    """``PYTHON_VERSION`` (Docker's python images set it): Python reads no ``PYTHON_*`` variable
+    that runs a file, yet such a task's runs all started cold."""
+    toml = 'version = "1.0"\n[verifier]\nenv = { PYTHON_VERSION = "3.12.7" }\n'
+    task_dir = make_task(tmp_path / "t", toml=toml, cases={"a": {}})
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=PY, case="a")) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, cold, result = _run(scenario())
+    assert held.went and _comparable(result) == _comparable(cold)

@@ -135,8 +135,10 @@ def _runs_a_file_at_start(name: str) -> bool:
     (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``), glibc's conversion
     modules and a shell's start-up file or imported function. A run started
     ahead starts before its run is staged: such a file of the task's or the
-    agent's would run while the tool stages into its view."""
-    if name.startswith("PYTHON"):
+    agent's would run while the tool stages into its view. A name ``PYTHON_``
+    starts (``PYTHON_VERSION``, which Docker's python images set) names none
+    of Python's start-up files."""
+    if name.startswith("PYTHON") and name[6:7].isalpha():
         return name not in INERT_PYTHON
     return name.startswith(("LD_", "BASH_FUNC_")) or name in ("GCONV_PATH", "BASH_ENV", "ENV")
 
