@@ -947,10 +947,10 @@ def _seen_after_a_save_to_the_tests(task_dir: Path, python: str) -> tuple:
             session.keep_warm()
             first = await session.arun(spec)
             await session.warm.settle()
-            [waiting] = session.warm.waiting.values()
-            while not _at_its_hold(waiting.held):  # all it runs before its go has run
-                assert waiting.held.waiting, "the run started ahead ended"
-                await asyncio.sleep(0.01)
+            for waiting in session.warm.waiting.values():  # (none: the run starts cold)
+                while not _at_its_hold(waiting.held):  # all it runs before its go has run
+                    assert waiting.held.waiting, "the run started ahead ended"
+                    await asyncio.sleep(0.01)
             (task_dir / "tests" / "answer.txt").write_text("second")
             return first, await session.arun(spec)
 
@@ -989,6 +989,33 @@ def _at_its_hold(held) -> bool:
         ):
             return True
     return False
+
+
+SHELL_OPTIONS = """\
+import sys
+from pathlib import Path
+
+from tests.engine.test_warm import _seen_after_a_save_to_the_tests
+from tests.helpers.tasks import make_task
+from verifier_tui.engine.sandbox import isolation
+
+isolation._tools["sh"] = "/bin/bash"  # a machine whose sh is bash (Fedora, Arch)
+ps4 = "$(test -e /tmp/seen || cat /tests/answer.txt > /tmp/seen)"
+toml = 'version = "1.0"\\n[verifier]\\nenv = { SHELLOPTS = "xtrace", PS4 = "%s" }\\n' % ps4
+task_dir = make_task(Path(sys.argv[1]) / "t", toml=toml, cases={"agent": {}})
+first, second = _seen_after_a_save_to_the_tests(task_dir, sys.executable)
+print("rewards", first.verdict.rewards, second.verdict.rewards)
+"""
+
+
+def test_shell_options_the_task_sets_that_run_a_command_start_cold(ordinary_user, namespace):
+    """Where ``sh`` is bash (Fedora, Arch), ``SHELLOPTS = "xtrace"`` and a ``PS4`` holding
+    ``$(...)`` make the view's shell run the task's command as it starts (bash takes ``PS4``
+    from the environment but for root), so the run started ahead ran it before its go
+    (0.0 where a cold run scores 1.0): such a run starts cold."""
+    ordinary_user.own(ordinary_user.root)
+    done = ordinary_user.run_python(SHELL_OPTIONS, ordinary_user.root)
+    assert "rewards {'reward': 1.0} {'reward': 1.0}" in done.stdout, done.stdout + done.stderr[-2000:]
 
 
 def test_a_python_variable_python_reads_not_keeps_runs_warm(tmp_path):

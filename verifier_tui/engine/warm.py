@@ -133,14 +133,23 @@ def _runs_a_file_at_start(name: str) -> bool:
     """Whether the variable may make the view's shell or the interpreter run a
     file as it starts: Python's own but the inert ones, the dynamic loader's
     (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``), glibc's conversion
-    modules and a shell's start-up file or imported function. A run started
+    modules, a shell's start-up file or imported function, and bash's options
+    and trace prompt (``SHELLOPTS=xtrace`` with a ``PS4`` holding ``$(...)``
+    runs it, where ``sh`` is bash and not root's). A run started
     ahead starts before its run is staged: such a file of the task's or the
     agent's would run while the tool stages into its view. A name ``PYTHON_``
     starts (``PYTHON_VERSION``, which Docker's python images set) names none
     of Python's start-up files."""
     if name.startswith("PYTHON") and name[6:7].isalpha():
         return name not in INERT_PYTHON
-    return name.startswith(("LD_", "BASH_FUNC_")) or name in ("GCONV_PATH", "BASH_ENV", "ENV")
+    return name.startswith(("LD_", "BASH_FUNC_")) or name in (
+        "GCONV_PATH",
+        "BASH_ENV",
+        "ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+    )
 
 
 def fingerprint(prepared: Prepared) -> tuple[object, ...]:
