@@ -991,6 +991,33 @@ def _at_its_hold(held) -> bool:
     return False
 
 
+def _system_python_with_a_user_site() -> tuple[str, str]:
+    """The system's interpreter and its version, where it has a user site (a venv's has none)."""
+    python = "/usr/bin/python3"
+    asked = "import site, sys; print(site.ENABLE_USER_SITE, '%d.%d' % sys.version_info[:2])"
+    found = (
+        subprocess.run([python, "-c", asked], capture_output=True, text=True, check=False).stdout.split()
+        if os.path.exists(python)
+        else []
+    )
+    if found[:1] != ["True"]:
+        pytest.skip(f"no {python} with a user site")
+    return python, found[1]
+
+
+def test_a_home_the_task_sets_whose_user_site_runs_a_pth_starts_cold(tmp_path, namespace):
+    """``[verifier] env`` sets ``HOME = "/app"`` where the agent left ``.local/lib/python3.X/
+    site-packages/spy.pth``: an interpreter with a user site runs it as it starts, so the run
+    started ahead ran the agent's code before its go (0.0 where a cold run scores 1.0). A run
+    whose ``HOME`` is not the user's own starts cold."""
+    python, version = _system_python_with_a_user_site()
+    toml = 'version = "1.0"\n[verifier]\nenv = { HOME = "/app" }\n'
+    pth = {f".local/lib/python{version}/site-packages/spy.pth": f"import os; {SEEN_FIRST}\n"}
+    task_dir = make_task(tmp_path / "t", toml=toml, cases={"agent": pth})
+    first, second = _seen_after_a_save_to_the_tests(task_dir, python)
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+
+
 SHELL_OPTIONS = """\
 import sys
 from pathlib import Path

@@ -99,7 +99,7 @@ def eligible(prepared: Prepared) -> bool:
         and not spec.via_test_sh
         and not spec.explain_only
         and prepared.stage.overlay_lower is None
-        and not any(map(_runs_a_file_at_start, _runners_environment(prepared)))
+        and not _runs_a_file_at_start(_runners_environment(prepared))
     )
 
 
@@ -129,7 +129,15 @@ INERT_PYTHON = frozenset(
 )
 
 
-def _runs_a_file_at_start(name: str) -> bool:
+def _runs_a_file_at_start(env: Mapping[str, str]) -> bool:
+    """Whether ``env`` may make the view's shell or the interpreter run a file
+    as it starts: a ``HOME`` not the user's own (``HOME = "/app"``: a user
+    site there, the agent's, whose ``.pth`` files Python runs) or a variable
+    that may (:func:`_starts_a_file`)."""
+    return env.get("HOME") != os.environ.get("HOME") or any(map(_starts_a_file, env))
+
+
+def _starts_a_file(name: str) -> bool:
     """Whether the variable may make the view's shell or the interpreter run a
     file as it starts: Python's own but the inert ones, the dynamic loader's
     (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``), glibc's conversion
