@@ -2634,3 +2634,16 @@ def test_a_reward_file_too_big_to_read_is_not_blamed_on_something_else(real, env
     (advice,) = [line.strip() for line in ran.stdout.splitlines() if line.strip().startswith("try: ")]
     assert "never links" not in advice and "something else left it" not in advice, advice
     assert "verify returned" in advice, advice
+
+
+def test_a_reward_txt_too_big_to_read_is_not_blamed_on_a_dict(real, env, tmp_path):
+    """A trial whose ``verifier/reward.txt`` is past what the tool parses: the advice said
+    ``if the runner wrote it, verify returned a dict this big``, but the runner writes a dict
+    to reward.json and a number to reward.txt, a few characters. It now says so."""
+    trial = genuine_trial(real, "oracle-pass")
+    with (trial / "verifier" / "reward.txt").open("wb") as handle:
+        handle.truncate(70 * 1024 * 1024)  # its size is all the tool looks at
+    ran = run_tool(env, "run", trial, "--case", "correct", cwd=tmp_path)
+    no_traceback(ran)
+    (advice,) = [line.strip() for line in ran.stdout.splitlines() if line.strip().startswith("try: ")]
+    assert "dict" not in advice and "a number" in advice, advice

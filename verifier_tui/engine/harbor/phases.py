@@ -705,7 +705,9 @@ def sandbox_phases(
         return _report(None, NOT_REACHED, "", explanation, advice, stopped_at="test_sh")
     if wrote is not None and wrote.error == NOT_KNOWN:
         # not known: a link (the runner writes none), or a file too big to parse here (the runner
-        # writes what verify returns, however big)
+        # writes a dict verify returns, however big, to reward.json; a number to reward.txt, in a few characters)
+        others = "something else left it (test.sh, the verifier, or whoever handled the folder)"
+        too_big = NOT_PARSED_PAST in (wrote.message or "")
         return _report(
             None,
             UNKNOWN,
@@ -713,9 +715,10 @@ def sandbox_phases(
             wrote.message or "",
             "if the runner wrote it, verify returned a dict this big (many keys, or long ones): keep its "
             "metrics few and their names short"
-            if NOT_PARSED_PAST in (wrote.message or "")
-            else "the runner writes reward files, never links: something else left it "
-            "(test.sh, the verifier, or whoever handled the folder)",
+            if too_big and wrote.source == "reward.json"
+            else f"the runner writes reward.txt as a number, a few characters: {others}"
+            if too_big
+            else f"the runner writes reward files, never links: {others}",
         )
     if wrote is not None:
         return _report(
