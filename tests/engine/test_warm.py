@@ -20,7 +20,9 @@ import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -825,27 +827,22 @@ def test_a_file_the_tasks_environment_runs_at_start_runs_once_the_run_is_staged(
         'import sys\nsys.SEEN = open("/app/answer.txt").read()\nopen("/app/started", "w").close()\n'
     )
 
-    async def scenario() -> tuple:
-        with Session(task_dir, Options(python=PY, case="agent")) as session:
-            spec = session.spec_for_case(session.task.cases[0])
-            session.keep_warm()
-            first = await session.arun(spec)
-            await session.warm.settle()
-            for waiting in session.warm.waiting.values():  # its Python has started (and read the workspace)
-                while not (waiting.prepared.stage.app_dir / "started").exists():
-                    assert waiting.held.waiting, "the run started ahead ended"
-                    await asyncio.sleep(0.01)
-            (task_dir / "cases" / "agent" / "workspace" / "answer.txt").write_text("second")
-            return first, await session.arun(spec)
-
-    first, second = _run(scenario())
+    first, second = _run_twice(
+        task_dir,
+        PY,
+        lambda waiting: (waiting.prepared.stage.app_dir / "started").exists(),  # its Python read the workspace
+        lambda: (task_dir / "cases" / "agent" / "workspace" / "answer.txt").write_text("second"),
+    )
     assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
 
 
-def test_a_task_setting_only_inert_python_variables_still_starts_ahead(tmp_path):
+@pytest.mark.parametrize("env", ['PYTHONHASHSEED = "0", PYTHONUTF8 = "1"', 'PYTHON_VERSION = "3.12.7"'])
+def test_a_task_setting_only_inert_python_variables_still_starts_ahead(tmp_path, env):
     """``PYTHONHASHSEED``, ``PYTHONUTF8`` and the like make Python read no file: such a task's
-    runs are still started ahead (only a variable that may run a file makes them cold)."""
-    toml = 'version = "1.0"\n[verifier]\nenv = { PYTHONHASHSEED = "0", PYTHONUTF8 = "1" }\n'
+    runs are still started ahead (only a variable that may run a file makes them cold). So
+    does ``PYTHON_VERSION`` (Docker's python images set it): no ``PYTHON_`` name is Python's
+    own, yet such a task's runs all started cold."""
+    toml = 'version = "1.0"\n[verifier]\nenv = { %s }\n' % env
     task_dir = make_task(tmp_path / "t", toml=toml, cases={"a": {}})
 
     async def scenario() -> tuple:
@@ -941,17 +938,29 @@ def _seen_after_a_save_to_the_tests(task_dir: Path, python: str) -> tuple:
     (task_dir / "tests" / "verifier.py").write_text(textwrap.dedent(verifier))
     (task_dir / "tests" / "answer.txt").write_text("first")
 
+    return _run_twice(
+        task_dir,
+        python,
+        lambda waiting: _at_its_hold(waiting.held),  # all it runs before its go has run
+        lambda: (task_dir / "tests" / "answer.txt").write_text("second"),
+    )
+
+
+def _run_twice(task_dir: Path, python: str, ready: Callable[[Any], bool], save: Callable[[], object]) -> tuple:
+    """Run case ``agent``, wait until the run started ahead (if any) is ``ready``, ``save()``, run
+    again: both results."""
+
     async def scenario() -> tuple:
         with Session(task_dir, Options(python=python, case="agent")) as session:
             spec = session.spec_for_case(session.task.cases[0])
             session.keep_warm()
             first = await session.arun(spec)
             await session.warm.settle()
-            for waiting in session.warm.waiting.values():  # (none: the run starts cold)
-                while not _at_its_hold(waiting.held):  # all it runs before its go has run
+            for waiting in session.warm.waiting.values():
+                while not ready(waiting):
                     assert waiting.held.waiting, "the run started ahead ended"
                     await asyncio.sleep(0.01)
-            (task_dir / "tests" / "answer.txt").write_text("second")
+            save()
             return first, await session.arun(spec)
 
     return _run(scenario())
@@ -1020,7 +1029,9 @@ def test_a_home_the_task_sets_whose_user_site_runs_a_pth_starts_cold(tmp_path, n
 
 SHELL_OPTIONS = """\
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.engine.test_warm import _seen_after_a_save_to_the_tests
 from tests.helpers.tasks import make_task
@@ -1043,17 +1054,3 @@ def test_shell_options_the_task_sets_that_run_a_command_start_cold(ordinary_user
     ordinary_user.own(ordinary_user.root)
     done = ordinary_user.run_python(SHELL_OPTIONS, ordinary_user.root)
     assert "rewards {'reward': 1.0} {'reward': 1.0}" in done.stdout, done.stdout + done.stderr[-2000:]
-
-
-def test_a_python_variable_python_reads_not_keeps_runs_warm(tmp_path):
-    """``PYTHON_VERSION`` (Docker's python images set it): Python reads no ``PYTHON_*`` variable
-    that runs a file, yet such a task's runs all started cold."""
-    toml = 'version = "1.0"\n[verifier]\nenv = { PYTHON_VERSION = "3.12.7" }\n'
-    task_dir = make_task(tmp_path / "t", toml=toml, cases={"a": {}})
-
-    async def scenario() -> tuple:
-        with Session(task_dir, Options(python=PY, case="a")) as session:
-            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
-
-    held, cold, result = _run(scenario())
-    assert held.went and _comparable(result) == _comparable(cold)
