@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 import shutil
 import stat
 import sys
@@ -258,15 +259,10 @@ def _past_cuts(root: str) -> list[str]:
         while up and (up := os.path.dirname(up)) not in ancestors:
             ancestors.add(up)
     found = [each for up in ancestors for each in (up, *subfolders.get(up, ())) if each not in cuts]
-    return sorted(each for each in set(found) if each and _utf8(each))
+    return sorted(each for each in set(found) if each and not _NOT_UTF8.search(each))
 
 
-def _utf8(path: str) -> bool:
-    try:
-        path.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
+_NOT_UTF8 = re.compile("[\ud800-\udfff]")  # what a file name's bytes that are no UTF-8 become in a str
 
 
 def _out_of_watches(path: Path) -> bool:
