@@ -836,12 +836,16 @@ def test_a_file_the_tasks_environment_runs_at_start_runs_once_the_run_is_staged(
     assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
 
 
-@pytest.mark.parametrize("env", ['PYTHONHASHSEED = "0", PYTHONUTF8 = "1"', 'PYTHON_VERSION = "3.12.7"'])
+@pytest.mark.parametrize(
+    "env", ['PYTHONHASHSEED = "0", PYTHONUTF8 = "1"', 'PYTHON_VERSION = "3.12.7"', 'HOME = "/root"', 'HOME = "/tmp"']
+)
 def test_a_task_setting_only_inert_python_variables_still_starts_ahead(tmp_path, env):
     """``PYTHONHASHSEED``, ``PYTHONUTF8`` and the like make Python read no file: such a task's
     runs are still started ahead (only a variable that may run a file makes them cold). So
     does ``PYTHON_VERSION`` (Docker's python images set it): no ``PYTHON_`` name is Python's
-    own, yet such a task's runs all started cold."""
+    own, yet such a task's runs all started cold. And a review after: any HOME not the user's
+    made every run cold, though one outside what the task and agent fill (``/root``, as
+    Harbor's root images have it) is an empty folder of the view's own."""
     toml = 'version = "1.0"\n[verifier]\nenv = { %s }\n' % env
     task_dir = make_task(tmp_path / "t", toml=toml, cases={"a": {}})
 
@@ -1054,3 +1058,27 @@ def test_shell_options_the_task_sets_that_run_a_command_start_cold(ordinary_user
     ordinary_user.own(ordinary_user.root)
     done = ordinary_user.run_python(SHELL_OPTIONS, ordinary_user.root)
     assert "rewards {'reward': 1.0} {'reward': 1.0}" in done.stdout, done.stdout + done.stderr[-2000:]
+
+
+def test_a_folders_mode_changed_with_no_watcher_is_not_left_to_the_held_run(tmp_path):
+    """A review after: with no watcher (the TUI with live reload off: a key re-runs), whether the
+    workspace changed since the run started ahead was told by its files' stats, a folder by being
+    one: a folder made 0700 by the user went to the held run, which saw it 0755, as copied before
+    (0.0 where a cold run scores 1.0)."""
+    verifier = "def verify(workspace):\n    return float((workspace / 'private').stat().st_mode & 0o077 == 0)\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"agent": {"private/key.txt": "k"}})
+    private = task_dir / "cases" / "agent" / "workspace" / "private"
+    private.chmod(0o755)
+
+    async def scenario() -> tuple:
+        with Session(task_dir, Options(python=PY, case="agent")) as session:
+            session.follow_changes(False)
+            session.keep_warm()
+            spec = session.spec_for_case(session.task.cases[0])
+            first = await session.arun(spec)
+            await session.warm.settle()
+            private.chmod(0o700)
+            return first, await session.arun(spec)
+
+    first, second = _run(scenario())
+    assert (first.verdict.rewards, second.verdict.rewards) == ({"reward": 0.0}, {"reward": 1.0})

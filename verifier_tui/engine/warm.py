@@ -47,6 +47,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import MARKER, Held
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox.isolation import inside
+from verifier_tui.engine.sandbox.view import INPUTS, REWARD, TESTS
 from verifier_tui.engine.task.config import TOML_LIMIT
 from verifier_tui.engine.to_the_end import to_the_end
 
@@ -99,7 +101,7 @@ def eligible(prepared: Prepared) -> bool:
         and not spec.via_test_sh
         and not spec.explain_only
         and prepared.stage.overlay_lower is None
-        and not _runs_a_file_at_start(_runners_environment(prepared))
+        and not _runs_a_file_at_start(_runners_environment(prepared), prepared.stage.app_at)
     )
 
 
@@ -129,12 +131,15 @@ INERT_PYTHON = frozenset(
 )
 
 
-def _runs_a_file_at_start(env: Mapping[str, str]) -> bool:
+def _runs_a_file_at_start(env: Mapping[str, str], app_at: str) -> bool:
     """Whether ``env`` may make the view's shell or the interpreter run a file
-    as it starts: a ``HOME`` not the user's own (``HOME = "/app"``: a user
-    site there, the agent's, whose ``.pth`` files Python runs) or a variable
-    that may (:func:`_starts_a_file`)."""
-    return env.get("HOME") != os.environ.get("HOME") or any(map(_starts_a_file, env))
+    as it starts: a ``HOME`` in a folder the task or the agent fills
+    (``HOME = "/app"``: a user site there, the agent's, whose ``.pth`` files
+    Python runs; any other HOME is an empty folder of the view's own) or a
+    variable that may (:func:`_starts_a_file`)."""
+    home = os.path.normpath(env.get("HOME") or ".")
+    filled = any(inside(home, folder) for folder in (app_at, TESTS, REWARD, INPUTS))
+    return (home.startswith("/") and filled) or any(map(_starts_a_file, env))
 
 
 def _starts_a_file(name: str) -> bool:

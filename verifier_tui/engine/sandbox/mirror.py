@@ -131,7 +131,7 @@ class Mirror:
                             return False
                         listed += 1
                         if stat.S_ISDIR(st.st_mode):
-                            if known.kind != "dir":
+                            if known.kind != "dir" or known.src_sig != (stat.S_IMODE(st.st_mode),):
                                 return False
                             stack.append((entry.path, f"{prefix}{entry.name}/"))
                         elif known.src_sig != source_sig(st):
@@ -287,7 +287,7 @@ class Mirror:
                 os.chmod(dst, stat.S_IMODE(sst.st_mode) | stat.S_IRWXU)
             except OSError:
                 pass
-            self.index[rel] = _Copied("dir", (), ())
+            self.index[rel] = _Copied("dir", (stat.S_IMODE(sst.st_mode),), ())  # its mode is copied too
             self._sync_dir(sentry.path, dst, rel + "/", seen, fresh)
             return
         if not stat.S_ISREG(sst.st_mode):
