@@ -447,3 +447,43 @@ def test_a_workspace_nested_past_pythons_recursion_limit_while_watched_is_refuse
         again = session.run(spec)
     assert again.outcome is Outcome.REWARD_WRITTEN, again.start_error
     assert again.stdout.text == "[('a.txt', 'a')]\n"
+
+
+@pytest.mark.parametrize("where", ["the folder itself", "a folder inside it"])
+def test_a_folder_swapped_for_a_link_while_it_is_removed_changes_nothing_outside(tmp_path, monkeypatch, where):
+    """What ``rmtree`` leaves of a folder is removed one folder at a time, each
+    made ours (mode 700) before it is entered. Code still running in a view
+    (a run started ahead) could swap such a folder for a link to one of the
+    user's between the look and the chmod: the user's folder keeps its mode
+    and its files."""
+    from verifier_tui.engine.sandbox import mirror
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    os.chmod(outside, 0o755)
+    doomed = tmp_path / "stage" / "app"
+    (doomed / "inner").mkdir(parents=True)
+    swap = doomed if where == "the folder itself" else doomed / "inner"
+
+    def swapped() -> None:
+        os.rename(swap, tmp_path / "away")
+        os.symlink(outside, swap)
+
+    real_scandir = os.scandir
+
+    def racing(path: object) -> object:
+        listed = list(real_scandir(path))  # type: ignore[call-overload]
+        if isinstance(path, int) and not os.path.islink(swap):
+            swapped()  # after the listing saw a folder, before it is made ours
+        return iter(listed)
+
+    if swap == doomed:
+        monkeypatch.setattr(mirror.shutil, "rmtree", lambda path, ignore_errors: swapped())
+    else:
+        monkeypatch.setattr(mirror.shutil, "rmtree", lambda path, ignore_errors: None)
+        monkeypatch.setattr(os, "scandir", racing)
+    mirror.remove_tree(doomed)
+    monkeypatch.undo()
+    assert stat.S_IMODE(os.stat(outside).st_mode) == 0o755
+    assert (outside / "keep.txt").read_text() == "keep"

@@ -442,14 +442,27 @@ def remove_tree(path: Path) -> None:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+def _own_dir(name: Path | str, mode: int = stat.S_IRWXU, dir_fd: int | None = None) -> int:
+    """A descriptor of the folder ``name``, given ``mode`` first. Never through a
+    link, even one swapped in since the folder was looked at (code still running
+    in a held view can): the mode is set through a descriptor opened without
+    following one, and the folder opened from it. (``fchmod`` takes no ``O_PATH``
+    descriptor, and an ``O_RDONLY`` one cannot be had of a folder made unreadable.)"""
+    spot = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        os.chmod(f"/proc/self/fd/{spot}", mode)
+        return os.open(".", _DIR_FLAGS, dir_fd=spot)
+    finally:
+        os.close(spot)
+
+
 def _remove_deep(path: Path) -> None:
     """What ``rmtree`` left of ``path``, however deep: one folder open at a
     time (no recursion, no path longer than a name), each made ours again
     before it is entered (a verifier may have made it unreadable); a link is
     removed as a link. What cannot be removed is left, and not tried again."""
     try:
-        os.chmod(path, stat.S_IRWXU)
-        fd = os.open(path, _DIR_FLAGS)
+        fd = _own_dir(path)
     except OSError:
         return
     names: list[str] = []  # the folders entered below ``path``, in order
@@ -467,8 +480,7 @@ def _remove_deep(path: Path) -> None:
                 if not entry.is_dir(follow_symlinks=False):
                     os.unlink(entry.name, dir_fd=fd)
                     continue
-                os.chmod(entry.name, stat.S_IRWXU, dir_fd=fd)
-                inner = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                inner = _own_dir(entry.name, dir_fd=fd)
             except OSError:
                 kept[-1].add(entry.name)
                 continue
@@ -515,7 +527,7 @@ def make_real_dir(path: Path) -> None:
         remove_path(path)
         path.mkdir(parents=True)
     elif st.st_mode & stat.S_IRWXU != stat.S_IRWXU:
-        os.chmod(path, stat.S_IMODE(st.st_mode) | stat.S_IRWXU)
+        os.close(_own_dir(path, stat.S_IMODE(st.st_mode) | stat.S_IRWXU))
 
 
 def remove_path(path: Path) -> None:
@@ -528,7 +540,12 @@ def remove_path(path: Path) -> None:
         pass
     except OSError:
         try:
-            os.chmod(path.parent, stat.S_IRWXU)
-            path.unlink()
+            parent = _own_dir(path.parent)
+        except OSError:
+            return
+        try:
+            os.unlink(path.name, dir_fd=parent)
         except OSError:
             pass
+        finally:
+            os.close(parent)
