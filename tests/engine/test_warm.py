@@ -926,6 +926,49 @@ def test_a_run_started_ahead_that_swaps_a_workspace_folder_for_a_link_never_has_
     assert not held.went
 
 
+def test_a_run_started_ahead_that_swaps_a_tests_folder_for_a_link_never_has_a_save_written_outside(tmp_path, namespace):
+    """Harbor's ``/tests`` is writable, so the held run's is: its code (a module ``--preload``
+    imports, whose thread swaps ``/tests/lib`` for a link to a folder outside, over and over)
+    raced the tool as the user saved ``tests/lib/x.py`` time after time, and the tool copied
+    the save through the link it found there, on this machine. A save anywhere in the tests
+    but a top-level file ends the held run first; the run starts cold, with a cold run's verdict."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    (site_packages / "racer.py").write_text((RACER % str(outside)).replace("/app/sub", "/tests/lib"))
+    verifier = """\
+        def verify(workspace):
+            return float(open("/tests/lib/x.py").read() == open("/tests/round.txt").read())
+    """
+    task_dir = make_task(tmp_path / "t", verifier, cases={"agent": {}})
+    (task_dir / "tests" / "lib").mkdir()
+    (task_dir / "tests" / "lib" / "x.py").write_text("0")
+    (task_dir / "tests" / "round.txt").write_text("0")
+    rounds = 12
+
+    async def scenario() -> list:
+        with Session(task_dir, Options(python=str(python), case="agent", preload=("racer",))) as session:
+            spec = session.spec_for_case(session.task.cases[0])
+            session.keep_warm()
+            runs = [(None, await session.arun(spec))]
+            for n in range(1, rounds + 1):
+                await session.warm.settle()
+                [waiting] = session.warm.waiting.values()
+                while not (waiting.prepared.stage.reward_dir / "racing").exists():
+                    assert waiting.held.waiting, "the run started ahead ended"
+                    await asyncio.sleep(0.01)
+                (task_dir / "tests" / "lib" / "x.py").write_text(str(n))
+                (task_dir / "tests" / "round.txt").write_text(str(n))
+                runs.append((waiting.held, await session.arun(spec)))
+            return runs
+
+    runs = _run(scenario())
+    assert list(outside.iterdir()) == []
+    assert [result.verdict.rewards for _, result in runs] == [{"reward": 1.0}] * (rounds + 1), runs[-1][1].stderr.text
+    assert not any(held.went for held, _ in runs[1:])
+
+
 SEEN_FIRST = 'os.path.exists("/tmp/seen") or open("/tmp/seen", "w").write(open("/tests/answer.txt").read())'
 """What code of the task's run at start-up does here: keep the first ``answer.txt`` it sees."""
 

@@ -9,8 +9,9 @@ line, environment and working folder, the runner blocked before it reads its
 arguments, having imported only ``os``, ``stat`` and ``sys``. The next run of
 that stage prepares again (staging what changed since, the view's
 ``ctl`` files left to the init that holds them; but the held view can write
-the workspace's copy, so a change to stage there ends the held run first,
-:meth:`Stage.app_settled`) and compares: the same
+the copies of the workspace and the tests, so a change to stage there ends the
+held run first, :meth:`Stage.app_settled`, :class:`HeldInTheWay`, but for a
+file of the tests' top folder, renamed into place) and compares: the same
 command line, environment, working folder and limits, the same stage
 folders (which the view has bound), the same runner bytes (the waiting
 interpreter has compiled them), the same interpreter and site folders (it
@@ -48,6 +49,7 @@ from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import MARKER, Held
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.isolation import inside
+from verifier_tui.engine.sandbox.stage import HeldInTheWay
 from verifier_tui.engine.sandbox.view import INPUTS, REWARD, TESTS
 from verifier_tui.engine.task.config import TOML_LIMIT
 from verifier_tui.engine.to_the_end import to_the_end
@@ -236,18 +238,23 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
     it is the same run (it is discarded otherwise)."""
     if waiting is None:
         return prepare(spec, stage), None
-    if not stage.app_settled(spec.workspace):
-        # The held view can write /app, and code in it may have run (a preloaded
-        # module's thread): one that swaps a folder there for a link between the
-        # mirror's look and its write would have the tool write where the link
-        # leads, on this machine. So nothing is written there while it lives.
+    # The held view can write /app and /tests, and code in it may have run (a
+    # preloaded module's thread): one that swaps a folder there for a link between
+    # the mirror's look and its write would have the tool write where the link
+    # leads, on this machine. So nothing is written there while it lives but a
+    # file of /tests' top folder, renamed into place (that folder is a mount point).
+    in_the_way = not stage.app_settled(spec.workspace)
+    if not in_the_way:
+        stage.held = True
+        try:
+            prepared = prepare(spec, stage)
+        except HeldInTheWay:
+            in_the_way = True
+        finally:
+            stage.keep_ctl = stage.held = False
+    if in_the_way:
         waiting.end()
         return prepare(spec, stage), None
-    stage.app_held = True
-    try:
-        prepared = prepare(spec, stage)
-    finally:
-        stage.keep_ctl = stage.app_held = False
     if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
         prepared.marker = waiting.prepared.marker
         prepared.env = dict(prepared.env, **{MARKER: prepared.marker})

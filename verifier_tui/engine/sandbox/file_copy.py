@@ -99,7 +99,7 @@ def copy_file(src: str, dst: str, replace: bool) -> tuple[SourceSig, CopySig]:
         sst = os.fstat(fd_in)
         if not stat.S_ISREG(sst.st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file any more", src)
-        target = _temporary_name(dst) if replace else dst
+        target = temporary_name(dst) if replace else dst
         mode = stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR
         # made with its mode when the umask leaves it whole (one system call
         # fewer per file), else given it afterwards
@@ -165,7 +165,7 @@ def _umask() -> int:
 _known_umask: int | None = None
 
 
-def _temporary_name(dst: str) -> str:
+def temporary_name(dst: str) -> str:
     folder, name = os.path.split(dst)
     return os.path.join(folder, f".{name}.vtui-tmp")
 

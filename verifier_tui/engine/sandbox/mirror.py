@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.filters import BYTECODE
-from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_outcome, copy_sig, source_sig
+from verifier_tui.engine.sandbox.file_copy import (
+    Copier,
+    NotAFile,
+    copy_outcome,
+    copy_sig,
+    source_sig,
+    temporary_name,
+)
 from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
 
 if TYPE_CHECKING:
@@ -111,34 +118,64 @@ class Mirror:
 
     def unchanged_source(self) -> bool:
         """Whether the source holds just what the last sync copied, by their stats (nothing is written)."""
+        return self.source_changes() == set()
+
+    def source_changes(self) -> set[str] | None:
+        """The source's paths unlike what the last sync copied, by their stats (a new
+        folder's own path alone; nothing is written); None where that is not known."""
         if self.failed:
-            return False
-        listed = 0
+            return None
+        changes: set[str] = set()
+        listed: set[str] = set()
         stack = [(str(self.source), "")]
         try:
             while stack:
                 folder, prefix = stack.pop()
                 with os.scandir(folder) as listing:
                     for entry in listing:
-                        if entry.name == BYTECODE:
-                            continue
                         rel = prefix + entry.name
+                        if entry.name == BYTECODE or rel in self.keep:
+                            continue
                         known = self.index.get(rel)
                         st = entry.stat(follow_symlinks=False)
                         if known is None:
-                            if self._left_out_still(entry.path, rel, st):
-                                continue
-                            return False
-                        listed += 1
+                            if not self._left_out_still(entry.path, rel, st):
+                                changes.add(rel)
+                            continue
+                        listed.add(rel)
                         if stat.S_ISDIR(st.st_mode):
                             if known.kind != "dir" or known.src_sig != (stat.S_IMODE(st.st_mode),):
-                                return False
-                            stack.append((entry.path, f"{prefix}{entry.name}/"))
+                                changes.add(rel)
+                            else:
+                                stack.append((entry.path, f"{prefix}{entry.name}/"))
                         elif known.src_sig != source_sig(st):
-                            return False
+                            changes.add(rel)
         except OSError:
-            return False
-        return listed == len(self.index)
+            return None
+        return changes | (self.index.keys() - listed)
+
+    def copy_beside(self, names: set[str]) -> None:
+        """Copy the source's files ``names`` (of its top folder) over the copy's,
+        each written aside and renamed into place, and nothing else: what a
+        held view may do to the copy's folders meanwhile leads no write astray
+        (the copy's top folder is a mount point there, never swapped). What
+        the tracker saw besides these writes is kept for the next sync."""
+        for name in names:
+            dst = str(self.target / name)
+            self._copy_file(str(self.source / name), dst, name, replace=os.path.lexists(dst))
+        own = names | {os.path.basename(temporary_name(str(self.target / name))) for name in names}
+        taken = self._tracker.take() if self._tracker is not None else None
+        self._early = None if taken is None or self._early is None else self._early | (taken - own)
+
+    def watch_also(self, folders: dict[str, Path]) -> None:
+        """Watch ``folders`` (relative path: the folder) of the copy that a sync
+        leaves to others (``keep``) for writes too; writes so far forgotten."""
+        if self._tracker is not None:
+            for rel, folder in folders.items():
+                if _real_dir(folder):
+                    self._tracker.watch(str(folder), rel)
+            self._tracker.take()
+        self._early = set()
 
     def _left_out_still(self, path: str, rel: str, st: os.stat_result) -> bool:
         """Whether a sync would leave out the entry (not a file, a folder or a link it keeps)."""

@@ -142,10 +142,12 @@ class Stage:
     keep_ctl: bool = False
     """A run started ahead (:mod:`verifier_tui.engine.warm`) waits in this
     stage's namespace, whose init holds ``ctl``'s files open: staging leaves them be."""
-    app_held: bool = False
-    """That run's view can write ``app`` (bound as ``/app``) and is about to go:
-    staging leaves the copy be (:meth:`app_settled` found nothing to write in it;
-    a save noted since waits for the next staging)."""
+    held: bool = False
+    """That run's view can write ``app`` and ``tests`` (bound as ``/app`` and
+    ``/tests``, writable as Harbor's are) and is about to go: staging leaves the
+    workspace's copy be (:meth:`app_settled` found nothing to write in it; a
+    save noted since waits for the next staging) and writes in ``tests`` only
+    files of its top folder, each renamed into place (else :class:`HeldInTheWay`)."""
 
     @property
     def namespace(self) -> bool:
@@ -305,25 +307,16 @@ class Stage:
                 if os.path.lexists(workspace)
                 else not_there("the workspace", workspace)
             )
-        keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, f".ng/{BYTECODE}", ".ng/verifier.py"} | (
-            set() if task_vendors_nemo_gym else {".ng/nemo_gym"}
+        keep = frozenset({".ng/run_verifier.py", ".ng/" + EXTRAS, f".ng/{BYTECODE}", ".ng/verifier.py"}) | (
+            frozenset() if task_vendors_nemo_gym else {".ng/nemo_gym"}
         )
-        if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
-            if os.path.lexists(self.tests_dir):
-                remove_path(self.tests_dir)
-            self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep), on_a_loop=HARBOR_ON_A_LOOP)
-            self.vendored_from = None
-        self.tests.sync()
-        _whole(self.tests, "the tests folder")
+        if self.held:
+            self._tests_beside_a_held_run(tests_source, keep, nemo_gym_verifiers, task_vendors_nemo_gym, extra_tests)
+            self._place_runner(runner or runner_path())  # (by descriptors: a changed one fails the held run's check)
+        else:
+            self._stage_tests(tests_source, keep, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests)
+        assert self.tests is not None
         notes += [f"tests: {n}" for n in self.tests.notes]
-        try:
-            self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
-        except OSError as exc:
-            raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
-        make_real_dir(self.ng_dir)
-        self._place_runner(runner or runner_path())
-        if not task_vendors_nemo_gym:
-            self._vendor(nemo_gym_verifiers)
         overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace)) and self._big(workspace)
         if overlay and self.overlay_lower != workspace:
             notes.append(
@@ -333,7 +326,7 @@ class Stage:
                 "with EXDEV (in the sandbox it works)"
             )
         self.overlay_lower = workspace if overlay else None
-        if self.app_held:
+        if self.held:
             pass  # the copy is as it was staged for the held run (see the field)
         elif workspace is None:
             self.workspace = None
@@ -366,6 +359,72 @@ class Stage:
         if self.namespace and not self.keep_ctl:
             _empty(self.ctl_dir)
         return notes
+
+    def _stage_tests(
+        self,
+        tests_source: Path,
+        keep: frozenset[str],
+        verifiers: Path | None,
+        runner: Path | None,
+        task_vendors_nemo_gym: bool,
+        extra_tests: Path | None,
+    ) -> None:
+        if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
+            if os.path.lexists(self.tests_dir):
+                remove_path(self.tests_dir)
+            self.tests = Mirror(tests_source, self.tests_dir, keep=keep, track=True, on_a_loop=HARBOR_ON_A_LOOP)
+            self.vendored_from = None
+        self.tests.sync()
+        _whole(self.tests, "the tests folder")
+        try:
+            self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
+        except OSError as exc:
+            raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
+        make_real_dir(self.ng_dir)
+        self._place_runner(runner or runner_path())
+        if not task_vendors_nemo_gym:
+            self._vendor(verifiers)
+        # What a held view writes in our folders in ``.ng`` is seen too (:meth:`_tests_beside_a_held_run`).
+        ours = (".ng", f".ng/{BYTECODE}", ".ng/nemo_gym")
+        self.tests.watch_also({rel: self.tests_dir / rel for rel in ours})
+
+    def _tests_beside_a_held_run(
+        self,
+        tests_source: Path,
+        keep: frozenset[str],
+        verifiers: Path | None,
+        task_vendors_nemo_gym: bool,
+        extra_tests: Path | None,
+    ) -> None:
+        """Stage the tests where a held run's view can write them (:attr:`held`):
+        only files of their top folder saved since, each renamed into place (a
+        save to the verifier). Anything else (a file in a folder, a step's tests
+        laid over, the vendored nemo_gym, the repair of what the held view itself
+        changed) would be written path by path, through whatever link code in
+        that view swapped in meanwhile: :class:`HeldInTheWay`, for a cold run."""
+        tests, vendor = self.tests, self.vendor
+        if task_vendors_nemo_gym:
+            vendored = True  # (part of the tests' copy)
+        elif verifiers is None:
+            vendored = not os.path.lexists(self.ng_dir / "nemo_gym")
+        else:
+            vendored = (
+                vendor is not None and vendor.source == verifiers and vendor.untouched() and vendor.unchanged_source()
+            )
+        same = tests is not None and tests.source == tests_source and tests.keep == keep
+        changed = tests.source_changes() if tests is not None and same else None
+        if (
+            tests is None
+            or changed is None
+            or extra_tests is not None
+            or self.overlaid
+            or not vendored
+            or not tests.untouched()
+            or not all("/" not in rel and _regular(tests_source / rel) for rel in changed)
+        ):
+            raise HeldInTheWay
+        tests.copy_beside(changed)
+        _whole(tests, "the tests folder")
 
     def app_settled(self, workspace: Path | None) -> bool:
         """Whether staging ``workspace`` would write nothing in ``app``: the
@@ -483,7 +542,8 @@ class Stage:
                 raise OSError(found.problem)
             self._place("tests/.ng", name, found.data, stat.S_IMODE(path.stat().st_mode))
         extras = found.data
-        make_real_dir(self.ng_dir / BYTECODE)
+        if not self.held:  # (else its folder is as the tracker last saw it)
+            make_real_dir(self.ng_dir / BYTECODE)
         self._place(f"tests/.ng/{BYTECODE}", *extras_bytecode(extras))
 
     def _vendor(self, verifiers: Path | None) -> None:
@@ -501,7 +561,7 @@ class Stage:
         make_real_dir(package)
         self._place("tests/.ng/nemo_gym", "__init__.py", b"")
         if self.vendor is None:
-            self.vendor = Mirror(verifiers, package / "verifiers")
+            self.vendor = Mirror(verifiers, package / "verifiers", track=True)
         self.vendor.sync()
         _whole(self.vendor, "nemo_gym/verifiers")
 
@@ -547,7 +607,7 @@ class Stage:
     def _clear(self, folder: str, name: str) -> None:
         dfd = _open_beneath(self.root, folder)
         try:
-            _remove_name(dfd, name, self.root / folder / name)
+            _remove_name(dfd, name)
         finally:
             os.close(dfd)
 
@@ -572,15 +632,16 @@ def _open_beneath(root: Path, rel: str) -> int:
     return fd
 
 
-def _remove_name(dfd: int, name: str, path: Path) -> None:
-    """Remove ``name`` from the folder ``dfd`` whatever it is (a link as a
-    link); ``path`` is the same name, for a folder's tree."""
+def _remove_name(dfd: int, name: str) -> None:
+    """Remove ``name`` from the folder ``dfd`` whatever it is (a link as a link)."""
     try:
         st = os.lstat(name, dir_fd=dfd)
     except FileNotFoundError:
         return
     if stat.S_ISDIR(st.st_mode):
-        remove_tree(path)
+        # A folder's tree by a path through the descriptor: a folder above it
+        # swapped for a link since (a held view can) leads nowhere else.
+        remove_tree(Path(f"/proc/self/fd/{dfd}", name))
     else:
         os.unlink(name, dir_fd=dfd)
 
@@ -588,7 +649,7 @@ def _remove_name(dfd: int, name: str, path: Path) -> None:
 def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
     """``name`` in the folder ``dfd`` made anew (``O_EXCL``: should anything
     still be there, or come back, this fails rather than write through it)."""
-    _remove_name(dfd, name, path)
+    _remove_name(dfd, name)
     fd = os.open(name, _NEW_FILE, mode, dir_fd=dfd)
     with naming(path), os.fdopen(fd, "wb") as handle:
         os.fchmod(fd, mode)  # the mode whole, whatever the umask took from it
@@ -671,6 +732,13 @@ def _within(folder: Path, entries: int, size: int) -> bool:
     return True
 
 
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _is_empty(folder: Path) -> bool:
     """Whether ``folder`` holds nothing (one that cannot be listed: not known to)."""
     try:
@@ -720,6 +788,10 @@ def unreadable(what: str, found: untrusted.Read) -> str:
     if found.state == "unreadable":  # "<name> cannot be read (Permission denied)" says it already
         return f"{what} {found.problem}"
     return f"{what} {found.problem}: the run cannot read it"
+
+
+class HeldInTheWay(Exception):
+    """Staging would write where a held run's view can (:attr:`Stage.held`): that run must end first."""
 
 
 class StagingError(Exception):
