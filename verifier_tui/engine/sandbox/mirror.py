@@ -36,6 +36,8 @@ from verifier_tui.engine.sandbox.file_copy import (
 from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
 
@@ -447,11 +449,17 @@ class _Entry:
             return False
 
 
-def _real_dir(path: Path) -> bool:
+def is_kind(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Whether ``path`` itself (a link as a link) is of ``kind`` (``stat.S_ISDIR``, ...); not where it
+    cannot be looked at."""
     try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
+        return kind(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def _real_dir(path: Path) -> bool:
+    return is_kind(path, stat.S_ISDIR)
 
 
 def remove_tree(path: Path) -> None:

@@ -55,7 +55,7 @@ from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take
-from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.sandbox.mirror import Mirror, is_kind, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.sandbox.room import NO_ROOM, naming, said, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -420,7 +420,7 @@ class Stage:
             or self.overlaid
             or not vendored
             or not tests.untouched()
-            or not all("/" not in rel and _regular(tests_source / rel) for rel in changed)
+            or not all("/" not in rel and is_kind(tests_source / rel, stat.S_ISREG) for rel in changed)
         ):
             raise HeldInTheWay
         tests.copy_beside(changed)
@@ -730,13 +730,6 @@ def _within(folder: Path, entries: int, size: int) -> bool:
         except OSError:
             continue
     return True
-
-
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _is_empty(folder: Path) -> bool:
