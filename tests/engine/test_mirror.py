@@ -487,3 +487,48 @@ def test_a_folder_swapped_for_a_link_while_it_is_removed_changes_nothing_outside
     monkeypatch.undo()
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o755
     assert (outside / "keep.txt").read_text() == "keep"
+
+
+def test_without_o_path_as_on_macos_a_readonly_folder_is_still_made_ours(tmp_path, monkeypatch):
+    """A review after: the folders made ours through an O_PATH descriptor raised AttributeError
+    where os has no O_PATH (macOS, where the copy sandbox runs)."""
+    from verifier_tui.engine.sandbox import mirror
+
+    monkeypatch.delattr(os, "O_PATH", raising=False)  # macOS's os has none (the copy sandbox runs there)
+    held = tmp_path / "copy" / "sub"
+    held.mkdir(parents=True)
+    (held / "f.txt").write_text("x")
+    held.chmod(0o500)
+    mirror.make_real_dir(held)
+    assert stat.S_IMODE(os.stat(held).st_mode) & 0o700 == 0o700
+    mirror.remove_tree(tmp_path / "copy")
+    assert not (tmp_path / "copy").exists()
+
+
+def test_a_folder_moved_up_while_it_is_removed_changes_nothing_outside(tmp_path, monkeypatch):
+    """Code in a held view (it can write /logs/verifier) moves the folder the tool is in to a
+    shallower place of the same tree while _remove_deep is inside it: the climb back by '..'
+    then goes past the folder being removed."""
+    from verifier_tui.engine.sandbox import mirror
+
+    user = tmp_path / "users_files"
+    user.mkdir()
+    (user / "keep.txt").write_text("keep")
+    reward = tmp_path / "stage" / "logs" / "verifier"
+    deep = reward / "a" / "b" / "c" / "d" / "e"
+    deep.mkdir(parents=True)
+    real_scandir = os.scandir
+    moved = []
+
+    def racing(path: object) -> object:
+        if isinstance(path, int) and not moved and os.readlink(f"/proc/self/fd/{path}") == str(deep):
+            os.rename(deep, reward / "e")  # the held view, within its own /logs/verifier
+            moved.append(True)
+        return real_scandir(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(mirror.shutil, "rmtree", lambda path, ignore_errors: None)  # what rmtree left
+    monkeypatch.setattr(os, "scandir", racing)
+    mirror.remove_tree(reward / "a")
+    monkeypatch.undo()
+    assert moved
+    assert (user / "keep.txt").read_text() == "keep"

@@ -1125,3 +1125,63 @@ def test_a_folders_mode_changed_with_no_watcher_is_not_left_to_the_held_run(tmp_
 
     first, second = _run(scenario())
     assert (first.verdict.rewards, second.verdict.rewards) == ({"reward": 0.0}, {"reward": 1.0})
+
+
+@pytest.mark.parametrize("home", [".", "/proc/self/cwd", "/proc/self/root/app", "/tmp/../app"])
+def test_a_home_that_leads_into_the_workspace_starts_cold(tmp_path, namespace, home):
+    """A review after: only an absolute HOME inside the workspace or the tool's folders started
+    cold; a relative one (the working folder, /app) or one through /proc still reached the agent's
+    user site, whose .pth ran before the go."""
+    python, version = _system_python_with_a_user_site()
+    toml = 'version = "1.0"\n[environment]\nworkdir = "/app"\n[verifier]\nenv = { HOME = "%s" }\n' % home
+    pth = {f".local/lib/python{version}/site-packages/spy.pth": f"import os; {SEEN_FIRST}\n"}
+    task_dir = make_task(tmp_path / "t", toml=toml, cases={"agent": pth})
+    first, second = _seen_after_a_save_to_the_tests(task_dir, python)
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+
+
+GROWER = """\
+import os, threading
+
+def _grow():
+    fd = os.open("/logs/verifier/racing", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    while True:
+        os.write(fd, b"x")
+
+threading.Thread(target=_grow, daemon=True).start()
+"""
+
+
+def test_a_held_run_ended_writes_nothing_after(tmp_path, namespace):
+    """A review after: ending a held run killed bwrap's group, but the view's init is in a session of
+    its own and went only with bwrap's parent-death signal, after the tool went on to stage where its
+    code could still write. Its end is waited for. (The sleep only gives a write the time to show.)"""
+    import time
+
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    (site_packages / "grower.py").write_text(GROWER)
+    task_dir = make_task(tmp_path / "t", cases={"agent": {}})
+    grew = []
+
+    async def scenario() -> None:
+        with Session(task_dir, Options(python=str(python), case="agent", preload=("grower",))) as session:
+            spec = session.spec_for_case(session.task.cases[0])
+            session.keep_warm()
+            await session.arun(spec)
+            for _ in range(20):
+                await session.warm.settle()
+                [waiting] = session.warm.waiting.values()
+                racing = waiting.prepared.stage.reward_dir / "racing"
+                while not racing.exists() or racing.stat().st_size == 0:
+                    await asyncio.sleep(0.01)
+                waiting.end()
+                st = racing.stat()
+                time.sleep(0.05)
+                after = racing.stat()
+                assert after.st_ino == st.st_ino and waiting.held.over
+                grew.append(after.st_size - st.st_size)
+                await session.arun(spec)
+
+    _run(scenario())
+    assert grew == [0] * len(grew)

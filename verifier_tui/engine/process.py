@@ -35,6 +35,7 @@ leader exited); split, each half would hold half of one state machine.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import selectors
 import signal
@@ -436,6 +437,10 @@ def popen(
     return proc
 
 
+HELD_GOING_S = 5.0
+"""How long ending a held run waits for its view's processes to go (SIGKILLed, they run nothing more)."""
+
+
 class Held:
     """A child started ahead of its run, as :func:`run_process` starts one,
     that waits before doing anything: the runner reads one byte from a pipe
@@ -534,8 +539,16 @@ class Held:
         self.over = True
         os.close(self._go)  # type: ignore[arg-type]
         self._go = None
+        # The view's init is in a session of its own (bwrap --new-session): ended and waited for
+        # itself, as its end takes every process of its namespace; the parent-death signal would
+        # come only after bwrap's, while what the view runs could still write where staging goes next.
+        inits = procfs.children(self.proc.pid)
         _signal_group(self.proc.pid, signal.SIGKILL)
+        for pid in inits:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         self.proc.wait()
+        _wait_gone(inits, HELD_GOING_S)
         self.proc.stdout.close()  # type: ignore[union-attr]
         self.proc.stderr.close()  # type: ignore[union-attr]
         if self.attach is not None:

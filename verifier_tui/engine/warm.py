@@ -139,9 +139,12 @@ def _runs_a_file_at_start(env: Mapping[str, str], app_at: str) -> bool:
     (``HOME = "/app"``: a user site there, the agent's, whose ``.pth`` files
     Python runs; any other HOME is an empty folder of the view's own) or a
     variable that may (:func:`_starts_a_file`)."""
-    home = os.path.normpath(env.get("HOME") or ".")
-    filled = any(inside(home, folder) for folder in (app_at, TESTS, REWARD, INPUTS))
-    return (home.startswith("/") and filled) or any(map(_starts_a_file, env))
+    home = os.path.normpath(env["HOME"]) if env.get("HOME") else None
+    # (relative, it is the working folder's, often /app; through /proc it can be anywhere)
+    filled = home is not None and (
+        not home.startswith("/") or any(inside(home, folder) for folder in (app_at, TESTS, REWARD, INPUTS, "/proc"))
+    )
+    return filled or any(map(_starts_a_file, env))
 
 
 def _starts_a_file(name: str) -> bool:

@@ -493,12 +493,20 @@ def _own_dir(name: Path | str, mode: int = stat.S_IRWXU, dir_fd: int | None = No
     in a held view can): the mode is set through a descriptor opened without
     following one, and the folder opened from it. (``fchmod`` takes no ``O_PATH``
     descriptor, and an ``O_RDONLY`` one cannot be had of a folder made unreadable.)"""
+    if not hasattr(os, "O_PATH"):  # macOS: the copy sandbox alone, no held view; a link's own mode is set
+        os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
     spot = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         os.chmod(f"/proc/self/fd/{spot}", mode)
         return os.open(".", _DIR_FLAGS, dir_fd=spot)
     finally:
         os.close(spot)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
 
 
 def _remove_deep(path: Path) -> None:
@@ -512,6 +520,7 @@ def _remove_deep(path: Path) -> None:
         return
     names: list[str] = []  # the folders entered below ``path``, in order
     kept: list[set[str]] = [set()]  # at each depth, what could not be removed
+    ids = [_identity(fd)]  # each entered folder's: its ".." must be the one entered from (a held view can move it)
     while True:
         entered = False
         try:
@@ -533,6 +542,7 @@ def _remove_deep(path: Path) -> None:
             fd, entered = inner, True
             names.append(entry.name)
             kept.append(set())
+            ids.append(_identity(fd))
             break
         if entered:
             continue
@@ -547,6 +557,10 @@ def _remove_deep(path: Path) -> None:
             return
         os.close(fd)
         fd = parent
+        ids.pop()
+        if _identity(fd) != ids[-1]:  # moved elsewhere meanwhile: what is above it now is not ours to empty
+            os.close(fd)
+            return
         name = names.pop()
         kept.pop()
         try:
