@@ -847,27 +847,39 @@ class Session:
         spec = spec or self.spec()
         if self.warm is not None:
             await self.warm.settle()
+        result: RunResult | None = None
         with Run(self, spec, trigger) as run:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            if await to_the_end(asyncio.to_thread(run.staged)):
+            ready = await to_the_end(asyncio.to_thread(run.staged))
+            # Staged ahead of its turn (test), it may have found the scratch full of what a case before it
+            # wrote, which goes as that case's result is collected: staged again at its turn.
+            again = not ready and gate is not None and room.short(room.free(run.stage.root))
+            if ready or again:
                 early = None
-                if run.held is None and gate is not None and self.warm is not None:
+                if ready and run.held is None and gate is not None and self.warm is not None:
                     early = run.waiting = await self.warm.hold(run.prepared)  # started while it waits for its turn
                 watcher = asyncio.ensure_future(_wait_for_explain(run.prepared, on_explain)) if on_explain else None
                 try:
                     async with gate if gate is not None else nullcontext():
+                        if again:
+                            ready = await to_the_end(asyncio.to_thread(run.staged))
                         if early is not None:
                             self.warm.take(run.stage)
-                        if early is None or await to_the_end(asyncio.to_thread(run.staged, early)):
+                        if ready and (early is None or await to_the_end(asyncio.to_thread(run.staged, early))):
                             try:
                                 await in_a_thread(partial(run.go, on_output))
                             except NoThread as exc:  # that run's start failed, as a runner's own can: the others go on
                                 run.done = not_started(run.prepared.argv, exc.__cause__ or exc)
+                        if gate is not None and room.short(room.free(run.stage.root)):
+                            # The scratch is full: what this run wrote goes (Run.result) before the next case
+                            # goes, or it finds no room for its reward.
+                            result = await to_the_end(asyncio.to_thread(run.result))
                 finally:
                     if watcher is not None:
                         watcher.cancel()
-            result = await to_the_end(asyncio.to_thread(run.result))
+            if result is None:
+                result = await to_the_end(asyncio.to_thread(run.result))
         if self.warm is not None and run.done is not None:
             self.warm.after(spec)
         return result
