@@ -571,7 +571,7 @@ def _names_nothing(word: str) -> bool:
     except FileNotFoundError:
         return True
     except OSError:
-        return False
+        pass
     return False
 
 

@@ -508,9 +508,8 @@ class Session:
         from verifier_tui.engine.sandbox.network import given
         from verifier_tui.engine.sandbox.view import limits_for
 
-        own = step_tests(self.task.root, self.step)  # Harbor runs a step's own test.sh where it has one
-        script_in = own if own is not None and (own / "test.sh").is_file() else self.task.tests_dir
-        limits = limits_for(self.task, workspace_laid(script_in)[0])
+        test_sh = self.task.test_sh  # (a step's own where it has one: Harbor runs that one)
+        limits = limits_for(self.task, workspace_laid(test_sh.parent if test_sh else self.task.tests_dir)[0])
         if self.isolation.kind != NAMESPACE:
             return limits
         network = given(limits.network, self.options.network)
