@@ -157,8 +157,6 @@ def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
     (workspace / "d" / "e" / "c.txt").unlink()
     os.chmod(workspace / "d", 0o500)
     (workspace / "planted.txt").write_text("planted")
-    (workspace / "newdir").mkdir()
-    (workspace / "newdir" / "x").write_text("x")
     return 1.0""",
         ),
         cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}},

@@ -1185,3 +1185,53 @@ def test_a_held_run_ended_writes_nothing_after(tmp_path, namespace):
 
     _run(scenario())
     assert grew == [0] * len(grew)
+
+
+@pytest.mark.parametrize("folder", ["workspace", "tests"])
+@pytest.mark.parametrize("alias", ["removed", "kept", "in a folder made"])
+def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp_path, sandbox, folder, alias):
+    """A run may make a second name for a file of its copy of the workspace (or of
+    the tests) and write through it: the kernel tells the copy's watch of that
+    name only (of none, in a folder the run made). The next run (warm or cold)
+    still finds the file as it is."""
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
+        import os
+        import shutil
+        from pathlib import Path
+
+        def verify(workspace):
+            folder = workspace if {folder == "workspace"} else Path(__file__).parent
+            text = (folder / "data.txt").read_text()
+            made = {alias == "in a folder made"}
+            if made:
+                (folder / "made").mkdir()
+            alias = folder / ("made/alias" if made else ".alias")
+            os.link(folder / "data.txt", alias)
+            alias.write_text("planted")
+            if made:
+                shutil.rmtree(folder / "made")
+            elif {alias == "removed"}:
+                os.unlink(alias)
+            print(text)
+            return 1.0
+    """,
+        files={"data.txt": "original"},
+        cases={"only": {"data.txt": "original"}},
+    )
+    verifier = task_dir / "tests" / "verifier.py"
+
+    async def scenario():
+        with Session(task_dir, Options(python=PY, case="only")) as session:
+            session.follow_changes(True)
+            session.keep_warm()
+            runs = [await session.arun()]
+            for save in range(2):
+                verifier.write_text(verifier.read_text() + f"\n# saved {save}\n", encoding="utf-8")
+                session.note_change(Change(frozenset({verifier})))
+                runs.append(await session.arun())
+            return runs
+
+    runs = _run(scenario())
+    assert [run.stdout.text.strip() for run in runs] == ["original"] * 3, [run.stderr.text for run in runs]

@@ -166,7 +166,7 @@ class Mirror:
             dst = str(self.target / name)
             self._copy_file(str(self.source / name), dst, name, replace=os.path.lexists(dst))
         own = names | {os.path.basename(temporary_name(str(self.target / name))) for name in names}
-        taken = self._tracker.take() if self._tracker is not None else None
+        taken = self._tracker.take(frozenset(own)) if self._tracker is not None else None
         self._early = None if taken is None or self._early is None else self._early | (taken - own)
 
     def watch_also(self, folders: dict[str, Path]) -> None:

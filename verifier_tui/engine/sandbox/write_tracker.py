@@ -17,6 +17,7 @@ None and every re-run walks the mirror.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import threading
 from contextlib import suppress
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
-_DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x4000, 0x8000
+_DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED, _ISDIR = 0x400, 0x800, 0x4000, 0x8000, 0x40000000
 _ONLYDIR, _DONT_FOLLOW, _EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
 _MASK = (
     _MODIFY
@@ -87,25 +88,40 @@ class WriteTracker:
         self.fd = fd
         self._libc = libc
         self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
+        self._where: dict[int, tuple[str, tuple[int, int]]] = {}  # watch descriptor: its path, its (device, inode)
         self.lost = False
 
     def watch(self, path: str, rel: str) -> None:
         """Watch the folder ``path`` (``rel`` in the mirror: "" for its root)."""
         wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            wd = -1
         if wd < 0:
             self.lost = True  # e.g. fs.inotify.max_user_watches reached: walk instead
         else:
             self.folders[wd] = rel
+            self._where[wd] = (path, (st.st_dev, st.st_ino))
 
-    def take(self) -> set[str] | None:
+    def take(self, own: frozenset[str] = frozenset()) -> set[str] | None:
         """The mirror's paths written since the last call (folders' own
         changes included), or None when some may have been missed (or the
-        tracker was closed to make room for another)."""
+        tracker was closed to make room for another).
+
+        A file the run made may have been a second name for one of the copy's
+        (a hard link): the kernel reports a write through it under that name
+        alone, so the file it leads to is in no event. A file made here (but
+        ``own``, the tool's) that is gone, was replaced, or has another name
+        still, is taken as one, and so is anything in a folder made or moved
+        in (not watched yet, it reports nothing): None, and the copy is walked."""
         with _lock:
             if self.fd < 0:
                 return None
             _OPEN[self] = _OPEN.pop(self)  # the most recently used now
         written: set[str] = set()
+        made: dict[str, tuple[int, bytes]] = {}  # files made: their folder's watch descriptor, their name
+        replaced: set[str] = set()
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
@@ -127,6 +143,7 @@ class WriteTracker:
                 folder = self.folders.get(wd)
                 if mask & _IGNORED:
                     self.folders.pop(wd, None)
+                    self._where.pop(wd, None)
                     continue
                 if folder is None:
                     continue
@@ -135,10 +152,33 @@ class WriteTracker:
                     continue
                 rel = f"{folder}/{os.fsdecode(name)}" if folder and name else (os.fsdecode(name) or folder)
                 written.add(rel)
-        if self.lost:
+                if mask & _ISDIR and mask & (_CREATE | _MOVED_TO):
+                    self.lost = True  # a folder no watch saw filled: a hard link made in it is in no event
+                elif mask & _CREATE:
+                    made[rel] = (wd, name)
+                elif mask & (_DELETE | _MOVED_FROM | _MOVED_TO) and rel in made:
+                    replaced.add(rel)
+        if self.lost or any(rel not in own and (rel in replaced or self._linked(*made[rel])) for rel in made):
             self.lost = False
             return None
         return written
+
+    def _linked(self, wd: int, name: bytes) -> bool:
+        """Whether the file ``name`` made in the folder ``wd`` watches may be a second
+        name of another (or is gone), looked at in that very folder, never through a link."""
+        path, identity = self._where.get(wd, ("", (0, 0)))
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return True
+        try:
+            here = os.fstat(fd)
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+        return (here.st_dev, here.st_ino) != identity or (stat.S_ISREG(st.st_mode) and st.st_nlink > 1)
 
     def close(self) -> None:
         with _lock:
