@@ -1235,3 +1235,32 @@ def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp
 
     runs = _run(scenario())
     assert [run.stdout.text.strip() for run in runs] == ["original"] * 3, [run.stderr.text for run in runs]
+
+
+def test_what_a_run_leaves_beside_the_runner_is_gone_by_the_next_run(tmp_path, sandbox):
+    """The runner's folder (``/tests/.ng``) leads the verifier's sys.path: a module a
+    run left there (or its bytecode, or a module of that name in ``__pycache__``)
+    would be what the next run's ``import`` finds, where each sandbox run starts
+    with what the task ships."""
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import sys
+        from pathlib import Path
+
+        def verify(workspace):
+            ng = Path(sys.argv[0]).resolve().parent
+            print(sorted(str(p.relative_to(ng)) for p in ng.rglob("*")))
+            (ng / "json.py").write_text("raise SystemExit('planted')")
+            (ng / "planted").mkdir()
+            (ng / "planted" / "__init__.py").write_text("")
+            (ng / "__pycache__" / f"json.{sys.implementation.cache_tag}.pyc").write_bytes(b"planted")
+            (ng / "verifier.py").write_text("")
+            return 1.0
+    """,
+        cases={"only": {"a.txt": "a"}},
+    )
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        first, second = session.run(), session.run()
+    assert first.exit_code == second.exit_code == 0, second.stderr.text
+    assert second.stdout.text == first.stdout.text

@@ -280,6 +280,8 @@ class Mirror:
         for name, dentry in dst_entries.items():
             rel = prefix + name
             if self._kept(rel):
+                if rel not in self.keep and name not in src_entries and dentry.is_dir(follow_symlinks=False):
+                    self._prune(dentry.path, rel + "/")
                 continue
             if name not in src_entries or name == BYTECODE:
                 remove_path(Path(dentry.path))
@@ -292,6 +294,20 @@ class Mirror:
                 continue
             seen.add(rel)
             self._sync_entry(sentry, f"{dst}/{name}", rel, dst_entries.get(name), seen)
+
+    def _prune(self, path: str, prefix: str) -> None:
+        """A folder of the copy that the source has not, there for what the stager keeps
+        in it (the runner's): anything else a run left there goes."""
+        with os.scandir(path) as listing:
+            entries = list(listing)
+        for entry in entries:
+            rel = prefix + entry.name
+            if rel in self.keep:
+                continue
+            if self._kept(rel) and entry.is_dir(follow_symlinks=False):
+                self._prune(entry.path, rel + "/")
+            else:
+                remove_path(Path(entry.path))
 
     def _sync_entry(
         self,

@@ -381,6 +381,10 @@ class Stage:
         except OSError as exc:
             raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
         make_real_dir(self.ng_dir)
+        # The runner's folder leads the verifier's sys.path: a dataset's verifier a run left
+        # there is gone, and placed again only for a run of one (after the staging).
+        if os.path.lexists(self.ng_dir / "verifier.py"):
+            remove_path(self.ng_dir / "verifier.py")
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
             self._vendor(verifiers)
@@ -542,9 +546,10 @@ class Stage:
                 raise OSError(found.problem)
             self._place("tests/.ng", name, found.data, stat.S_IMODE(path.stat().st_mode))
         extras = found.data
+        name, data = extras_bytecode(extras)
         if not self.held:  # (else its folder is as the tracker last saw it)
-            make_real_dir(self.ng_dir / BYTECODE)
-        self._place(f"tests/.ng/{BYTECODE}", *extras_bytecode(extras))
+            _only(self.ng_dir / BYTECODE, {name})
+        self._place(f"tests/.ng/{BYTECODE}", name, data)
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""
@@ -558,7 +563,7 @@ class Stage:
         self.vendored_from = verifiers
         if verifiers is None:
             return
-        make_real_dir(package)
+        _only(package, {"__init__.py", "verifiers"})
         self._place("tests/.ng/nemo_gym", "__init__.py", b"")
         if self.vendor is None:
             self.vendor = Mirror(verifiers, package / "verifiers", track=True)
@@ -739,6 +744,16 @@ def _is_empty(folder: Path) -> bool:
             return next(entries, None) is None
     except OSError:
         return False
+
+
+def _only(folder: Path, names: set[str]) -> None:
+    """Make ``folder`` a real folder of ours holding nothing but ``names`` (what a
+    run left beside them there would be imported by the next)."""
+    make_real_dir(folder)
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name not in names:
+                remove_path(Path(entry.path))
 
 
 def _empty(folder: Path) -> None:
