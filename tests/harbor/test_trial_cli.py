@@ -31,6 +31,7 @@ from tests.helpers.commands import (
     stop,
 )
 from tests.helpers.harbor import (
+    PASSED,
     READS_HELLO,
     SEPARATE,
     captured_trial,
@@ -2647,3 +2648,22 @@ def test_a_reward_txt_too_big_to_read_is_not_blamed_on_a_dict(real, env, tmp_pat
     no_traceback(ran)
     (advice,) = [line.strip() for line in ran.stdout.splitlines() if line.strip().startswith("try: ")]
     assert "dict" not in advice and "a number" in advice, advice
+
+
+def test_a_trial_named_as_the_job_lists_it_is_picked_by_that_spelling(task, runs, env, elsewhere):
+    """A job's trial whose folder name ends in a zero-width space is listed ``demo__aaa<U+200B>``, as
+    ``--case`` names such a case: typed back, ``--trial`` refused it as no trial, and its refusal
+    wrote the name ``'demo__aaa\\u200b'`` and listed the trials with the character raw (two names
+    reading alike). It picks the trial now, and a refusal spells every name as the listing does."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j", {"demo__aaa": dict(task=demo, **PASSED), "demo__aaa\u200b": dict(task=demo, **PASSED)}
+    )
+    picked = run_tool(env, "explain", job, "--trial", "demo__aaa<U+200B>", "--json", cwd=elsewhere)
+    assert picked.returncode == 0, picked.stderr
+    assert json.loads(picked.stdout)["trial"]["name"] == "demo__aaa\u200b", picked.stdout
+    refused = run_tool(env, "explain", job, "--trial", "demo__\u200bx", cwd=elsewhere)
+    no_traceback(refused)
+    assert refused.returncode == 2
+    assert "no trial 'demo__<U+200B>x' (trials: demo__aaa, demo__aaa<U+200B>)" in refused.stderr, refused.stderr
+    assert "\u200b" not in refused.stderr and "\\u" not in refused.stderr

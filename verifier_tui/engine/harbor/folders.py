@@ -38,6 +38,7 @@ from verifier_tui.engine.harbor.reading import (
     tail_text,
     time_span,
 )
+from verifier_tui.engine.plain import one_line, typed_back
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, TRIAL_LOG, Target, classify, harbor_kind, kind_within
 from verifier_tui.engine.untrusted import JsonFile, Read, json_kind, look
@@ -224,14 +225,14 @@ class Trial:
         """The step called ``name``; None gives the first (the only one of a single-step trial)."""
         if name is None:
             return self.steps[0]
-        for step in self.steps:
-            if step.name == name:
-                return step
+        named = [s for s in self.steps if s.name == name] or [s for s in self.steps if typed_back(s.name or "", name)]
+        if named:
+            return named[0]
         if self.steps[0].name is None:  # its one step has no name: "(steps: (single step))" read as one to give
             one = "it is a trial of one step (leave --step out)"
-            raise HarborFolderError(f"trial {self.name} has no step {name!r}: {one}")
+            raise HarborFolderError(f"trial {_shown(self.name)} has no step '{_shown(name)}': {one}")
         names = _some_names([s.label for s in self.steps])
-        raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
+        raise HarborFolderError(f"trial {_shown(self.name)} has no step '{_shown(name)}' (steps: {names})")
 
 
 @record(frozen=True)
@@ -290,11 +291,13 @@ class Job:
         folder's name is unique in its job, not in a jobs folder: a name two
         jobs' trials share is refused, naming their folders."""
         for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}"):
-            found = [trial for trial in self.trials if key(trial) == name]
+            found = [trial for trial in self.trials if key(trial) == name] or [
+                trial for trial in self.trials if typed_back(key(trial), name)
+            ]
             if len(found) > 1:
-                folders = ", ".join(f"{t.path.parent.name}/{t.path.name}" for t in found[:4])
+                folders = ", ".join(_shown(f"{t.path.parent.name}/{t.path.name}") for t in found[:4])
                 raise HarborFolderError(
-                    f"--trial {name}: {len(found)} trials of {self.what} {self.name} are named so "
+                    f"--trial {_shown(name)}: {len(found)} trials of {self.what} {_shown(self.name)} are named so "
                     f"({folders}): give one by its folder"
                 )
             if found:
@@ -307,15 +310,21 @@ class Job:
             alike = [why for key, why in self.left_out.items() if key.partition("/")[2] == name]
             left_out = alike[0] if len(alike) == 1 else None
         if left_out is not None:
-            raise HarborFolderError(f"--trial {name}: {left_out}; name a trial ({names})")
-        raise HarborFolderError(f"{self.what} {self.name} has no trial {name!r} (trials: {names})")
+            raise HarborFolderError(f"--trial {_shown(name)}: {left_out}; name a trial ({names})")
+        raise HarborFolderError(f"{self.what} {_shown(self.name)} has no trial '{_shown(name)}' (trials: {names})")
+
+
+def _shown(name: str) -> str:
+    """A trial's, a step's or a job's name (or one typed) as a job's listing shows it, which
+    ``--trial`` and ``--step`` take back (:func:`typed_back`): ``demo<U+200B>``, as ``--case`` says a case's."""
+    return one_line(name, untrusted.TARGET_CHARS)
 
 
 def _some_names(names: list[str]) -> str:
-    """A list of names cut to a few and a count: never a line of thousands."""
+    """A list of names (each as :func:`_shown`) cut to a few and a count: never a line of thousands."""
     from verifier_tui.engine.task.kinds import some_names
 
-    return some_names(names) if names else "none"
+    return some_names([_shown(name) for name in names]) if names else "none"
 
 
 # --------------------------------------------------------------------------
@@ -361,8 +370,8 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
         else:
             chosen = opened.trial(trial)
     else:
-        if trial is not None and trial not in (opened.name, opened.path.name):
-            raise HarborFolderError(f"{opened.path} is the trial {opened.name}, not {trial}")
+        if trial is not None and not any(typed_back(name, trial) for name in (opened.name, opened.path.name)):
+            raise HarborFolderError(f"{opened.path} is the trial {_shown(opened.name)}, not {_shown(trial)}")
         chosen = opened
     if step is not None:
         chosen.step(step)  # raises with the step names
