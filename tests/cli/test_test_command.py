@@ -4,6 +4,7 @@ and the layouts it reuses between cases."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -394,6 +395,18 @@ def test_a_case_it_cannot_find_lists_the_cases_as_the_table_names_them(env, tmp_
     assert ran.returncode == 0 and json.loads(ran.stdout)["case"] == "correct\u200b", ran.stdout + ran.stderr
     tested = run_tool(env, "test", task, "--python", PY, "--case", "correct<U+FE0F>")
     assert [row.split()[1] for row in _table_rows(tested.stdout)["hello-file"]] == ["correct<U+FE0F>"], tested.stdout
+
+
+def test_a_link_target_is_spelled_as_every_other_name_is(env, tmp_path):
+    """``run gone`` where gone is a link to a name holding a zero-width space, a right-to-left override
+    and a byte not UTF-8: the refusal wrote them ``\\u200b\\u202e`` and ``\\udcff`` (Python's escapes),
+    where a case's or a trial's name reads ``<U+200B>`` and a file name's byte ``\\xff``."""
+    (tmp_path / "gone").symlink_to(os.fsdecode(b"x\xe2\x80\x8b\xe2\x80\xaey\xff"))
+    for command in ("run", "test"):
+        done = run_tool(env, command, tmp_path / "gone")
+        assert done.returncode == 2, done.stderr
+        assert "gone is a link to x<U+200B><U+202E>y\\xff, which does not exist" in done.stderr, done.stderr
+        assert "\\u" not in done.stderr, done.stderr
 
 
 def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):

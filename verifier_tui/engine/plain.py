@@ -15,11 +15,15 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.untrusted import ANSI
-
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+"""ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes), which
+what a run prints may hold: taken out before it is shown, and before it is read (Python
+3.13 colours a traceback it prints itself under FORCE_COLOR). An OSC ends at its line:
+one left open must not take the lines after it (the runner's report) out up to a BEL
+printed later before a forged one. A string, compiled at first use."""
 #: C0 control characters other than tab and newline, DEL, and the C1 controls
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
 #: \r or \b from a progress bar would garble the line it lands on.
@@ -248,11 +252,11 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
     # each character as shown, where a cut may show it (a name may be megabytes of what draws nothing):
     # a cut keeps whole ones and counts those of the name's own it leaves out, never the spelling's
     whole = len(text) <= 2 * most
-    head = _shown_one_by_one(text if whole else text[:most])
+    head = shown_one_by_one(text if whole else text[:most])
     shown = sum(map(len, head)) if whole else len(text)
     if shown <= most:
         return "".join(head)
-    tail = head if whole else _shown_one_by_one(text[-most:])
+    tail = head if whole else shown_one_by_one(text[-most:])
     said, head_room, tail_room = _cut(shown, len(text), most)
     heads = bisect.bisect_right(list(itertools.accumulate(map(len, head))), head_room)
     tails = bisect.bisect_right(list(itertools.accumulate(map(len, reversed(tail)))), tail_room)
@@ -262,10 +266,10 @@ def one_line(text: str, most: int = ONE_LINE_MOST) -> str:
 def typed_back(name: str, typed: str) -> bool:
     """Whether ``typed`` names ``name``: as it is, or as :func:`one_line` spells it whole (a case
     ``correct`` + U+200B, listed as ``correct<U+200B>``, is picked by those words)."""
-    return typed == name or (may_spell(name) and typed == "".join(_shown_one_by_one(name)))
+    return typed == name or (may_spell(name) and typed == "".join(shown_one_by_one(name)))
 
 
-def _shown_one_by_one(text: str) -> list[str]:
+def shown_one_by_one(text: str) -> list[str]:
     """Each character of ``text`` as :func:`one_line` shows it: :func:`unbroken`, then what draws
     nothing spelled, unless what is beside it keeps it (as :func:`spelled_out` does)."""
     kept = {at for found in _kept(text) for at in range(found.start(), found.end())}

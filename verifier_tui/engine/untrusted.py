@@ -32,6 +32,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from verifier_tui.engine.plain import shown_one_by_one
 from verifier_tui.engine.record import record
 
 MAX_DEPTH = 200
@@ -47,12 +48,6 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
 _MISSING = (errno.ENOENT, errno.ENOTDIR)  # a file of a folder on the way is not there either
 TARGET_CHARS = 200
 """A link's target shown up to this many characters (Linux allows 4,095)."""
-ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
-"""ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes), which
-what a run prints may hold: taken out before it is shown, and before it is read (Python
-3.13 colours a traceback it prints itself under FORCE_COLOR). An OSC ends at its line:
-one left open must not take the lines after it (the runner's report) out up to a BEL
-printed later before a forged one. A string, compiled at first use."""
 
 
 @record(frozen=True)
@@ -299,12 +294,12 @@ def not_there_words(path: Path | str, name: str | None = None) -> str:
 
 def harmless(text: str) -> str:
     """A name from elsewhere (a link's target) as it can be shown: what would
-    act on a terminal or reorder the line (escape codes, newlines, bidi
-    controls, bytes that are not UTF-8) written as escapes, and cut."""
+    act on a terminal, reorder the line or draw nothing written as every other
+    name is (``\\n``, ``<U+202E>``, ``<U+200B>``, a byte not UTF-8 ``\\xff``:
+    :func:`~verifier_tui.engine.plain.one_line`'s spelling), and cut at its end."""
     shown: list[str] = []
     room = TARGET_CHARS  # of the shown text: an escape is up to ten characters of it
-    for c in text:
-        piece = c if c.isprintable() else repr(c)[1:-1]
+    for piece in shown_one_by_one(text[: TARGET_CHARS + 1]):  # each character is one or more shown
         if len(piece) > room:
             return "".join(shown) + "…"
         shown.append(piece)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import CONTRACT_PREFIX, LINE_NUMBER, contract_line_at, line_number
+from verifier_tui.engine.plain import ANSI
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ def _plain_lines(text: str) -> list[str]:
 
 
 def _uncoloured(text: str) -> str:
-    return re.sub(untrusted.ANSI, "", text) if "\x1b" in text else text
+    return re.sub(ANSI, "", text) if "\x1b" in text else text
 
 
 def group_sub_exception(text: str, kind: str, message: str) -> tuple[str, str] | None:
