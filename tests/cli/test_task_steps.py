@@ -147,6 +147,9 @@ def test_a_step_the_task_has_not_is_one_line(env, own_step, tmp_path):
     assert done.stderr.strip().splitlines() == [
         "verifier-tui: --step third: multi-step has no step 'third' (steps: first, second)"
     ]
+    # a name that draws nothing in part is spelled as a case's is, never Python's 'thi\u200brd'
+    done = run_tool(env, "run", own_step, "--step", "thi\u200brd")
+    assert "--step thi<U+200B>rd: multi-step has no step 'thi<U+200B>rd' (steps: first, second)" in done.stderr
     (own_step / "task.toml").write_text('version = "1.0"\n')
     done = run_tool(env, "run", own_step, "--step", "first")
     assert done.returncode == 2 and "has no [[steps]] in its task.toml" in done.stderr, done.stderr

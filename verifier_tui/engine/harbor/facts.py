@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.harbor.folders import StepView, Trial, shown_name
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.readback import exception_words
@@ -213,7 +213,7 @@ def _task_timeout(task: TaskConfig, name: str | None) -> tuple[float, str]:
     elif toml_unread(task):
         base_words = f"{TOML_UNREAD}: Harbor's default {base:g}"
     elif name is not None and step_settings is None:
-        base_words = f"task.toml has no step {name!r}: Harbor's default {base:g}"
+        base_words = f"task.toml has no step '{shown_name(name)}': Harbor's default {base:g}"
     else:
         base_words = f"task.toml {where} sets no timeout_sec: Harbor's default {base:g}"
     if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was

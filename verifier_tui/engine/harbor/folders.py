@@ -230,9 +230,9 @@ class Trial:
             return named[0]
         if self.steps[0].name is None:  # its one step has no name: "(steps: (single step))" read as one to give
             one = "it is a trial of one step (leave --step out)"
-            raise HarborFolderError(f"trial {_shown(self.name)} has no step '{_shown(name)}': {one}")
+            raise HarborFolderError(f"trial {shown_name(self.name)} has no step '{shown_name(name)}': {one}")
         names = _some_names([s.label for s in self.steps])
-        raise HarborFolderError(f"trial {_shown(self.name)} has no step '{_shown(name)}' (steps: {names})")
+        raise HarborFolderError(f"trial {shown_name(self.name)} has no step '{shown_name(name)}' (steps: {names})")
 
 
 @record(frozen=True)
@@ -295,10 +295,10 @@ class Job:
                 trial for trial in self.trials if typed_back(key(trial), name)
             ]
             if len(found) > 1:
-                folders = ", ".join(_shown(f"{t.path.parent.name}/{t.path.name}") for t in found[:4])
+                folders = ", ".join(shown_name(f"{t.path.parent.name}/{t.path.name}") for t in found[:4])
                 raise HarborFolderError(
-                    f"--trial {_shown(name)}: {len(found)} trials of {self.what} {_shown(self.name)} are named so "
-                    f"({folders}): give one by its folder"
+                    f"--trial {shown_name(name)}: {len(found)} trials of {self.what} {shown_name(self.name)} are "
+                    f"named so ({folders}): give one by its folder"
                 )
             if found:
                 return found[0]
@@ -310,21 +310,23 @@ class Job:
             alike = [why for key, why in self.left_out.items() if key.partition("/")[2] == name]
             left_out = alike[0] if len(alike) == 1 else None
         if left_out is not None:
-            raise HarborFolderError(f"--trial {_shown(name)}: {left_out}; name a trial ({names})")
-        raise HarborFolderError(f"{self.what} {_shown(self.name)} has no trial '{_shown(name)}' (trials: {names})")
+            raise HarborFolderError(f"--trial {shown_name(name)}: {left_out}; name a trial ({names})")
+        missing = f"has no trial '{shown_name(name)}'"
+        raise HarborFolderError(f"{self.what} {shown_name(self.name)} {missing} (trials: {names})")
 
 
-def _shown(name: str) -> str:
-    """A trial's, a step's or a job's name (or one typed) as a job's listing shows it, which
-    ``--trial`` and ``--step`` take back (:func:`typed_back`): ``demo<U+200B>``, as ``--case`` says a case's."""
+def shown_name(name: str) -> str:
+    """A trial's, a step's, a job's or a reward key's name read from a file (or one typed) as a job's
+    listing shows it, which ``--trial`` and ``--step`` take back (:func:`typed_back`): ``demo<U+200B>``,
+    as ``--case`` says a case's, never Python's ``demo\\u200b``."""
     return one_line(name, untrusted.TARGET_CHARS)
 
 
 def _some_names(names: list[str]) -> str:
-    """A list of names (each as :func:`_shown`) cut to a few and a count: never a line of thousands."""
+    """A list of names (each as :func:`shown_name`) cut to a few and a count: never a line of thousands."""
     from verifier_tui.engine.task.kinds import some_names
 
-    return some_names([_shown(name) for name in names]) if names else "none"
+    return some_names([shown_name(name) for name in names]) if names else "none"
 
 
 # --------------------------------------------------------------------------
@@ -371,7 +373,7 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
             chosen = opened.trial(trial)
     else:
         if trial is not None and not any(typed_back(name, trial) for name in (opened.name, opened.path.name)):
-            raise HarborFolderError(f"{opened.path} is the trial {_shown(opened.name)}, not {_shown(trial)}")
+            raise HarborFolderError(f"{opened.path} is the trial {shown_name(opened.name)}, not {shown_name(trial)}")
         chosen = opened
     if step is not None:
         chosen.step(step)  # raises with the step names
@@ -441,9 +443,9 @@ def result_shape(data: Any) -> tuple[list[dict[str, Any]], list[str]]:
         elif not isinstance(name, str):
             why = "has no step_name" if name is None else f"has {json_kind(name)} for its step_name"
         elif name in ("", ".", "..") or "/" in name or "\0" in name:
-            why = f"names the step {name!r}, which cannot be a folder of steps/"
+            why = f"names the step '{shown_name(name)}', which cannot be a folder of steps/"
         elif name in names:
-            why = f"names the step {name!r} again"
+            why = f"names the step '{shown_name(name)}' again"
         else:
             names.add(name)
             steps.append(item)
@@ -470,7 +472,7 @@ def _field_problems(record: dict[str, Any], fields: dict[str, type], where: str)
         if odd:
             more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
             problems.append(
-                f"result.json: {where}verifier_result.rewards[{odd[0]!r}] is {json_kind(rewards[odd[0]])}, "
+                f"result.json: {where}verifier_result.rewards['{shown_name(odd[0])}'] is {json_kind(rewards[odd[0]])}, "
                 f"not a number{more}: not what Harbor writes"
             )
     elif rewards is not None:

@@ -17,7 +17,7 @@ from verifier_tui.engine.failing import Location, failing_location
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
-from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.harbor.folders import StepView, Trial, shown_name
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, recorded_frames, where_they_part
@@ -93,8 +93,9 @@ def walk_trial(
             notes.append("task.toml is missing: Harbor's defaults are assumed")
         notes += [f"{p}" for p in task.problems]
         if view.name is not None and task.steps and task.step(view.name) is None:
-            known = ", ".join(step.name for step in task.steps)
-            notes.append(f"the task has no step {view.name!r} (its steps: {known}): Harbor's defaults are assumed")
+            known = ", ".join(shown_name(step.name) for step in task.steps)
+            missing = f"the task has no step '{shown_name(view.name)}' (its steps: {known})"
+            notes.append(f"{missing}: Harbor's defaults are assumed")
     if drift is not None and drift.unknown is not None:  # a changed task is said by the agreement
         notes += drift.sentences()
     return TrialWalkthrough(

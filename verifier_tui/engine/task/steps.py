@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
+from verifier_tui.engine.plain import one_line
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
 from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_runner
@@ -149,12 +150,13 @@ def no_such_step(task: Task, name: str) -> str:
     task.toml that is not TOML has steps that cannot be read. The step is the
     STEP_NAMED action: the TUI's S chose it, a flag its user never typed."""
     config = task.config
+    shown = one_line(name, untrusted.TARGET_CHARS)  # each name as a listing shows it, as --case's refusal does
     if not config.steps:
-        return Advice(STEP_NAMED, f" {name}: {no_steps(task)}")
-    names = ", ".join(s.name for s in config.steps)
-    why = f"{task.name} has no step {name!r} (steps: {names})"
+        return Advice(STEP_NAMED, f" {shown}: {no_steps(task)}")
+    names = ", ".join(one_line(s.name, untrusted.TARGET_CHARS) for s in config.steps)
+    why = f"{task.name} has no step '{shown}' (steps: {names})"
     return Advice(
-        STEP_NAMED, f" {name}: {refused_words(config.refused)}; {why}" if config.refused else f" {name}: {why}"
+        STEP_NAMED, f" {shown}: {refused_words(config.refused)}; {why}" if config.refused else f" {shown}: {why}"
     )
 
 
