@@ -388,6 +388,31 @@ def test_a_crlf_test_sh_is_refused_not_scored_by_a_shim_bash_cannot_parse(tmp_pa
     assert "tests/test.sh has CRLF line endings" in data["outcome_words"], data["outcome_words"]
 
 
+def test_a_workspace_in_braces_is_refused_as_the_runner_refuses_what_bash_passes(tmp_path, env):
+    """A test.sh passing ``--workspace /app/{src,lib}``: bash, which runs it, passes the runner two words,
+    and the runner refuses the second (exit 2), so Harbor finds no reward. ``run`` laid the workspace at
+    a folder named ``/app/{src,lib}`` and scored the runner's 1.0. It is refused in one line, saying so."""
+    import subprocess
+
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /app/{src,lib}"))
+    runner = Path(__file__).parents[2] / "runner" / "run_verifier.py"
+    said = subprocess.run(
+        ["bash", "-c", f"{PY} {runner} --verifier /x.py --workspace /app/{{src,lib}} --reward-dir {tmp_path / 'r'}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert said.returncode == 2 and "unrecognised argument '/app/lib'" in said.stderr, said
+    data = run_json(env, task_dir)
+    assert data["rewards"] is None and data["outcome"] == "could_not_start", data
+    assert (
+        "tests/test.sh passes --workspace /app/{src,lib}, which bash expands into 2 words (/app/src /app/lib): "
+        "the runner takes one --workspace and refuses the rest (exit 2)" in data["outcome_words"]
+    ), data["outcome_words"]
+
+
 def test_a_workspace_path_ending_in_cr_is_said_as_bash_got_it(tmp_path, env):
     """An LF test.sh passing --workspace "/srv/ws<CR>" (the \\r quoted, the file's own): the note said its
     lines end in \\r\\n (a CRLF file) and that sh passes the \\r, where the file has none and bash runs it.

@@ -182,6 +182,74 @@ def test_a_path_a_command_only_says_is_no_workspace(tmp_path, line, given):
     assert path == given[0] and (given[1] in note if given[1] else note == ""), (path, note)
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["/srv/w*", "/sr?/ws", "/srv/[wx]s", "/app*", "--workspace=/srv/w*", '"/srv/"w*'],
+)
+def test_a_workspace_pattern_is_said_to_be_the_containers_not_taken_as_written(tmp_path, written):
+    """``--workspace /app*``: the shell test.sh runs in matches a pattern against the container's files
+    (pathname expansion, at its run), which are not here; the reader took the pattern as the path,
+    a folder named ``/app*`` the runner would never be given where anything matches. Quoted or escaped,
+    it is the path as written, as bash passes it."""
+    line = written if written.startswith("--") else f"--workspace {written}"
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py {line}\n")
+    path, note = workspace_given(tmp_path)
+    assert path == APP and f"tests/test.sh passes {line}, a pattern the container's shell matches" in note, note
+    for quoted in (shlex.quote("/srv/w*"), '"/srv/w*"', "/srv/w\\*"):
+        (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {quoted}\n")
+        said = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True, check=True)
+        assert workspace_given(tmp_path) == (said.stdout, "") == ("/srv/w*", "")
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["/srv/{a,b}", "/srv/{a,'b c'}", "--workspace=/srv/{a,b}", "/srv/{x,}", "/srv/{1..3}", "/srv/{a,{b,c}}"],
+)
+def test_a_workspace_in_braces_bash_expands_is_no_path_as_written(tmp_path, written):
+    """``--workspace /app/{src,lib}``: bash (which runs test.sh: Harbor's ``bash -c`` for one without a #!
+    line) expands it into two words, and the runner takes one workspace and refuses the second (exit 2,
+    no reward). The reader took ``/app/{src,lib}`` as the path. A run of the runner alone is refused,
+    naming the words bash passes where they are worked out here (as bash's own expansion gives them)."""
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    line = written if written.startswith("--") else f"--workspace {written}"
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py {line}\n")
+    path, note = workspace_given(tmp_path)
+    assert path == APP and note.startswith(f"tests/test.sh passes {line}, "), note
+    refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
+    assert refused is not None and refused.startswith(note.partition(": this run's")[0]), refused
+    assert "the runner alone is no model of it" in refused and "#! line" not in refused, refused
+    words = subprocess.run(["bash", "-c", f"printf '%s\\0' {written}"], capture_output=True, text=True, check=True)
+    expanded = words.stdout.split("\0")[:-1]
+    if "," in written and written.count("{") == 1:  # one list: its words are said
+        assert f"which bash expands into {len(expanded)} words ({shlex.join(expanded)})" in refused, refused
+        assert "refuses the rest (exit 2), so Harbor finds no reward" in refused, refused
+    else:
+        assert len(expanded) > 1 and "bash expands (brace expansion) into words not worked out here" in refused
+    # braces bash keeps as written (no comma, quoted, escaped) are the path's own
+    for kept in ("/srv/{a}", "'/srv/{a,b}'", "/srv/\\{a,b}", '/srv/{a",b"}'):
+        (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {kept}\n")
+        said = subprocess.run(["bash", "-c", f"printf %s {kept}"], capture_output=True, text=True, check=True)
+        assert workspace_given(tmp_path) == (said.stdout, ""), kept
+        assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
+
+
+def test_braces_under_a_sh_line_say_the_shell_decides(tmp_path):
+    """A ``#!/bin/sh`` test.sh: whether braces expand is the container's sh's (bash as sh does, dash
+    does not), so the refusal says so rather than that bash passes two words."""
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    (tmp_path / "test.sh").write_text("#!/bin/sh\nexec python3 run.py --workspace /srv/{a,b}\n")
+    refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
+    assert (
+        refused is not None
+        and "refuses the rest" not in refused
+        and ", if /bin/sh, which its #! line names, is bash (as sh it does so too; dash does not)" in refused
+    )
+    dash = subprocess.run(["dash", "-c", "printf '%s' /srv/{a,b}"], capture_output=True, text=True, check=False)
+    assert dash.returncode != 0 or dash.stdout == "/srv/{a,b}"
+
+
 @pytest.mark.parametrize("ending", ["", " --verifier x", " # a comment"])
 def test_a_crlf_test_sh_passes_the_carriage_return_as_bash_does(tmp_path, ending):
     """A CRLF test.sh whose path is the last word of its line: bash passes the \\r as the path's last

@@ -593,3 +593,22 @@ def test_a_crlf_test_sh_bash_starts_replays_as_bash_ended_it(task, runs, monkeyp
     _, _, local, out = replay(no_reward_trial(runs, demo, "syntax error near unexpected token `$'do\\r''\n"))
     assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh", local.verdict
     assert out["same"] is True, out["differences"]
+
+
+def test_a_test_sh_passing_a_workspace_in_braces_replays_as_bash_ended_it(task, runs, monkeypatch):
+    """A trial whose test.sh passes ``--workspace /app/{src,lib}``: bash gave the runner two words, the
+    runner refused the second and Harbor found no reward. The replay runs the script itself in the view,
+    which ends so; a run of the runner alone is refused, never scored at a folder named with the braces."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    shim = demo / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /app/{src,lib}"))
+    _, _, local, out = replay(no_reward_trial(runs, demo, "run_verifier: error: unrecognised argument '/app/lib'\n"))
+    assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh", local.verdict
+    # (the view's /app named as the trial's captured folder it stood for)
+    assert "unrecognised argument" in local.stderr.text and "app/lib'" in local.stderr.text, local.stderr.text
+    assert out["same"] is True, out["differences"]

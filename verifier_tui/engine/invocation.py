@@ -24,7 +24,17 @@ from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
-from verifier_tui.engine.sandbox.view import APP, TESTS, Limits, cpu_lease, cpus_to_bind, limits_for, workspace_given
+from verifier_tui.engine.sandbox.view import (
+    APP,
+    TESTS,
+    Limits,
+    braced_workspace,
+    braces_words,
+    cpu_lease,
+    cpus_to_bind,
+    limits_for,
+    workspace_given,
+)
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.task.kinds import OwnRunner, task_nemo_gym, verifiers_folder
@@ -176,7 +186,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     )
     staged = _stage_inputs(prepared, interpreter.nemo_gym_verifiers)
     # The test.sh staged: a step's own, laid over tests/'s as Harbor uploads them, is the one it runs.
-    unstartable, crlf = test_sh_refusals(stage.tests_dir / "test.sh", via_test_sh=spec.via_test_sh)
+    unstartable, refused = test_sh_refusals(stage.tests_dir / "test.sh", via_test_sh=spec.via_test_sh)
     # With namespaces the runner sees the sandbox's own paths (/tests, /app,
     # /logs/verifier), as the shim's command line names them; in the copy
     # sandbox, the stage's folders themselves.
@@ -190,8 +200,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     prepared.path_map = _path_map(spec, stage, staged)
     if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
         prepared.start_error, prepared.not_staged = stage.problem, True
-    if prepared.start_error is None and crlf is not None:  # refused: only the script itself, run, ends as bash's
-        prepared.start_error, prepared.not_staged = crlf, True
+    if prepared.start_error is None and refused is not None:  # refused: only the script itself, run, ends as bash's
+        prepared.start_error, prepared.not_staged = refused, True
+        # its words are test.sh's (--workspace /app/{src,lib}), never the view's /app the workspace stands at
+        prepared.path_map = [(scratch, user) for scratch, user in prepared.path_map if scratch != limits.app]
     if prepared.start_error is not None:
         return prepared
     prepared.shim_refusal = unstartable or shim_refusal(interpreter)
@@ -530,11 +542,33 @@ def _crlf_test_sh(test_sh: Path) -> str | None:
     return CRLF_TEST_SH if b"\r\n" in head else None
 
 
+def _braced_test_sh(test_sh: Path) -> str | None:
+    """The refusal of a run of the runner alone where ``test_sh`` passes ``--workspace`` a word with
+    braces bash expands (``/app/{src,lib}``): bash passes the runner two words, and the runner takes one
+    workspace, refusing the next as an unrecognised argument (run_verifier.py ``parse_args``: exit 2,
+    no reward, which Harbor reports); no workspace laid here is a model of that. Harbor runs test.sh
+    from ``bash -c``, by its #! line's program (:func:`test_sh_argv`): bash expands braces, dash does not."""
+    braced = braced_workspace(test_sh.parent)
+    if braced is None:
+        return None
+    said = f"tests/test.sh passes {cut_middle(unbroken(braced.written), 200)}, {braces_words(braced)}"
+    shell = test_sh_argv(test_sh, "")[:-1]
+    program = shell[1] if len(shell) == 2 and os.path.basename(shell[0]) == "env" else shell[0]
+    if os.path.basename(program.removeprefix("-S ").split(" ")[0]) != "bash":
+        said += f", if {unbroken(program)}, which its #! line names, is bash (as sh it does so too; dash does not)"
+    elif braced.words:
+        said += ": the runner takes one --workspace and refuses the rest (exit 2), so Harbor finds no reward"
+    return f"{said}; the runner alone is no model of it: quote the path, or write the one meant"
+
+
 def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[str | None, str | None]:
     """Why the sandbox never starts ``test_sh`` (:func:`test_sh_unstartable`), else why a run of the
-    runner alone is refused for it (:func:`_crlf_test_sh`; a run of the script itself never is)."""
+    runner alone is refused for it (:func:`_crlf_test_sh`, :func:`_braced_test_sh`; a run of the script
+    itself never is)."""
     unstartable = test_sh_unstartable(test_sh)
-    return unstartable, _crlf_test_sh(test_sh) if unstartable is None and not via_test_sh else None
+    if unstartable is not None or via_test_sh:
+        return unstartable, None
+    return None, _crlf_test_sh(test_sh) or _braced_test_sh(test_sh)
 
 
 def workspace_laid(tests_dir: Path, *, via_test_sh: bool = False) -> tuple[str, str]:

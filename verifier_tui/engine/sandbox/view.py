@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import threading
 from contextlib import contextmanager
 from itertools import pairwise
@@ -106,25 +107,64 @@ def workspace_path(tests_dir: Path) -> str:
 
 def workspace_given(tests_dir: Path) -> tuple[str, str]:
     """:func:`workspace_path`, and a note ("" for none) when test.sh passes a workspace known only as it
-    runs (``"$WS"``, a command's output: the run's is then ``/app``), or one ending in \\r."""
+    runs (``"$WS"``, a command's output, a pattern matched against the container's files, braces bash
+    expands: the run's is then ``/app``), or one ending in \\r."""
+    path, line, unknown = _workspace_read(tests_dir)
+    if path is not None:
+        if not path.endswith("\r"):
+            return path, ""
+        # bash runs test.sh (its #! line's, or bash itself, which Harbor starts it from)
+        why = "its lines end in \\r\\n (a CRLF file)" if line.endswith("\r") else "it quotes the \\r"
+        return path, f"tests/test.sh passes --workspace {unbroken(path)}: {why}, which bash keeps as the path's own"
+    if unknown is None:
+        return APP, ""
+    said = f"tests/test.sh passes {cut_middle(unbroken(unknown.written), 200)}"
+    if unknown.how == "braces":
+        return APP, f"{said}, {braces_words(unknown)}: this run's workspace is at {APP}, the shim's"
+    why = (
+        "a pattern the container's shell matches against the container's files (pathname expansion), which are not here"
+        if unknown.how == "pattern"
+        else "a path known only as test.sh runs (a variable, a command's output)"
+    )
+    return APP, f"{said}, {why}: this run's workspace is at {APP}, the shim's"
+
+
+@record(frozen=True)
+class UnknownWorkspace:
+    """A ``--workspace`` word of test.sh whose path the shell makes as it runs: ``how`` it does
+    ("expands": a variable, a command's output; "pattern": pathname expansion; "braces": bash's brace
+    expansion, into ``words`` when they are known here), and the flag and its word as ``written``."""
+
+    written: str
+    how: str
+    words: tuple[str, ...] = ()
+
+
+def braces_words(unknown: UnknownWorkspace) -> str:
+    """What bash makes of a ``--workspace`` word with braces, said for a note or a refusal."""
+    if not unknown.words:
+        return "whose braces bash expands (brace expansion) into words not worked out here"
+    return f"which bash expands into {len(unknown.words)} words ({unbroken(shlex.join(unknown.words))})"
+
+
+def braced_workspace(tests_dir: Path) -> UnknownWorkspace | None:
+    """The ``--workspace`` word with braces bash expands that test.sh passes, when no plain path is passed."""
+    path, _line, unknown = _workspace_read(tests_dir)
+    return unknown if path is None and unknown is not None and unknown.how == "braces" else None
+
+
+def _workspace_read(tests_dir: Path) -> tuple[str | None, str, UnknownWorkspace | None]:
+    """The first plain path test.sh passes as ``--workspace`` and the line passing it, else None, "" and
+    the first such word whose path its shell makes as it runs (None for none)."""
     text = _read_text(tests_dir / "test.sh") or ""
-    unknown = ""
+    unknown: UnknownWorkspace | None = None
     for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
-        path, written = _workspace_given(line) if "--workspace" in line else (None, "")
+        path, written = _workspace_given(line) if "--workspace" in line else (None, None)
         if path is not None:
-            if not path.endswith("\r"):
-                return path, ""
-            # bash runs test.sh (its #! line's, or bash itself, which Harbor starts it from)
-            why = "its lines end in \\r\\n (a CRLF file)" if line.endswith("\r") else "it quotes the \\r"
-            return path, f"tests/test.sh passes --workspace {unbroken(path)}: {why}, which bash keeps as the path's own"
+            return path, line, None
         unknown = unknown or written
-    if unknown:
-        return APP, (
-            f"tests/test.sh passes --workspace {cut_middle(unknown, 200)}, a path known only as test.sh runs "
-            f"(a variable, a command's output): this run's workspace is at {APP}, the shim's"
-        )
-    return APP, ""
+    return None, "", unknown
 
 
 # one piece of sh's text: where an arithmetic $((...)) or ((...)) starts (read on by _arithmetic_end), a
@@ -169,6 +209,11 @@ _WRITTEN_PIECE = re.compile(
     r"""'[^']*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|\\.|\$\(|[()]|[ \t\n;&|<>]|[^'"`\\$() \t\n;&|<>]+|.""", re.DOTALL
 )
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
+# bash's brace expansion in a word masked as _Word.mask: a list (an unquoted comma inside unquoted braces,
+# no brace between) or a sequence of integers or letters, with an optional step (bash's brace_expand)
+_BRACES = re.compile(r"\{[^{}]*,[^{}]*\}|\{(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?\}")
+# pathname expansion: an unquoted * or ?, or a bracket expression
+_PATTERN = re.compile(r"[*?]|\[.+\]")
 
 
 def _closing(text: str, opener: int, closes: dict[int, int]) -> int:
@@ -249,52 +294,91 @@ def _sh_lines(text: str) -> Iterator[str]:
     yield "".join(line)
 
 
-def _workspace_given(line: str) -> tuple[str | None, str]:
+def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
     words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh); else None, with the first
-    such word as written whose path sh expands (``"$WS"``, a backquote: its value is not known here).
-    None too for no such word, one holding a newline (quoted over two lines), or a quote that never closes."""
-    words: list[tuple[str, bool, int]] = []  # (the word as sh passes it, whether sh expands it, where it starts)
+    such word whose path the shell makes (``"$WS"``, a backquote, ``/ap*``, ``/app/{a,b}``: its value is
+    not known here). None too for no such word, one holding a newline (quoted over two lines), or a
+    quote that never closes."""
+    words: list[_Word] = []
     pieces: list[str] | None = None  # of the word being read
+    masks: list[str] = []  # the word's pieces with what is quoted or escaped masked (a NUL a character)
     expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
     for piece in _WORD_PIECE.finditer(line):
         single, double, escaped, plain, ends, unclosed = piece.groups()
         if unclosed:
-            return None, ""
+            return None, None
         if ends is None:
             if pieces is None:
-                pieces, expands, start = [], False, piece.start()
+                pieces, masks, expands, start = [], [], False, piece.start()
             if double is not None:
                 expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
             elif plain is not None:  # what follows may be what is expanded: $( $' $"
                 expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
-            pieces.append(
-                _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
-            )
+            value = _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
+            pieces.append(value)
+            masks.append(plain if plain is not None else "\0" * len(value))
             continue
         if pieces is not None:
             word = "".join(pieces)
             saying = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
-            words.append(("", False, start) if saying else (word, expands, start))
+            words.append(_Word("", "", False, start) if saying else _Word(word, "".join(masks), expands, start))
             pieces = None
         if _COMMAND_ENDS.search(ends):
             saying = False
     if pieces is not None:
         word = "".join(pieces)
-        words.append(("", False, start) if saying or word in _SAYS else (word, expands, start))
-    unknown = ""  # the first such word sh expands, said only when no plain path follows it
-    for (word, word_expands, word_start), after in pairwise([*words, ("", False, len(line))]):
-        if word == "--workspace":
-            value, expanded, start = after
-        elif word.startswith("--workspace="):
-            value, expanded, start = word.partition("=")[2], word_expands, word_start
+        said = saying or word in _SAYS
+        words.append(_Word("", "", False, start) if said else _Word(word, "".join(masks), expands, start))
+    unknown = None  # the first such word the shell makes, said only when no plain path follows it
+    for flag, after in pairwise([*words, _Word("", "", False, len(line))]):
+        if flag.text == "--workspace":
+            given, value = after, after.text
+        elif flag.text.startswith("--workspace="):
+            given, value = flag, flag.text.partition("=")[2]
         else:
             continue
-        if expanded:
-            unknown = unknown or _written(line, start)
+        how = given.how()
+        if how:
+            # bash expands braces in the whole word: --workspace=/a/{b,c} is two --workspace= words
+            written = _written(line, given.start)
+            written = written if given is flag else f"--workspace {written}"
+            unknown = unknown or UnknownWorkspace(written, how, given.braces())
         elif value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
-            return normal_path(value), ""
+            return normal_path(value), None
     return None, unknown
+
+
+@record(frozen=True)
+class _Word:
+    """A word of a test.sh line as sh passes it (``text``), and as ``mask``: its quoted and escaped
+    characters NUL, what sh may still expand as written (``{``, ``*``)."""
+
+    text: str
+    mask: str
+    expands: bool  # a variable, a command's output: sh makes its value
+    start: int  # where it starts in its line
+
+    def how(self) -> str:
+        """How the shell makes this word's value as it runs ("" for as written): bash's order, in
+        which braces come before pathname expansion (a $ in a brace is bash's as much as a variable)."""
+        if self.expands:
+            return "expands"
+        if _BRACES.search(self.mask):
+            return "braces"
+        return "pattern" if _PATTERN.search(self.mask) else ""
+
+    def braces(self) -> tuple[str, ...]:
+        """The words bash expands this one into, where it holds one list of braces and nothing
+        else to expand (``/app/{src,lib}``: ``/app/src``, ``/app/lib``); else none (not worked out)."""
+        found = list(_BRACES.finditer(self.mask))
+        if len(found) != 1 or not found[0].group().count(",") or self.mask.count("{") > 1:
+            return ()
+        if _PATTERN.search(self.mask):
+            return ()
+        head, tail = found[0].start(), found[0].end()
+        cuts = [head] + [at for at in range(head + 1, tail - 1) if self.mask[at] == ","] + [tail - 1]
+        return tuple(self.text[:head] + self.text[a + 1 : b] + self.text[tail:] for a, b in pairwise(cuts))
 
 
 def _written(line: str, at: int) -> str:
