@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.commands import run_tool
 from tests.helpers.harbor import (
     HARBOR_REAL,
     READS_HELLO,
@@ -525,6 +526,11 @@ KERNEL_HEADS = {
     "not-utf-8": b"#!{show} \xff\xfe\r\n",
     "no-newline": b"#!{show}",
     "only-blanks": b"#!  \t\n",
+    "empty": b"#!\n",  # an empty #! line: ENOEXEC, bash runs the file itself
+    "empty-unended": b"#!",  # the name "": the kernel refuses it (bash exits 126)
+    "blanks-unended": b"#!  \t",
+    "nul-first": b"#!\0{show}\n",
+    "blanks-then-nul-first": b"#!  \0{show}\n",
     "blank-then-nul": b"#!{show} \0x\n",
 }
 
@@ -536,7 +542,7 @@ def test_a_test_sh_is_read_as_the_real_kernel_reads_it(tmp_path, head):
     was started where the kernel refuses it (ENOEXEC: bash then runs the file itself)."""
     import subprocess
 
-    from verifier_tui.engine.invocation import test_sh_argv
+    from verifier_tui.engine.invocation import test_sh_argv, test_sh_unstartable
 
     show = tmp_path / "show"
     show.write_text(f"#!{sys.executable}\nimport os, sys\nsys.stdout.write(repr([os.fsencode(a) for a in sys.argv]))\n")
@@ -547,8 +553,13 @@ def test_a_test_sh_is_read_as_the_real_kernel_reads_it(tmp_path, head):
     argv = test_sh_argv(script, str(script))
     try:
         ran = subprocess.run([str(script)], capture_output=True, check=False)
-    except OSError as exc:  # the kernel refused it: the shell that asked runs it itself
-        assert exc.errno == errno.ENOEXEC and argv == ["bash", str(script)], argv
+    except OSError as exc:  # the kernel refused it: the shell that asked runs it itself (ENOEXEC), or says why
+        bash = subprocess.run(["bash", "-c", f"({script})"], capture_output=True, check=False)
+        refused = test_sh_unstartable(script)
+        if exc.errno == errno.ENOEXEC:
+            assert argv == ["bash", str(script)] and refused is None, argv
+        else:  # as Harbor's bash ends: the replay never starts it, and exits as bash did
+            assert refused is not None and refused[1] == bash.returncode, (refused, bash)
         return
     # the interpreter (show, by name) got the argument and the script, byte for byte
     assert argv[0] == str(show) and [os.fsencode(word) for word in argv] == [
@@ -557,7 +568,9 @@ def test_a_test_sh_is_read_as_the_real_kernel_reads_it(tmp_path, head):
     ], (argv, ran)
 
 
-@pytest.mark.parametrize("head", ["", "\ufeff#!/usr/bin/env bash\n"], ids=["no-shebang", "bom"])
+@pytest.mark.parametrize(
+    "head", ["", "\ufeff#!/usr/bin/env bash\n", "#!\n"], ids=["no-shebang", "bom", "empty-shebang"]
+)
 def test_a_test_sh_without_a_shebang_replays_in_bash_as_harbor_runs_it(task, runs, tmp_path, monkeypatch, head):
     """Harbor runs test.sh from ``bash -c``: one without a #! line (or with a BOM before it, which the
     kernel does not take for one) is refused by the kernel and run by bash itself. The replay ran it in
@@ -612,3 +625,33 @@ def test_a_test_sh_passing_a_workspace_in_braces_replays_as_bash_ended_it(task, 
     # (the view's /app named as the trial's captured folder it stood for)
     assert "unrecognised argument" in local.stderr.text and "app/lib'" in local.stderr.text, local.stderr.text
     assert out["same"] is True, out["differences"]
+
+
+@pytest.mark.parametrize("head", [b"#!\0/bin/sh\n", b"#! \t\0/bin/bash\n"], ids=["nul", "blanks-nul"])
+def test_a_test_sh_whose_shebang_names_an_empty_program_replays_as_bash_ended_it(task, runs, monkeypatch, env, head):
+    """A test.sh whose #! line the kernel reads as naming the program "" (blanks at most before a NUL):
+    the kernel refuses to exec it (EACCES, not the ENOEXEC that leaves bash to run a file itself), so
+    Harbor's bash says `bad interpreter: Permission denied`, exits 126 and finds no reward. The replay
+    started a program named "" in the view and said nothing of why; a run of the runner alone scored
+    1.0. Neither starts it now, each exits 126 as bash did, and a note says why."""
+    import subprocess
+
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    shim = demo / "tests" / "test.sh"
+    shim.write_bytes(head + (SHIM.split("\n", 1)[1].encode() if head.endswith(b"\n") else b""))
+    shim.chmod(0o755)
+    bash = subprocess.run(["bash", "-c", f"({shim})"], capture_output=True, text=True, check=False)
+    assert bash.returncode == 126, bash
+    _, _, local, out = replay(no_reward_trial(runs, demo, bash.stderr))
+    assert local.verdict.error == NOT_FOUND and local.exit_code == 126, (local.verdict, local.exit_code)
+    assert out["same"] is True, out["differences"]
+    assert any("names no program" in notice for notice in local.notices), local.notices
+    ran = run_tool(env, "run", demo, "--workspace", demo, "--json")
+    data = json.loads(ran.stdout)
+    assert data["exit_code"] == 126 and data["verdict_error"] == NOT_FOUND, data
+    assert any(n.startswith("tests/test.sh's first line `#!") and "names no program" in n for n in data["notices"])

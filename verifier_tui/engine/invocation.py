@@ -112,6 +112,7 @@ class Prepared:
     start_error: str | None = None
     not_staged: bool = False  # the start error is the stage's: the run's files could not be staged (whole)
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
+    refusal_exit: int = SHIM_REFUSAL_EXIT  # what test.sh exits with then
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
     marker: str | None = None
     """In the copy sandbox: the value of :data:`~verifier_tui.engine.process.MARKER`
@@ -206,9 +207,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         prepared.path_map = [(scratch, user) for scratch, user in prepared.path_map if scratch != limits.app]
     if prepared.start_error is not None:
         return prepared
-    prepared.shim_refusal = unstartable or shim_refusal(interpreter)
+    prepared.shim_refusal = unstartable[0] if unstartable else shim_refusal(interpreter)
     if unstartable is not None:
-        prepared.notices.append(unstartable)
+        prepared.notices.append(unstartable[0])
+        prepared.refusal_exit = unstartable[1]
     elif prepared.shim_refusal is not None:
         prepared.notices.append(
             Advice(
@@ -505,24 +507,40 @@ def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
     return [os.fsdecode(word) for word in words], head
 
 
-def test_sh_unstartable(test_sh: Path) -> str | None:
-    """Why Harbor could not start ``test_sh``, said as the run's one line (None: it could). Harbor
-    0.26 runs it as a file (harbor/verifier/verifier.py: ``chmod +x``, then its path as the command,
-    harbor/utils/scripts.py ``build_execution_command``; only a Windows host strips \\r first,
-    docker_unix.py), so a CRLF file's \\r ends the program its ``#!`` names: ``/bin/bash\\r`` is no
-    file (bash: "cannot execute: required file not found", 127), and ``env`` finds no ``bash\\r``
-    (127). What an interpreter does with a \\r in its argument (``#!/bin/bash -e\\r``) is its own,
-    and the replay meets it by running test.sh as the kernel would (:func:`test_sh_argv`)."""
+#: What Harbor's bash exits with where the kernel answers EACCES to the exec of test.sh: its ``#!`` line
+#: names the program "" (Linux 6 refuses an empty name so; bash: "bad interpreter: Permission denied").
+NO_PROGRAM_EXIT = 126
+
+
+def test_sh_unstartable(test_sh: Path) -> tuple[str, int] | None:
+    """Why Harbor could not start ``test_sh``, said as the run's one line, and what test.sh exits with
+    (None: it could). Harbor 0.26 runs it as a file (harbor/verifier/verifier.py: ``chmod +x``, then its
+    path as the command, harbor/utils/scripts.py ``build_execution_command``; only a Windows host strips
+    \\r first, docker_unix.py), so a CRLF file's \\r ends the program its ``#!`` names: ``/bin/bash\\r`` is
+    no file (bash: "cannot execute: required file not found", 127), and ``env`` finds no ``bash\\r``
+    (127). A ``#!`` followed by nothing but blanks before a NUL or the file's end names the program ""
+    (fs/binfmt_script.c reads it so), which the kernel refuses (126; an empty ``#!`` line, one that
+    ends, the kernel leaves to bash). What an interpreter does with a \\r in its argument
+    (``#!/bin/bash -e\\r``) is its own, and the replay meets it by running test.sh as the kernel would
+    (:func:`test_sh_argv`)."""
     words, head = _shebang(test_sh)
+    first = cut_middle(unbroken(head.split(b"\n", 1)[0].decode(errors="replace")), 120)
+    if words and not words[0]:
+        return (
+            f"tests/test.sh's first line `{first}` names no program (blanks at most before a NUL or the "
+            "file's end): the kernel refuses to start it (Permission denied), and Harbor's bash exits "
+            f"{NO_PROGRAM_EXIT} before anything runs; write the program after #!, as #!/bin/bash",
+            NO_PROGRAM_EXIT,
+        )
     env_runs = len(words) == 2 and os.path.basename(words[0]) == "env" and not words[1].startswith("-")
     program = words[1] if env_runs else words[0] if words else ""
     if "\r" not in program:
         return None
-    first = head.split(b"\n", 1)[0].decode(errors="replace")
     endings = "CRLF" if b"\r\n" in head else "CR"
     return (
-        f"tests/test.sh has {endings} line endings: its first line `{cut_middle(unbroken(first), 120)}` cannot be "
-        f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings"
+        f"tests/test.sh has {endings} line endings: its first line `{first}` cannot be "
+        f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings",
+        SHIM_REFUSAL_EXIT,
     )
 
 
@@ -561,7 +579,7 @@ def _braced_test_sh(test_sh: Path) -> str | None:
     return f"{said}; the runner alone is no model of it: quote the path, or write the one meant"
 
 
-def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[str | None, str | None]:
+def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[tuple[str, int] | None, str | None]:
     """Why the sandbox never starts ``test_sh`` (:func:`test_sh_unstartable`), else why a run of the
     runner alone is refused for it (:func:`_crlf_test_sh`, :func:`_braced_test_sh`; a run of the script
     itself never is)."""

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import Advice, of_test
 from verifier_tui.engine.coverage import COVERAGE_FILE, LINK_OUT, MEASURED_LIMIT, Coverage, read_runner_file
-from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared, staged_verifier
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
 from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
@@ -356,7 +355,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
         stdout = stderr = CapturedText()
         if prepared.shim_refusal is not None and start_error is None:
-            returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
+            returncode = prepared.refusal_exit  # what test.sh exits with: the runner never ran
             if prepared.shim_refusal not in notices:  # the shim's own words (a test.sh never started has none)
                 stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
         strays, written = [], []
@@ -456,7 +455,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         # it runs, whatever this run did (the outcome says that, the verdict Harbor's; the
         # warnings about what the verifier did stay).
         verdict = replace(timeout_verdict(spec.harbor_gives_up_s), warnings=verdict.warnings)
-    if done is None and returncode == SHIM_REFUSAL_EXIT:
+    if done is None and returncode is not None:  # test.sh's own refusal (above)
         outcome = Outcome.REFUSED_BY_SHIM
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
     cut_short = done is not None and done.output_cut_short
