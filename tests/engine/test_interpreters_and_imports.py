@@ -51,10 +51,29 @@ def test_a_missing_module_no_file_installs_is_said(tmp_path):
     task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
     write(task_dir / "environment" / "Dockerfile", "FROM python:3.11-slim\n")
     note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
-    assert "none of the task's install files mentions it (environment/Dockerfile)" in note
+    assert "none of the task's install files mentions it (environment/Dockerfile, tests/test.sh)" in note
     (task_dir / "environment" / "Dockerfile").unlink()
+    (task_dir / "tests" / "test.sh").unlink()
     note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
-    assert "the task has no Dockerfile or requirements file that would install it" in note
+    assert "the task has no Dockerfile, requirements file or test.sh that would install it" in note
+
+
+def test_a_missing_module_the_shim_installs_is_named_with_its_line(tmp_path):
+    """A shim that runs ``pip install`` before the runner (common in Harbor
+    tasks): its line is where the sandbox gets the package; the shim's other
+    lines (``--verifier /tests/verifier.py``) install nothing."""
+    task_dir = make_task(tmp_path / "t", "import app\n" + NEEDS_PACKAGE)
+    test_sh = task_dir / "tests" / "test.sh"
+    test_sh.write_text(
+        test_sh.read_text().replace("set -- --verifier", "pip install vtui-fuzzy-scores==1.2\nset -- --verifier"),
+        encoding="utf-8",
+    )
+    note = next(n for n in run(task_dir).notices if "ModuleNotFoundError" in n)
+    assert note.startswith("the verifier imports app, which is neither beside it")  # `--workspace /app` is no install
+    write(task_dir / "tests" / "verifier.py", NEEDS_PACKAGE)
+    note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
+    assert "the task installs it for the sandbox in tests/test.sh:" in note
+    assert "`pip install vtui-fuzzy-scores==1.2`" in note
 
 
 def test_import_names_that_differ_from_their_package_are_found(tmp_path):

@@ -59,7 +59,11 @@ _DISTRIBUTIONS = {
     "skimage": ("scikit-image",),
 }
 #: Files of a task that install what its sandbox has, relative to the task.
-_INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile")
+_INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile", "tests/test.sh")
+#: Harbor runs the task's test.sh in the sandbox, so a ``pip install`` there
+#: installs for the verifier; its other lines (the shim's ``--verifier
+#: /tests/verifier.py --workspace /app``) install nothing, whatever they name.
+_SCRIPT = "test.sh"
 _REQUIREMENTS_FOLDERS = (".", "environment", "tests")
 #: A file larger than this is not searched for install lines.
 _MAX_INSTALL_FILE_BYTES = 1_000_000
@@ -82,7 +86,7 @@ def missing_module(output: str) -> str | None:
 
 
 def install_files(task_root: Path) -> list[Path]:
-    """The task's Dockerfiles and requirements files (those that exist)."""
+    """The task's Dockerfiles, requirements files and test.sh (those that exist)."""
     files = [task_root / rel for rel in _INSTALL_FILES]
     for folder in _REQUIREMENTS_FOLDERS:
         try:
@@ -104,6 +108,8 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
         if text is None:
             continue
         for number, line in enumerate(text.splitlines(), start=1):
+            if path.name == _SCRIPT and "install" not in line:
+                continue
             if pattern.search(line) and not line.lstrip().startswith("#"):
                 found.append(InstallLine(path, number, line.strip()))
     return found
@@ -143,7 +149,7 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         where = (
             f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
             if files
-            else "the task has no Dockerfile or requirements file that would install it"
+            else "the task has no Dockerfile, requirements file or test.sh that would install it"
         )
         beside = rel(local_folders[-1]) if local_folders else "tests"  # the verifier's own folder
         return Advice(
