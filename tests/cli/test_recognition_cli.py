@@ -60,7 +60,8 @@ def test_the_tui_refuses_a_folder_that_is_not_a_task_before_drawing(env, tmp_pat
 # Kinds of tasks
 
 
-def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path):
+@pytest.mark.parametrize("command", ["run", "explain", "test", "watch", "audit"])
+def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path, command):
     task_dir = make_task(
         tmp_path / "pytest-task",
         None,
@@ -71,9 +72,11 @@ def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path):
         },
     )
     line = one_line_refusal(
-        run_tool(env, "run", task_dir), "pytest-task is a plain Harbor task", "Harbor runs its tests/test.sh"
+        run_tool(env, command, task_dir), "pytest-task is a plain Harbor task", "Harbor runs its tests/test.sh"
     )
     assert "as you asked" not in line
+    # what to do, as the TUI says it
+    assert f"into tests/verifier.py (def verify(workspace): ...) and run verifier-tui vendor {task_dir}," in line
 
 
 def test_a_nemo_gym_environment(env, tmp_path):

@@ -186,7 +186,7 @@ async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
         await pilot.pause()
         text = " ".join(widget_text(app, "#resolution-body").split())
         assert "pytest-task is a plain Harbor task: Harbor runs its tests/test.sh" in text
-        assert "replace tests/test.sh with the runner's shim: verifier-tui vendor " in text  # and how
+        assert "move the checks into tests/verifier.py (def verify(workspace): ...) and run verifier-tui vendor" in text
         assert "no verifier found" not in text
 
 

@@ -289,8 +289,9 @@ def no_verifier_message(task: Task) -> str:
         return (
             f"{task.name} is a plain Harbor task: Harbor runs its {_display(task, task.test_sh)} (the task's own "
             "script, usually pytest or a check script, not the runner's shim), and verifier-tui does not run "
-            "that script. verifier-tui debugs Python verifiers that NeMo Gym's runner calls: a tests/verifier.py "
-            "with a top-level verify, beside the runner's test.sh shim"
+            "that script: it runs a Python verifier beside the runner's shim. To debug here, move the checks "
+            "into tests/verifier.py (def verify(workspace): ...) and run verifier-tui vendor "
+            f"{shell_word(str(task.root))}, which puts the shim in place of tests/test.sh (kept as tests/test.sh.old)"
         )
     places = ", ".join(str(p) + ("" if p.is_dir() else " (not there)") for p in task.looked_in)
     said: list[str | Action] = [
@@ -315,14 +316,10 @@ def no_verifier_message(task: Task) -> str:
 
 
 def no_verifier_help(task: Task, live_reload: bool = True) -> str:
-    """What to do next, when a task has no verifier to run (``live_reload``: a save runs)."""
+    """What to do next, when a task has no verifier to run (``live_reload``: a save runs); a
+    plain Harbor task's message says it already."""
     if task.plain_test_sh:
-        return (
-            "To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-            "the reward) and replace tests/test.sh with the runner's shim: "
-            f"verifier-tui vendor {shell_word(str(task.root))} "
-            "does that (it keeps your script as tests/test.sh.old)."
-        )
+        return ""
     # With live reload off (--no-watch, w) nothing runs a verifier written: what does is said.
     runs = (
         "live reload picks it up and runs it" if live_reload else "then r runs it (live reload is off: w turns it on)"

@@ -367,10 +367,8 @@ class MainScreen(SizedScreen):
     def _no_verifier(self) -> None:
         session = self.session
         # words(): the message is Advice (a multi-step task's says S), which an f-string would read as its flags
-        help_text = (
-            f"{self.fmt.words(no_verifier_message(session.task))}\n\n"
-            f"{self.fmt.text(no_verifier_help(session.task, self.controller.live_reload))}"
-        )
+        then = no_verifier_help(session.task, self.controller.live_reload)
+        help_text = self.fmt.words(no_verifier_message(session.task)) + (f"\n\n{self.fmt.text(then)}" if then else "")
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         # The verifier deleted while watched: the last run's output is no longer this state's, as
