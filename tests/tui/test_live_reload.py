@@ -231,6 +231,25 @@ async def test_live_reload_turned_on_after_starting_without_it_runs(example):
         assert result.verdict.rewards == {"reward": 0.25} and result.trigger == "live reload on"
 
 
+async def test_a_run_without_a_watcher_reads_task_toml_as_it_is_now(example):
+    """Started with --no-watch, nothing re-read the task: task.toml edited (its [verifier] env),
+    r ran with the env of the start, and so did the run as w turned live reload on, so the
+    verdict was of a task.toml no longer there (the header's limits too)."""
+    root = example("hello-file")
+    toml = root / "task.toml"
+    strict = toml.read_text(encoding="utf-8")
+    app = make_app(root, case="wrong-case", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await app.wait_for_runs(1)).verdict.rewards == {"reward": 0.0}  # STRICT=1: case matters
+        toml.write_text(strict.replace('STRICT = "1"', 'STRICT = "0"'), encoding="utf-8")
+        await pilot.press("r")
+        assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 1.0}
+        toml.write_text(strict, encoding="utf-8")
+        await pilot.press("w")
+        result = await app.wait_for_runs(3)
+        assert result.verdict.rewards == {"reward": 0.0} and result.trigger == "live reload on"
+
+
 async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example):
     """It said "stale: hello.txt deleted changed since this run"."""
     root = example("hello-file")

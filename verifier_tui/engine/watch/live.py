@@ -14,6 +14,8 @@ into a run request through a :class:`~.scheduler.RunScheduler`:
 * with live reload off (the TUI's ``w``), the watcher goes on: changes re-read
   the task and are held as ``stale`` (the verdict on screen is out of date),
   and turning live reload on again runs them;
+* with no watcher (the TUI's ``--no-watch``, a watcher that failed), a run
+  re-reads the task first: no change said it changed;
 * a change to another case (its workspace, its expected.json) runs nothing
   (unless :attr:`~LiveRuns.every_case`: a run is then every case's);
   the task's cases are re-read when a case folder or a file beside one changes;
@@ -130,6 +132,7 @@ class LiveRuns:
         self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
         self._said: frozenset[Path] = frozenset()
         self._seen: set[Path] = set()  # folders ever there while watched: see _said_as_seen
+        self._ran = False  # a run read the task's files (read_unwatched)
         self.busy: Callable[[], bool] = lambda: self.scheduler.busy
         """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
@@ -176,21 +179,10 @@ class LiveRuns:
         refused = session.task.config.refused
         if task_changed or session.defines_cases(change.paths):
             root = session.task.root
-            try:
-                session.reload_task()
-            except (DiscoveryError, OSError) as exc:
-                said = f"the task could not be re-read: {exc}"
-                # said once while it lasts: a folder removed comes as several changes
-                if self._on_task_error is not None and said != self._task_error:
-                    self._on_task_error(said)
-                self._task_error = said
+            if not self._read_task_again():
                 return
-            self._task_error = None
             if session.task.root != root and not os.path.lexists(root):  # the task's folder renamed, followed
                 change = replace(change, moved=(*change.moved, (root, session.task.root.name)))
-            if self._on_task_reloaded is not None:
-                self._on_task_reloaded()
-            self.restart_watch_if_needed()
             if session.task.config.refused != refused and not task_changed:
                 # Read again for another reason (a case made), the task is one Harbor now loads, or refuses,
                 # otherwise (an instruction.md removed meanwhile, whose own change then finds nothing new):
@@ -212,6 +204,31 @@ class LiveRuns:
             asyncio.get_running_loop().call_soon(self._if_idle)
             return
         self._go(change)
+
+    def _read_task_again(self) -> bool:
+        """Re-read the task (task.toml, the verifiers, the cases); whether it could be (if not, it is
+        said, once while it lasts: a folder removed comes as several changes)."""
+        try:
+            self.session.reload_task()
+        except (DiscoveryError, OSError) as exc:
+            said = f"the task could not be re-read: {exc}"
+            if self._on_task_error is not None and said != self._task_error:
+                self._on_task_error(said)
+            self._task_error = said
+            return False
+        self._task_error = None
+        if self._on_task_reloaded is not None:
+            self._on_task_reloaded()
+        self.restart_watch_if_needed()
+        return True
+
+    def read_unwatched(self) -> bool:
+        """Before a run: when no watcher has seen the task's files since a run read them (started
+        with live reload off, a watcher that failed), the task is read again, as a save would have
+        it read (:meth:`on_change`), so a key's run is of task.toml and the cases as they are now.
+        Whether the run may go on."""
+        ran, self._ran = self._ran, True
+        return self._watcher is not None or not ran or self._read_task_again()
 
     def _go(self, change: Change) -> None:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
@@ -331,6 +348,9 @@ class LiveRuns:
         self._read_as = merged if len(merged) <= _READ_AS_AT_MOST else _as_read_all(read)
 
     async def _run(self, change: Change | None) -> Any:
+        if not self.read_unwatched():
+            self.run_ended()
+            return None
         self.reading_now(change)
         if change is not None:
             trigger = change.describe()
@@ -387,7 +407,9 @@ class LiveRuns:
                         self._on_watching()
                     if run_first:
                         run_first = False
-                        self.request(first_trigger)
+                        # nothing saw what changed since a run read the task: read as it is now
+                        if not self._ran or self._read_task_again():
+                            self.request(first_trigger)
                     async for change in watcher.changes():
                         self.on_change(change)
                 finally:

@@ -805,6 +805,8 @@ class MainScreen(SizedScreen):
             self.notify("no verifier to run", severity="warning", markup=False)
             return
         await self._wait_for_the_run_in_flight()
+        if not live.read_unwatched():
+            return
         controller.pause()  # saves wait until both runs are done
         status = self.query_one(StatusLine)
         try:
