@@ -147,3 +147,25 @@ async def test_the_other_cases_are_out_of_date_when_a_steps_folder_or_instructio
             await app.wait_for_runs(runs)
             await pilot.pause()
             assert "? c2" in cases_shown(app), cases_shown(app)
+
+
+async def test_the_history_marks_a_run_harbor_would_refuse_as_a_change_from_a_reward(tmp_path):
+    """task.toml broken while the verifier still writes 1.0: the row hides the reward (Harbor would
+    score none, as the verdict says), yet the history marked it `=`, the same rewards; and `=` again
+    when task.toml was mended and 1 came back."""
+    root = make_task(
+        tmp_path / "tasks" / "toml", "def verify(workspace):\n    return 1.0\n", cases={"only": {"a": "a"}}
+    )
+    good = (root / "task.toml").read_text(encoding="utf-8")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for number, toml in ((2, good + "[verifier\n"), (3, good + "[verifier\n"), (4, good)):
+            write(root / "task.toml", toml)
+            await pilot.press("r")
+            await app.wait_for_runs(number)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "#2  • only ≠" in text  # a reward, then none for Harbor
+        assert "#3  • only =" in text  # refused both times, for the same reason
+        assert "#4  • only 1 ≠" in text

@@ -118,7 +118,11 @@ def seen(result: RunResult) -> Seen:
     """What the history compares a run by, read while the run is whole: its
     :func:`ending`, and a digest of all its rewards, since an older run keeps
     only REWARD_KEYS of them (:func:`without_output`) and keeping them all
-    would unbound the history's memory (a 100,000-key reward is megabytes)."""
+    would unbound the history's memory (a 100,000-key reward is megabytes).
+    A task Harbor would refuse scores nothing, whatever the reward folder
+    holds (as the row's reward says): the refusal is how it ended."""
+    if result.task_refused is not None:
+        return result.task_refused, None
     rewards = result.verdict.rewards
     if rewards is None:
         return ending(result), None
@@ -126,7 +130,10 @@ def seen(result: RunResult) -> Seen:
 
 
 def _reward(result: RunResult) -> int | float | None:
-    """The run's "reward" as written: Python compares an integer past any float exactly (10**400 < 2 * 10**400)."""
+    """The run's "reward" as written: Python compares an integer past any float exactly (10**400 < 2 * 10**400).
+    None for a task Harbor would refuse (:func:`seen`)."""
+    if result.task_refused is not None:
+        return None
     value = (result.verdict.rewards or {}).get("reward")
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
