@@ -293,3 +293,17 @@ def test_a_task_whose_cases_have_no_expected_json_is_said_so_in_the_summary_and_
     assert "holds 1 task(s) (sum-column) and none has a case to test" in alone.stderr
     assert "none of its 2 cases has an expected.json (write one" in alone.stderr
     assert "--save-case" not in alone.stderr
+
+
+def test_a_task_given_alone_whose_cases_have_no_expected_json_says_what_to_write(env, example):
+    """``test TASK`` on a task whose cases have no expected.json (``new``'s three, say, once
+    their expected.json were removed, or cases made by hand): it said ``no case with a usable
+    expected.json under TASK/cases`` and no more, where a folder of tasks says what to write."""
+    task = example("sum-column")
+    for expected in task.glob("cases/*/expected.json"):
+        expected.unlink()
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "no case with a usable expected.json under " in done.stderr
+    assert 'write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1}' in done.stderr

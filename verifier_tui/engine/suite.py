@@ -222,7 +222,7 @@ class TaskCases:
             if task.cases_unread is not None:  # there, but not to be listed: not "no case" under it
                 self.error = f"no case to test: {task.cases_unread}"
             elif where.is_dir():  # (not "under" a folder that is not there)
-                self.error = f"no case with a usable expected.json under {where}"
+                self.error = f"no case with a usable expected.json under {where}: {WRITE_ONE}"
             elif cases.is_dir():  # the case folder named was there when the command began
                 self.error = f"no case to test: {where} is not there any more"
             else:
