@@ -166,6 +166,8 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
     done = run_tool(env, "audit", task, "--python", PY)
     assert done.returncode == 2
     assert "no case's expected.json asks for a reward above 0: nothing to judge" in done.stdout
+    # and what to do, to a newcomer with no expected.json at all
+    assert "the probes by; write the expected.json of a case a correct agent passes, such as {" in done.stdout
     rows = [line for line in done.stdout.splitlines() if line.endswith("not judged: no case to judge it by")]
     assert rows and all(row.startswith("·") for row in rows)  # never ✓: the verifier was not judged
     # The bar's expected.json not valid JSON: its last line says that one could not be used.

@@ -168,7 +168,10 @@ def _print(
         # One that cannot be used may be the bar: said, not passed over as if it asked for nothing.
         unusable = [one_line(case.name) for case in task.cases if case.expected_problem is not None]
         why = f" (that of {', '.join(unusable)} cannot be used: see the note above)" if unusable else ""
-        terminal.out(f"no case's expected.json asks for a reward above 0{why}: nothing to judge the probes by")
+        terminal.out(
+            f"no case's expected.json asks for a reward above 0{why}: nothing to judge the probes by; write the "
+            'expected.json of a case a correct agent passes, such as {"rewards": {"reward": 1.0}}'
+        )
     elif not judgeable:
         terminal.out("no probe ran to its verdict (each timed out, was killed or did not start): none was judged")
     else:
