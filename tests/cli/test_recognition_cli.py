@@ -79,6 +79,43 @@ def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path, command):
     assert f"into tests/verifier.py (def verify(workspace): ...) and run verifier-tui vendor {task_dir}," in line
 
 
+PACKAGE_VERIFIER = """\
+import os
+
+from common import WANT
+from . import scoring
+
+
+def verify(workspace):
+    return scoring.score(os.environ.get("MARK") == WANT)
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "explain"])
+def test_a_verifier_package_folder_is_its_tasks_verifier(env, tmp_path, command):
+    """``run TASK/tests/grader`` (the package the shim runs): taken as a task of its own whose
+    tests folder was the package, without task.toml's [verifier] env and with tests/ off sys.path,
+    so ``import common`` failed there and nowhere else. It is the task's verifier, as naming its
+    ``__init__.py`` is."""
+    task = make_task(
+        tmp_path / "pkg",
+        None,
+        toml='version = "1.0"\n\n[verifier]\nenv = { MARK = "x" }\n',
+        files={
+            "grader/__init__.py": PACKAGE_VERIFIER,
+            "grader/scoring.py": "def score(ok):\n    return 1.0 if ok else 0.0\n",
+            "common.py": "WANT = 'x'\n",
+        },
+        cases={"only": {"a.txt": "a"}},
+    )
+    shim = task / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("/tests/verifier.py", "/tests/grader/__init__.py"), encoding="utf-8")
+    done = run_tool(env, command, "tests/grader", "--python", PY, cwd=task)
+    assert done.stdout.startswith("task pkg · verifier tests/grader/__init__.py · case only"), done.stdout
+    if command == "run":
+        assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+
+
 def test_a_nemo_gym_environment(env, tmp_path):
     folder = tmp_path / "episode-env"
     write(folder / "environment.yaml", "tasksets:\n  - name: main\n    verifier:\n      implementation: grade:verify\n")

@@ -148,6 +148,11 @@ def _task_target(path: Path) -> Target:
     found = tasks_in(path)
     if found.names:
         return Target("tasks", path, why=not_a_task_message(path, found))
+    package = path / "__init__.py"
+    if _task_root_of_file(package) is not None and package.is_file() and has_top_level_verify(package):
+        # A verifier package inside a task (tests/grader/, which a shim's --verifier may name): the task's
+        # verifier, as its __init__.py is, staged with the task's tests/ and task.toml, never a task of its own.
+        return _task_target(package)
     if not _verifiers_held(path):
         linked = _linked_harbor_folders(path)
         # never followed to tell a folder of jobs (one may lead anywhere): said, so one can be opened
