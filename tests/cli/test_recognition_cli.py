@@ -116,6 +116,17 @@ def test_a_verifier_package_folder_is_its_tasks_verifier(env, tmp_path, command)
         assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
 
 
+def test_a_cases_workspace_points_to_its_case(env, tmp_path):
+    """``run TASK/cases/wrong/workspace`` (the folder a newcomer sees the agent's files in): the
+    refusal listed every kind of path the tool opens, not the case folder one level up."""
+    task = make_task(tmp_path / "t", cases={"wrong": {"answer.txt": "no"}})
+    line = one_line_refusal(run_tool(env, "run", "cases/wrong/workspace", cwd=task), "is the workspace of case wrong")
+    assert f"open the case folder {task / 'cases' / 'wrong'}, or give it to a task as --workspace" in line
+    # an agent's own code defining verify there: never run as a folder of verifiers
+    write(task / "cases" / "wrong" / "workspace" / "agent.py", "def verify(workspace):\n    return 1.0\n")
+    one_line_refusal(run_tool(env, "run", "cases/wrong/workspace", cwd=task), "is the workspace of case wrong")
+
+
 def test_a_nemo_gym_environment(env, tmp_path):
     folder = tmp_path / "episode-env"
     write(folder / "environment.yaml", "tasksets:\n  - name: main\n    verifier:\n      implementation: grade:verify\n")

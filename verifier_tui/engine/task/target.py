@@ -153,6 +153,9 @@ def _task_target(path: Path) -> Target:
         # A verifier package inside a task (tests/grader/, which a shim's --verifier may name): the task's
         # verifier, as its __init__.py is, staged with the task's tests/ and task.toml, never a task of its own.
         return _task_target(package)
+    if path.name == "workspace" and _is_case_dir(path.parent):
+        why = f"{path} is the workspace of case {path.parent.name}: open the case folder {path.parent}, or give it"
+        return Target("other", path, why=f"{why} to a task as --workspace DIR")
     if not _verifiers_held(path):
         linked = _linked_harbor_folders(path)
         # never followed to tell a folder of jobs (one may lead anywhere): said, so one can be opened
