@@ -1264,3 +1264,38 @@ def test_what_a_run_leaves_beside_the_runner_is_gone_by_the_next_run(tmp_path, s
         first, second = session.run(), session.run()
     assert first.exit_code == second.exit_code == 0, second.stderr.text
     assert second.stdout.text == first.stdout.text
+
+
+UNREADABLE_RUNNERS_FOLDER = """
+import os, sys
+from pathlib import Path
+from tests.helpers.tasks import make_task
+from verifier_tui.engine.session import Options, Session
+os.environ["VERIFIER_TUI_SANDBOX"] = sys.argv[2]
+verifier = '''
+import os, sys
+from pathlib import Path
+
+def verify(workspace):
+    ng = Path(sys.argv[0]).resolve().parent
+    (ng / "json.py").write_text("raise SystemExit('planted')")
+    (ng / "__pycache__").chmod(%s)
+    os.chmod(ng, %s)
+    return 1.0
+'''
+mode = sys.argv[3]
+task_dir = make_task(Path(sys.argv[1]) / "t", verifier % (mode, mode), cases={"only": {"a.txt": "a"}})
+with Session(task_dir, Options(python=sys.executable, case="only")) as session:
+    for _ in range(3):
+        run = session.run()
+        print(run.outcome.name, run.exit_code, run.start_error)
+"""
+
+
+@pytest.mark.parametrize("mode", ["0o000", "0o311"])
+def test_a_runners_folder_a_run_made_unreadable_fails_no_later_run(ordinary_user, sandbox, mode):
+    """A review after: an ordinary user's run that took its own rights from ``/tests/.ng``
+    (a task that ships none) made every other run fail to start (``tests/.ng: Permission
+    denied``): the next staging listed the folder to clear what the run left, as it was."""
+    done = ordinary_user.run_python(UNREADABLE_RUNNERS_FOLDER, ordinary_user.root, sandbox, mode)
+    assert done.stdout.splitlines() == ["REWARD_WRITTEN 0 None"] * 3, done.stdout + done.stderr[-2000:]

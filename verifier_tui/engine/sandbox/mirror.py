@@ -36,7 +36,7 @@ from verifier_tui.engine.sandbox.file_copy import (
 from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
 
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
@@ -281,7 +281,8 @@ class Mirror:
             rel = prefix + name
             if self._kept(rel):
                 if rel not in self.keep and name not in src_entries and dentry.is_dir(follow_symlinks=False):
-                    self._prune(dentry.path, rel + "/")
+                    # there for what the stager keeps in it (the runner's): anything else a run left goes
+                    prune(dentry.path, self.keep, rel + "/")
                 continue
             if name not in src_entries or name == BYTECODE:
                 remove_path(Path(dentry.path))
@@ -294,20 +295,6 @@ class Mirror:
                 continue
             seen.add(rel)
             self._sync_entry(sentry, f"{dst}/{name}", rel, dst_entries.get(name), seen)
-
-    def _prune(self, path: str, prefix: str) -> None:
-        """A folder of the copy that the source has not, there for what the stager keeps
-        in it (the runner's): anything else a run left there goes."""
-        with os.scandir(path) as listing:
-            entries = list(listing)
-        for entry in entries:
-            rel = prefix + entry.name
-            if rel in self.keep:
-                continue
-            if self._kept(rel) and entry.is_dir(follow_symlinks=False):
-                self._prune(entry.path, rel + "/")
-            else:
-                remove_path(Path(entry.path))
 
     def _sync_entry(
         self,
@@ -587,6 +574,47 @@ def _remove_deep(path: Path) -> None:
         os.rmdir(path)
     except OSError:
         pass
+
+
+def prune(folder: Path | str, keep: Collection[str], prefix: str = "", dir_fd: int | None = None) -> None:
+    """Remove from the real folder ``folder`` all but ``keep`` (paths below it,
+    each after ``prefix``); a folder that holds one of them is pruned in turn.
+    Each folder is opened without following a link, and given back to us first
+    where a run took our rights to it (``chmod 0``: it could not be listed)."""
+    st = os.lstat(folder, dir_fd=dir_fd)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
+    if st.st_mode & stat.S_IRWXU == stat.S_IRWXU:
+        fd = os.open(folder, _DIR_FLAGS, dir_fd=dir_fd)
+    else:
+        fd = _own_dir(folder, stat.S_IMODE(st.st_mode) | stat.S_IRWXU, dir_fd)
+    try:
+        with os.scandir(fd) as listing:
+            entries = list(listing)
+        for entry in entries:
+            rel = prefix + entry.name
+            if rel in keep:
+                continue
+            if entry.is_dir(follow_symlinks=False) and any(k.startswith(rel + "/") for k in keep):
+                prune(entry.name, keep, rel + "/", fd)
+            else:
+                remove_name(fd, entry.name)
+    finally:
+        os.close(fd)
+
+
+def remove_name(dfd: int, name: str) -> None:
+    """Remove ``name`` from the folder ``dfd`` whatever it is (a link as a link)."""
+    try:
+        st = os.lstat(name, dir_fd=dfd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        # A folder's tree by a path through the descriptor: a folder above it
+        # swapped for a link since (a held view can) leads nowhere else.
+        remove_tree(Path(f"/proc/self/fd/{dfd}", name))
+    else:
+        os.unlink(name, dir_fd=dfd)
 
 
 def make_real_dir(path: Path) -> None:

@@ -55,7 +55,15 @@ from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take
-from verifier_tui.engine.sandbox.mirror import Mirror, is_kind, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.sandbox.mirror import (
+    Mirror,
+    is_kind,
+    make_real_dir,
+    prune,
+    remove_name,
+    remove_path,
+    remove_tree,
+)
 from verifier_tui.engine.sandbox.room import NO_ROOM, naming, said, why
 from verifier_tui.engine.sandbox.view import APP, INPUTS, REWARD, TESTS
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -612,7 +620,7 @@ class Stage:
     def _clear(self, folder: str, name: str) -> None:
         dfd = _open_beneath(self.root, folder)
         try:
-            _remove_name(dfd, name)
+            remove_name(dfd, name)
         finally:
             os.close(dfd)
 
@@ -637,24 +645,10 @@ def _open_beneath(root: Path, rel: str) -> int:
     return fd
 
 
-def _remove_name(dfd: int, name: str) -> None:
-    """Remove ``name`` from the folder ``dfd`` whatever it is (a link as a link)."""
-    try:
-        st = os.lstat(name, dir_fd=dfd)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        # A folder's tree by a path through the descriptor: a folder above it
-        # swapped for a link since (a held view can) leads nowhere else.
-        remove_tree(Path(f"/proc/self/fd/{dfd}", name))
-    else:
-        os.unlink(name, dir_fd=dfd)
-
-
 def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
     """``name`` in the folder ``dfd`` made anew (``O_EXCL``: should anything
     still be there, or come back, this fails rather than write through it)."""
-    _remove_name(dfd, name)
+    remove_name(dfd, name)
     fd = os.open(name, _NEW_FILE, mode, dir_fd=dfd)
     with naming(path), os.fdopen(fd, "wb") as handle:
         os.fchmod(fd, mode)  # the mode whole, whatever the umask took from it
@@ -750,10 +744,7 @@ def _only(folder: Path, names: set[str]) -> None:
     """Make ``folder`` a real folder of ours holding nothing but ``names`` (what a
     run left beside them there would be imported by the next)."""
     make_real_dir(folder)
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name not in names:
-                remove_path(Path(entry.path))
+    prune(folder, names)
 
 
 def _empty(folder: Path) -> None:
