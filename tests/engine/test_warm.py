@@ -1299,3 +1299,34 @@ def test_a_runners_folder_a_run_made_unreadable_fails_no_later_run(ordinary_user
     denied``): the next staging listed the folder to clear what the run left, as it was."""
     done = ordinary_user.run_python(UNREADABLE_RUNNERS_FOLDER, ordinary_user.root, sandbox, mode)
     assert done.stdout.splitlines() == ["REWARD_WRITTEN 0 None"] * 3, done.stdout + done.stderr[-2000:]
+
+
+def test_a_save_to_a_dataset_verifier_goes_warm(tmp_path, sandbox):
+    """A review after: each cold staging cleared ``/tests/.ng/verifier.py`` and the run placed
+    the dataset's verifier there again once its folder was watched: the run started ahead
+    looked written beside, and every save to the dataset's verifier started cold."""
+    dataset = tmp_path / "dataset"
+    dataset.mkdir()
+    (dataset / "dataset.toml").write_text("[dataset]\n")
+    verifier = dataset / "verifier.py"
+    verifier.write_text("def verify(workspace):\n    print('ran')\n    return 1.0\n")
+    task = dataset / "one"
+    (task / "tests").mkdir(parents=True)
+    (task / "task.toml").write_text('version = "1.0"\n')
+
+    async def scenario():
+        with Session(task, Options(python=PY)) as session:
+            session.follow_changes(True)
+            session.keep_warm()
+            runs = [(None, await session.arun())]
+            for save in range(2):
+                await session.warm.settle()
+                [waiting] = session.warm.waiting.values()
+                verifier.write_text(verifier.read_text() + f"\n# saved {save}\n", encoding="utf-8")
+                session.note_change(Change(frozenset({verifier})))
+                runs.append((waiting.held, await session.arun()))
+            return runs
+
+    runs = _run(scenario())
+    assert [r.stdout.text.strip() for _, r in runs] == ["ran"] * 3, [r.stderr.text for _, r in runs]
+    assert [held.went for held, _ in runs[1:]] == [True, True]

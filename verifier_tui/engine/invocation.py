@@ -275,8 +275,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
     for name, data in spec.planted:  # what an agent sharing the reward folder left: the runner must clear it
         stage.plant(name, data)
     staged = _Staged(staged_verifier(spec), task_vendors)
-    if staged.verifier == DATASET_VERIFIER:
-        stage.place_dataset_verifier(spec.verifier)
+    stage.place_dataset_verifier(spec.verifier if staged.verifier == DATASET_VERIFIER else None)
     if spec.response is not None:
         staged.response = _stage_response(spec.response, stage)
     if spec.task_data is not None and spec.task_id is not None:

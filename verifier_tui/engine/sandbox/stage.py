@@ -389,10 +389,6 @@ class Stage:
         except OSError as exc:
             raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
         make_real_dir(self.ng_dir)
-        # The runner's folder leads the verifier's sys.path: a dataset's verifier a run left
-        # there is gone, and placed again only for a run of one (after the staging).
-        if os.path.lexists(self.ng_dir / "verifier.py"):
-            remove_path(self.ng_dir / "verifier.py")
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
             self._vendor(verifiers)
@@ -531,7 +527,16 @@ class Stage:
                 if entry.name not in _STAGE_FOLDERS or not entry.is_dir(follow_symlinks=False):
                     remove_path(Path(entry.path))
 
-    def place_dataset_verifier(self, verifier: Path) -> None:
+    def place_dataset_verifier(self, verifier: Path | None) -> None:
+        """The dataset's ``verifier`` as ``.ng/verifier.py``, first on the verifier's sys.path;
+        None: nothing there (a run may have left one). Left alone when it holds those bytes:
+        a write there, past the staging, is what a run started ahead takes for its view written."""
+        if verifier is None:
+            try:
+                self._clear("tests/.ng", "verifier.py")
+            except OSError as exc:
+                self._fail(self.ng_dir / "verifier.py", exc)
+            return
         found = untrusted.read_bytes(verifier, VERIFIER_LIMIT)
         if found.data is None:
             self.problem = self.problem or f"could not stage {verifier}: {found.problem}"
