@@ -148,6 +148,10 @@ def test_only_what_changed_is_copied_and_the_copy_stays_exact(quick_disk):
 
 
 def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
+    """What the run wrote is put right, and nothing else looked at: a file made
+    and removed, a file written aside and renamed over one, a folder made (the
+    copy sandbox runs the verifier on this machine: no hard link it makes is
+    looked for, see WriteTracker.contained)."""
     task_dir = make_task(
         tmp_path / "t",
         LISTING.replace(
@@ -155,8 +159,14 @@ def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
             """\
     (workspace / "a.txt").write_text("damaged")
     (workspace / "d" / "e" / "c.txt").unlink()
+    (workspace / "d" / "b.tmp").write_text("replaced")
+    os.replace(workspace / "d" / "b.tmp", workspace / "d" / "b.txt")
     os.chmod(workspace / "d", 0o500)
     (workspace / "planted.txt").write_text("planted")
+    (workspace / "scratch").write_text("made and gone")
+    os.unlink(workspace / "scratch")
+    (workspace / "newdir").mkdir()
+    (workspace / "newdir" / "x").write_text("x")
     return 1.0""",
         ),
         cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}},
@@ -171,7 +181,8 @@ def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
         assert first.outcome is Outcome.REWARD_WRITTEN, first.stderr.text
         assert first.stdout.text == second.stdout.text == third.stdout.text
         assert not mirror.walked  # the tracker told what the run wrote: nothing else was looked at
-        assert "('a.txt', 'a')" in third.stdout.text and "planted" not in third.stdout.text
+        assert "('a.txt', 'a')" in third.stdout.text and "('d/b.txt', 'b')" in third.stdout.text
+        assert "planted" not in third.stdout.text and "newdir" not in third.stdout.text
     assert (ws / "a.txt").read_text() == "a" and not (ws / "planted.txt").exists()  # the user's files untouched
 
 

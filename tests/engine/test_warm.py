@@ -1189,11 +1189,12 @@ def test_a_held_run_ended_writes_nothing_after(tmp_path, namespace):
 
 @pytest.mark.parametrize("folder", ["workspace", "tests"])
 @pytest.mark.parametrize("alias", ["removed", "kept", "in a folder made"])
-def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp_path, sandbox, folder, alias):
-    """A run may make a second name for a file of its copy of the workspace (or of
-    the tests) and write through it: the kernel tells the copy's watch of that
+def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp_path, namespace, folder, alias):
+    """A run in the view may make a second name for a file of its copy of the workspace (or
+    of the tests) and write through it: the kernel tells the copy's watch of that
     name only (of none, in a folder the run made). The next run (warm or cold)
-    still finds the file as it is."""
+    still finds the file as it is. (The copy sandbox promises no containment:
+    see WriteTracker.contained.)"""
     task_dir = make_task(
         tmp_path / "t",
         f"""\
@@ -1330,3 +1331,30 @@ def test_a_save_to_a_dataset_verifier_goes_warm(tmp_path, sandbox):
     runs = _run(scenario())
     assert [r.stdout.text.strip() for _, r in runs] == ["ran"] * 3, [r.stderr.text for _, r in runs]
     assert [held.went for held, _ in runs[1:]] == [True, True]
+
+
+def test_files_a_run_made_in_the_views_copy_walk_it_only_where_a_link_could_hide(tmp_path, namespace):
+    """A file the run made and kept, or wrote aside and renamed over one of the copy's,
+    is asked whether it is a second name (it is not): the copy is not walked for it."""
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import os
+
+        def verify(workspace):
+            text = (workspace / "data.txt").read_text()
+            (workspace / "data.tmp").write_text("replaced")
+            os.replace(workspace / "data.tmp", workspace / "data.txt")
+            (workspace / "made.txt").write_text("made")
+            print(text)
+            return 1.0
+    """,
+        cases={"only": {"data.txt": "original"}},
+    )
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        session.follow_changes(True)
+        spec = session.spec()
+        runs = [session.run(spec) for _ in range(3)]
+        mirror = session.stage_for(spec).workspace
+        assert [run.stdout.text.strip() for run in runs] == ["original"] * 3, [run.stderr.text for run in runs]
+        assert not mirror.walked

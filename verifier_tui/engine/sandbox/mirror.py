@@ -60,6 +60,7 @@ class Mirror:
         track: bool = False,
         verbatim_links: bool = False,
         on_a_loop: str = "",
+        contained: bool = False,
     ) -> None:
         self.source = source
         self.target = target
@@ -77,6 +78,7 @@ class Mirror:
         self.track = track
         """Watch the copy for what each run writes (see write_tracker), so a
         re-run repairs only that instead of walking the whole copy."""
+        self.contained = contained  # the runs writing the copy are held to it: see WriteTracker.contained
         self._tracker: WriteTracker | None = None
         self._copier: Copier | None = None  # during a walk: its copies, shared with helper processes
         self.walked = False
@@ -199,7 +201,7 @@ class Mirror:
         if self.track:
             from verifier_tui.engine.sandbox.write_tracker import tracker
 
-            self._tracker = tracker()
+            self._tracker = tracker(self.contained)
         # A verifier may have replaced its workspace (or the tests folder) by a
         # link to another folder: syncing through it would delete and write
         # there. Make it a real folder of ours again first.

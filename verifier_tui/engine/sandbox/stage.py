@@ -355,7 +355,9 @@ class Stage:
                     remove_path(self.app_dir)
                 if self.workspace is not None:
                     self.workspace.close()
-                self.workspace = Mirror(workspace, self.app_dir, verbatim_links=self.namespace)
+                self.workspace = Mirror(
+                    workspace, self.app_dir, verbatim_links=self.namespace, contained=self.namespace
+                )
                 self.pending = None
             self.workspace.track = True  # what a run (or one held) writes in the copy, for app_settled
             with _pending_lock:
@@ -380,7 +382,14 @@ class Stage:
         if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
             if os.path.lexists(self.tests_dir):
                 remove_path(self.tests_dir)
-            self.tests = Mirror(tests_source, self.tests_dir, keep=keep, track=True, on_a_loop=HARBOR_ON_A_LOOP)
+            self.tests = Mirror(
+                tests_source,
+                self.tests_dir,
+                keep=keep,
+                track=True,
+                on_a_loop=HARBOR_ON_A_LOOP,
+                contained=self.namespace,
+            )
             self.vendored_from = None
         self.tests.sync()
         _whole(self.tests, "the tests folder")
@@ -579,7 +588,7 @@ class Stage:
         _only(package, {"__init__.py", "verifiers"})
         self._place("tests/.ng/nemo_gym", "__init__.py", b"")
         if self.vendor is None:
-            self.vendor = Mirror(verifiers, package / "verifiers", track=True)
+            self.vendor = Mirror(verifiers, package / "verifiers", track=True, contained=self.namespace)
         self.vendor.sync()
         _whole(self.vendor, "nemo_gym/verifiers")
 

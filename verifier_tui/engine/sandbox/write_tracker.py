@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import ctypes
+    from collections.abc import Iterator
 
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
@@ -59,8 +60,8 @@ _MOST = 8
 _lock = threading.Lock()  # test's runs sync their mirrors in threads
 
 
-def tracker() -> WriteTracker | None:
-    """A new tracker, or None where the kernel offers none."""
+def tracker(contained: bool) -> WriteTracker | None:
+    """A new tracker (see :attr:`WriteTracker.contained`), or None where the kernel offers none."""
     global _libc
     with _lock:
         while len(_OPEN) >= _MOST:
@@ -76,7 +77,7 @@ def tracker() -> WriteTracker | None:
             return None
         if fd < 0:
             return None
-        made = WriteTracker(fd, _libc)
+        made = WriteTracker(fd, _libc, contained)
         _OPEN[made] = None
         return made
 
@@ -84,9 +85,14 @@ def tracker() -> WriteTracker | None:
 class WriteTracker:
     """The folders of one mirror, watched for writes."""
 
-    def __init__(self, fd: int, libc: ctypes.CDLL) -> None:
+    def __init__(self, fd: int, libc: ctypes.CDLL, contained: bool) -> None:
         self.fd = fd
         self._libc = libc
+        self.contained = contained
+        """Whether the runs writing the mirror are held to it (the sandbox's view): a
+        hard link one made to a file of the copy is then looked for (:meth:`take`). The
+        copy sandbox runs the verifier on this machine, free to write the user's own
+        files (docs/sandbox.md): nothing is promised there, and nothing looked for."""
         self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
         self._where: dict[int, tuple[str, tuple[int, int]]] = {}  # watch descriptor: its path, its (device, inode)
         self.lost = False
@@ -109,59 +115,63 @@ class WriteTracker:
         changes included), or None when some may have been missed (or the
         tracker was closed to make room for another).
 
-        A file the run made may have been a second name for one of the copy's
-        (a hard link): the kernel reports a write through it under that name
-        alone, so the file it leads to is in no event. A file made here (but
-        ``own``, the tool's) that is gone, was replaced, or has another name
-        still, is taken as one, and so is anything in a folder made or moved
-        in (not watched yet, it reports nothing): None, and the copy is walked."""
+        Where the run is :attr:`contained`, a file it made may have been a
+        second name for one of the copy's (a hard link): the kernel reports a
+        write through it under that name alone, so the file it leads to is in
+        no event. A file made here (but ``own``, the tool's) that has another
+        name still is taken as one (asked of the file where it is now, renames
+        followed), and so is one made and gone (what it led to cannot be asked),
+        and anything in a folder made or moved in (not watched yet, it reports
+        nothing): None, and the copy is walked (a view's copy is small:
+        COPY_UP_TO_ENTRIES)."""
         with _lock:
             if self.fd < 0:
                 return None
             _OPEN[self] = _OPEN.pop(self)  # the most recently used now
         written: set[str] = set()
-        made: dict[str, tuple[int, bytes]] = {}  # files made: their folder's watch descriptor, their name
-        replaced: set[str] = set()
+        made = _Made()
+        for wd, mask, cookie, name in self._events():
+            folder = self.folders.get(wd)
+            if mask & _IGNORED:
+                self.folders.pop(wd, None)
+                self._where.pop(wd, None)
+                continue
+            if folder is None:
+                continue
+            if mask & _MOVE_SELF:
+                self.lost = True  # a watched folder now lies elsewhere: its paths are wrong
+                continue
+            rel = f"{folder}/{os.fsdecode(name)}" if folder and name else (os.fsdecode(name) or folder)
+            written.add(rel)
+            if self.contained and rel not in own:
+                made.see(rel, wd, mask, cookie, name)
+        if self.lost or made.gone or made.moving or any(self._linked(*where) for where in made.files.values()):
+            self.lost = False
+            return None
+        return written
+
+    def _events(self) -> Iterator[tuple[int, int, int, bytes]]:
+        """The events queued (watch descriptor, mask, cookie, name); an overflow
+        (or a queue that cannot be read) makes :attr:`lost` true."""
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
             except BlockingIOError:
-                break
+                return
             except OSError:
                 self.lost = True
-                break
+                return
             if not data:
-                break
+                return
             offset = 0
             while offset < len(data):
-                wd, mask, _cookie, size = _HEADER.unpack_from(data, offset)
+                wd, mask, cookie, size = _HEADER.unpack_from(data, offset)
                 name = data[offset + _HEADER.size : offset + _HEADER.size + size].rstrip(b"\0")
                 offset += _HEADER.size + size
                 if mask & _OVERFLOW:
                     self.lost = True
-                    continue
-                folder = self.folders.get(wd)
-                if mask & _IGNORED:
-                    self.folders.pop(wd, None)
-                    self._where.pop(wd, None)
-                    continue
-                if folder is None:
-                    continue
-                if mask & _MOVE_SELF:
-                    self.lost = True  # a watched folder now lies elsewhere: its paths are wrong
-                    continue
-                rel = f"{folder}/{os.fsdecode(name)}" if folder and name else (os.fsdecode(name) or folder)
-                written.add(rel)
-                if mask & _ISDIR and mask & (_CREATE | _MOVED_TO):
-                    self.lost = True  # a folder no watch saw filled: a hard link made in it is in no event
-                elif mask & _CREATE:
-                    made[rel] = (wd, name)
-                elif mask & (_DELETE | _MOVED_FROM | _MOVED_TO) and rel in made:
-                    replaced.add(rel)
-        if self.lost or any(rel not in own and (rel in replaced or self._linked(*made[rel])) for rel in made):
-            self.lost = False
-            return None
-        return written
+                else:
+                    yield wd, mask, cookie, name
 
     def _linked(self, wd: int, name: bytes) -> bool:
         """Whether the file ``name`` made in the folder ``wd`` watches may be a second
@@ -190,3 +200,28 @@ class WriteTracker:
             with suppress(OSError):
                 os.close(self.fd)
             self.fd = -1  # its number may be another file's now: never read again
+
+
+class _Made:
+    """What a contained run made in the mirror, as far as a hard link it made could hide there."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, tuple[int, bytes]] = {}  # files made, where they are: folder's watch, name
+        self.moving: set[int] = set()  # the cookies of files made and renamed: where to is a later event's
+        self.gone = False  # a file made lost its name (removed, renamed away or over) or a folder was made
+
+    def see(self, rel: str, wd: int, mask: int, cookie: int, name: bytes) -> None:
+        if mask & _ISDIR:
+            # a folder no watch saw filled: a hard link made in it is in no event
+            self.gone = self.gone or bool(mask & (_CREATE | _MOVED_TO))
+        elif mask & _CREATE:
+            self.files[rel] = (wd, name)
+        elif mask & (_DELETE | _MOVED_FROM | _MOVED_TO):
+            if self.files.pop(rel, None) is not None:
+                if mask & _MOVED_FROM:
+                    self.moving.add(cookie)
+                else:
+                    self.gone = True
+            if mask & _MOVED_TO and cookie in self.moving:
+                self.moving.discard(cookie)
+                self.files[rel] = (wd, name)
