@@ -413,6 +413,18 @@ def test_a_workspace_in_braces_is_refused_as_the_runner_refuses_what_bash_passes
     ), data["outcome_words"]
 
 
+def test_a_pattern_after_the_equals_sign_is_the_workspace_bash_passes(tmp_path, env):
+    """``--workspace=/app*``: bash passes the word as written (nothing matches it), and the runner takes
+    ``/app*`` as its workspace. The run laid it at ``/app``: a verifier checking its workspace scored 0.0."""
+    verifier = "def verify(workspace):\n    return float(str(workspace) == '/app*')\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace=/app*"))
+    data = run_json(env, task_dir)
+    assert data["rewards"] == {"reward": 1.0}, data
+    assert not [notice for notice in map(str, data.get("notices", [])) if "pattern" in notice], data
+
+
 def test_a_workspace_path_ending_in_cr_is_said_as_bash_got_it(tmp_path, env):
     """An LF test.sh passing --workspace "/srv/ws<CR>" (the \\r quoted, the file's own): the note said its
     lines end in \\r\\n (a CRLF file) and that sh passes the \\r, where the file has none and bash runs it.

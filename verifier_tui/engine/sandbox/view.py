@@ -339,6 +339,12 @@ def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
         else:
             continue
         how = given.how()
+        if how == "pattern" and given is flag:
+            # bash matches the whole word from its working directory, whose first part is then a folder
+            # named "--workspace=" (no name holds a /): only such a folder in the container's workdir
+            # could match, which is not modelled here; with none bash passes the word as written, and the
+            # runner takes the path after the =
+            how = ""
         if how:
             # bash expands braces in the whole word: --workspace=/a/{b,c} is two --workspace= words
             written = _written(line, given.start)
