@@ -244,6 +244,24 @@ def test_a_workspace_in_braces_bash_expands_is_no_path_as_written(tmp_path, writ
         assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
 
 
+@pytest.mark.parametrize("written", ["/srv/{$x,b}", '/srv/{a,"$x"}', "/srv/{`pwd`,b}"])
+def test_braces_holding_a_variable_are_braces_still(tmp_path, written):
+    """``--workspace /app/{$x,b}``: bash expands the braces before the variable, passing the runner two
+    words (it refuses the second, exit 2). The reader saw the $ first and laid the workspace at /app,
+    scoring the runner's 1.0. Its words hang on the variable: said as not worked out here. A ``${x,A}``
+    is a variable's case changed, no braces, as bash reads it."""
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {written}\n")
+    words = subprocess.run(["bash", "-c", f"x=a; printf '%s\\0' {written}"], capture_output=True, text=True)
+    assert len(words.stdout.split("\0")[:-1]) == 2, words
+    refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
+    assert refused is not None and "bash expands (brace expansion) into words not worked out here" in refused
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace /srv/${x,A}\n")
+    assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
+    assert "a path known only as test.sh runs" in workspace_given(tmp_path)[1]
+
+
 def test_braces_under_a_sh_line_say_the_shell_decides(tmp_path):
     """A ``#!/bin/sh`` test.sh: whether braces expand is the container's sh's (bash as sh does, dash
     does not), so the refusal says so rather than that bash passes two words."""

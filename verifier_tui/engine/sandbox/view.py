@@ -210,8 +210,9 @@ _WRITTEN_PIECE = re.compile(
 )
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
 # bash's brace expansion in a word masked as _Word.mask: a list (an unquoted comma inside unquoted braces,
-# no brace between) or a sequence of integers or letters, with an optional step (bash's brace_expand)
-_BRACES = re.compile(r"\{[^{}]*,[^{}]*\}|\{(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?\}")
+# no brace between) or a sequence of integers or letters, with an optional step (bash's brace_expand);
+# never a ${ (a variable's, ${x,A} its case changed: brace_gobbler steps over it)
+_BRACES = re.compile(r"(?<!\$)(?:\{[^{}]*,[^{}]*\}|\{(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?\})")
 # pathname expansion: an unquoted * or ?, or a bracket expression
 _PATTERN = re.compile(r"[*?]|\[.+\]")
 
@@ -367,11 +368,12 @@ class _Word:
 
     def how(self) -> str:
         """How the shell makes this word's value as it runs ("" for as written): bash's order, in
-        which braces come before pathname expansion (a $ in a brace is bash's as much as a variable)."""
-        if self.expands:
-            return "expands"
+        which braces come first (``{$x,b}`` is two words whatever $x holds), then variables, then
+        pathname expansion."""
         if _BRACES.search(self.mask):
             return "braces"
+        if self.expands:
+            return "expands"
         return "pattern" if _PATTERN.search(self.mask) else ""
 
     def braces(self) -> tuple[str, ...]:
@@ -380,7 +382,7 @@ class _Word:
         found = list(_BRACES.finditer(self.mask))
         if len(found) != 1 or not found[0].group().count(",") or self.mask.count("{") > 1:
             return ()
-        if _PATTERN.search(self.mask):
+        if self.expands or _PATTERN.search(self.mask):
             return ()
         head, tail = found[0].start(), found[0].end()
         cuts = [head] + [at for at in range(head + 1, tail - 1) if self.mask[at] == ","] + [tail - 1]
