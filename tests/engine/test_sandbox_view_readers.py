@@ -262,6 +262,27 @@ def test_braces_holding_a_variable_are_braces_still(tmp_path, written):
     assert "a path known only as test.sh runs" in workspace_given(tmp_path)[1]
 
 
+@pytest.mark.parametrize("written", ["{/srv/ws,}", "{,/srv/ws}", "{,,/srv/ws}", "--workspace={/srv/ws,x}"])
+def test_braces_whose_empty_words_bash_drops_leave_one_path(tmp_path, written):
+    """``--workspace {/app,}``: bash drops the empty word its braces make (unquoted, it is no word) and
+    passes the runner one path; the reader refused the run as two words. Quoted (``{"",/app}``), the
+    empty word stays a word, as bash passes it."""
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    line = written if written.startswith("--") else f"--workspace {written}"
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py {line}\n")
+    words = subprocess.run(["bash", "-c", f"printf '%s\\0' {line}"], capture_output=True, text=True).stdout
+    expanded = words.split("\0")[:-1]
+    if written.startswith("--"):  # --workspace= takes the braces' words whole: two flags, no empty one
+        assert len(expanded) == 2 and test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1] is not None
+        return
+    assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
+    assert workspace_given(tmp_path) == (expanded[-1], "") == ("/srv/ws", "") and len(expanded) == 2
+    (tmp_path / "test.sh").write_text('exec python3 run.py --workspace {"",/srv/ws}\n')
+    refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
+    assert refused is not None and '--workspace {"",/srv/ws}' in refused, refused
+
+
 def test_braces_under_a_sh_line_say_the_shell_decides(tmp_path):
     """A ``#!/bin/sh`` test.sh: whether braces expand is the container's sh's (bash as sh does, dash
     does not), so the refusal says so rather than that bash passes two words."""

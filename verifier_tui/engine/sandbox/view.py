@@ -305,47 +305,42 @@ def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
     pieces: list[str] | None = None  # of the word being read
     masks: list[str] = []  # the word's pieces with what is quoted or escaped masked (a NUL a character)
     expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
+    quoted_empty = False  # the word holds '' or "": an empty word its braces make is then kept
     for piece in _WORD_PIECE.finditer(line):
         single, double, escaped, plain, ends, unclosed = piece.groups()
         if unclosed:
             return None, None
         if ends is None:
             if pieces is None:
-                pieces, masks, expands, start = [], [], False, piece.start()
+                pieces, masks, expands, start, quoted_empty = [], [], False, piece.start(), False
             if double is not None:
                 expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
             elif plain is not None:  # what follows may be what is expanded: $( $' $"
                 expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
             value = _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
             pieces.append(value)
+            quoted_empty |= not value and plain is None
             masks.append(plain if plain is not None else "\0" * len(value))
             continue
         if pieces is not None:
             word = "".join(pieces)
             saying = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
-            words.append(_Word("", "", False, start) if saying else _Word(word, "".join(masks), expands, start))
+            words.append(
+                _Word("", "", False, start) if saying else _Word(word, "".join(masks), expands, start, quoted_empty)
+            )
             pieces = None
         if _COMMAND_ENDS.search(ends):
             saying = False
     if pieces is not None:
         word = "".join(pieces)
         said = saying or word in _SAYS
-        words.append(_Word("", "", False, start) if said else _Word(word, "".join(masks), expands, start))
+        words.append(_Word("", "", False, start) if said else _Word(word, "".join(masks), expands, start, quoted_empty))
     unknown = None  # the first such word the shell makes, said only when no plain path follows it
     for flag, after in pairwise([*words, _Word("", "", False, len(line))]):
-        if flag.text == "--workspace":
-            given, value = after, after.text
-        elif flag.text.startswith("--workspace="):
-            given, value = flag, flag.text.partition("=")[2]
-        else:
+        passed = _passed(flag, after)
+        if passed is None:
             continue
-        how = given.how()
-        if how == "pattern" and given is flag:
-            # bash matches the whole word from its working directory, whose first part is then a folder
-            # named "--workspace=" (no name holds a /): only such a folder in the container's workdir
-            # could match, which is not modelled here; with none bash passes the word as written, and the
-            # runner takes the path after the =
-            how = ""
+        given, value, how = passed
         if how:
             # bash expands braces in the whole word: --workspace=/a/{b,c} is two --workspace= words
             written = _written(line, given.start)
@@ -354,6 +349,27 @@ def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
         elif value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
             return normal_path(value), None
     return None, unknown
+
+
+def _passed(flag: _Word, after: _Word) -> tuple[_Word, str, str] | None:
+    """The word passing a path where ``flag`` is ``--workspace`` (``after``) or ``--workspace=DIR`` (itself),
+    the path bash passes in it and how the shell makes it (:meth:`_Word.how`); None for any other flag."""
+    if flag.text == "--workspace":
+        given, value = after, after.text
+    elif flag.text.startswith("--workspace="):
+        given, value = flag, flag.text.partition("=")[2]
+    else:
+        return None
+    how = given.how()
+    if how == "braces" and given is after and len(given.braces()) == 1:  # {/app,}: bash passes one word
+        return given, given.braces()[0], ""
+    if how == "pattern" and given is flag:
+        # bash matches the whole word from its working directory, whose first part is then a folder
+        # named "--workspace=" (no name holds a /): only such a folder in the container's workdir
+        # could match, which is not modelled here; with none bash passes the word as written, and the
+        # runner takes the path after the =
+        return given, value, ""
+    return given, value, how
 
 
 @record(frozen=True)
@@ -365,6 +381,7 @@ class _Word:
     mask: str
     expands: bool  # a variable, a command's output: sh makes its value
     start: int  # where it starts in its line
+    quoted_empty: bool = False  # it holds '' or ""
 
     def how(self) -> str:
         """How the shell makes this word's value as it runs ("" for as written): bash's order, in
@@ -386,7 +403,10 @@ class _Word:
             return ()
         head, tail = found[0].start(), found[0].end()
         cuts = [head] + [at for at in range(head + 1, tail - 1) if self.mask[at] == ","] + [tail - 1]
-        return tuple(self.text[:head] + self.text[a + 1 : b] + self.text[tail:] for a, b in pairwise(cuts))
+        words = [self.text[:head] + self.text[a + 1 : b] + self.text[tail:] for a, b in pairwise(cuts)]
+        if "" in words and self.quoted_empty:
+            return ()  # which empty word is quoted, and kept, is not worked out here
+        return tuple(word for word in words if word)  # bash drops an empty one, unquoted: no word
 
 
 def _written(line: str, at: int) -> str:
