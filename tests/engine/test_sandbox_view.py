@@ -425,6 +425,18 @@ def test_a_pattern_after_the_equals_sign_is_the_workspace_bash_passes(tmp_path, 
     assert not [notice for notice in map(str, data.get("notices", [])) if "pattern" in notice], data
 
 
+def test_braces_under_a_dash_line_are_the_workspace_as_written(tmp_path, env):
+    """A ``#!/bin/dash`` test.sh passing ``--workspace /app/{a,b}``: dash passes the word as written, and
+    the runner takes it as its workspace. The run was refused, saying "if /bin/dash ... is bash"."""
+    verifier = "def verify(workspace):\n    return float(str(workspace) == '/app/{a,b}')\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    text = shim.read_text().replace("--workspace /app", "--workspace /app/{a,b}")
+    shim.write_text("#!/bin/dash\n" + text.split("\n", 1)[1] if text.startswith("#!") else "#!/bin/dash\n" + text)
+    data = run_json(env, task_dir)
+    assert data["rewards"] == {"reward": 1.0}, data
+
+
 def test_a_workspace_path_ending_in_cr_is_said_as_bash_got_it(tmp_path, env):
     """An LF test.sh passing --workspace "/srv/ws<CR>" (the \\r quoted, the file's own): the note said its
     lines end in \\r\\n (a CRLF file) and that sh passes the \\r, where the file has none and bash runs it.

@@ -283,20 +283,26 @@ def test_braces_whose_empty_words_bash_drops_leave_one_path(tmp_path, written):
     assert refused is not None and '--workspace {"",/srv/ws}' in refused, refused
 
 
-def test_braces_under_a_sh_line_say_the_shell_decides(tmp_path):
-    """A ``#!/bin/sh`` test.sh: whether braces expand is the container's sh's (bash as sh does, dash
-    does not), so the refusal says so rather than that bash passes two words."""
-    from verifier_tui.engine.invocation import test_sh_refusals
+@pytest.mark.parametrize("shebang", ["#!/bin/dash", "#!/usr/bin/env dash", "#!/bin/sh", "#!/bin/bash", "#!/bin/zsh"])
+def test_braces_are_the_shell_the_sh_line_names(tmp_path, shebang):
+    """Harbor runs test.sh as a file, so its #! line's program reads it: dash (and sh where it is dash,
+    as this machine's is, whose programs the view shows) passes ``/srv/{a,b}`` as written. The reader
+    refused the run under any #! line, with "if /bin/dash ... is bash". The note says which shell expands."""
+    from verifier_tui.engine.invocation import test_sh_refusals, workspace_laid
 
-    (tmp_path / "test.sh").write_text("#!/bin/sh\nexec python3 run.py --workspace /srv/{a,b}\n")
+    (tmp_path / "test.sh").write_text(f"{shebang}\nexec python3 run.py --workspace /srv/{{a,b}}\n")
+    name = os.path.basename(os.path.realpath(shebang.split()[-1].removeprefix("#!")))
+    if "dash" in shebang or name == "dash":
+        said = subprocess.run(["dash", "-c", "printf %s /srv/{a,b}"], capture_output=True, text=True, check=True)
+        assert workspace_laid(tmp_path) == (said.stdout, "") == ("/srv/{a,b}", "")
+        assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
+        return
+    shell = "bash" if name == "bash" else shebang.removeprefix("#!")
+    path, note = workspace_laid(tmp_path, via_test_sh=True)
+    assert path == APP and (f"/srv/{{a,b}}, which {shell} " in note or f"braces {shell}, " in note), note
     refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
-    assert (
-        refused is not None
-        and "refuses the rest" not in refused
-        and ", if /bin/sh, which its #! line names, is bash (as sh it does so too; dash does not)" in refused
-    )
-    dash = subprocess.run(["dash", "-c", "printf '%s' /srv/{a,b}"], capture_output=True, text=True, check=False)
-    assert dash.returncode != 0 or dash.stdout == "/srv/{a,b}"
+    assert refused is not None and refused.startswith(note.partition(": this run's")[0]), refused
+    assert ("refuses the rest (exit 2)" in refused) == (shell == "bash"), refused
 
 
 @pytest.mark.parametrize("ending", ["", " --verifier x", " # a comment"])

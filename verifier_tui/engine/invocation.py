@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -563,19 +564,31 @@ def _braced_test_sh(test_sh: Path) -> str | None:
     """The refusal of a run of the runner alone where ``test_sh`` passes ``--workspace`` a word with
     braces bash expands (``/app/{src,lib}``): bash passes the runner two words, and the runner takes one
     workspace, refusing the next as an unrecognised argument (run_verifier.py ``parse_args``: exit 2,
-    no reward, which Harbor reports); no workspace laid here is a model of that. Harbor runs test.sh
-    from ``bash -c``, by its #! line's program (:func:`test_sh_argv`): bash expands braces, dash does not."""
-    braced = braced_workspace(test_sh.parent)
-    if braced is None:
+    no reward, which Harbor reports); no workspace laid here is a model of that."""
+    shell = _test_sh_shell(test_sh)
+    braced = braced_workspace(test_sh.parent, braces=shell is not None)
+    if shell is None or braced is None:
         return None
-    said = f"tests/test.sh passes {cut_middle(unbroken(braced.written), 200)}, {braces_words(braced)}"
-    shell = test_sh_argv(test_sh, "")[:-1]
-    program = shell[1] if len(shell) == 2 and os.path.basename(shell[0]) == "env" else shell[0]
-    if os.path.basename(program.removeprefix("-S ").split(" ")[0]) != "bash":
-        said += f", if {unbroken(program)}, which its #! line names, is bash (as sh it does so too; dash does not)"
-    elif braced.words:
+    said = f"tests/test.sh passes {cut_middle(unbroken(braced.written), 200)}, {braces_words(braced, shell)}"
+    if shell == "bash" and braced.words:
         said += ": the runner takes one --workspace and refuses the rest (exit 2), so Harbor finds no reward"
     return f"{said}; the runner alone is no model of it: quote the path, or write the one meant"
+
+
+def _test_sh_shell(test_sh: Path) -> str | None:
+    """The shell that reads ``test_sh``, as a note says it: Harbor runs test.sh as a file, so it is the
+    program its #! line names (:func:`test_sh_argv`), else Harbor's ``bash -c``'s bash. "bash" for bash,
+    None for dash, which keeps braces as written, else the program as its #! line names it. A name is
+    found on this machine, whose programs the view shows (``/bin/sh`` is dash on Debian and Ubuntu, and
+    bash on others: an image's own may differ)."""
+    words = _shebang(test_sh)[0]
+    if not words:
+        return "bash"
+    env_runs = len(words) == 2 and os.path.basename(words[0]) == "env"
+    program = words[1].removeprefix("-S ").split(" ")[0] if env_runs else words[0]
+    found = shutil.which(program) if env_runs else program
+    name = os.path.basename(os.path.realpath(found)) if found else ""
+    return "bash" if name == "bash" else None if name == "dash" else program
 
 
 def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[tuple[str, int] | None, str | None]:
@@ -593,7 +606,7 @@ def workspace_laid(tests_dir: Path, *, via_test_sh: bool = False) -> tuple[str, 
     test.sh passes it, but ``/app`` for a run refused for its test.sh, which lays none there."""
     if any(test_sh_refusals(tests_dir / "test.sh", via_test_sh=via_test_sh)):
         return APP, ""
-    return workspace_given(tests_dir)
+    return workspace_given(tests_dir, _test_sh_shell(tests_dir / "test.sh"))
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:

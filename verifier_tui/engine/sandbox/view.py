@@ -105,11 +105,12 @@ def workspace_path(tests_dir: Path) -> str:
     return workspace_given(tests_dir)[0]
 
 
-def workspace_given(tests_dir: Path) -> tuple[str, str]:
+def workspace_given(tests_dir: Path, shell: str | None = "bash") -> tuple[str, str]:
     """:func:`workspace_path`, and a note ("" for none) when test.sh passes a workspace known only as it
-    runs (``"$WS"``, a command's output, a pattern matched against the container's files, braces bash
-    expands: the run's is then ``/app``), or one ending in \\r."""
-    path, line, unknown = _workspace_read(tests_dir)
+    runs (``"$WS"``, a command's output, a pattern matched against the container's files, braces
+    ``shell`` expands: the run's is then ``/app``), or one ending in \\r. ``shell`` is the one reading
+    test.sh, as said ("bash", or the program its #! line names), None for one keeping braces (dash)."""
+    path, line, unknown = _workspace_read(tests_dir, braces=shell is not None)
     if path is not None:
         if not path.endswith("\r"):
             return path, ""
@@ -120,7 +121,7 @@ def workspace_given(tests_dir: Path) -> tuple[str, str]:
         return APP, ""
     said = f"tests/test.sh passes {cut_middle(unbroken(unknown.written), 200)}"
     if unknown.how == "braces":
-        return APP, f"{said}, {braces_words(unknown)}: this run's workspace is at {APP}, the shim's"
+        return APP, f"{said}, {braces_words(unknown, shell or '')}: this run's workspace is at {APP}, the shim's"
     why = (
         "a pattern the container's shell matches against the container's files (pathname expansion), which are not here"
         if unknown.how == "pattern"
@@ -140,27 +141,35 @@ class UnknownWorkspace:
     words: tuple[str, ...] = ()
 
 
-def braces_words(unknown: UnknownWorkspace) -> str:
-    """What bash makes of a ``--workspace`` word with braces, said for a note or a refusal."""
-    if not unknown.words:
+def braces_words(unknown: UnknownWorkspace, shell: str) -> str:
+    """What ``shell`` (:func:`workspace_given`'s) makes of a ``--workspace`` word with braces, said for a
+    note or a refusal: bash's words, where another program its #! line names may do otherwise."""
+    words = f"{len(unknown.words)} words ({unbroken(shlex.join(unknown.words))})" if unknown.words else ""
+    if shell != "bash":
+        into = f"into {words}" if words else "(brace expansion)"
+        return (
+            f"whose braces {unbroken(shell)}, which its #! line names, may expand as bash does {into} (dash does not)"
+        )
+    if not words:
         return "whose braces bash expands (brace expansion) into words not worked out here"
-    return f"which bash expands into {len(unknown.words)} words ({unbroken(shlex.join(unknown.words))})"
+    return f"which bash expands into {words}"
 
 
-def braced_workspace(tests_dir: Path) -> UnknownWorkspace | None:
-    """The ``--workspace`` word with braces bash expands that test.sh passes, when no plain path is passed."""
-    path, _line, unknown = _workspace_read(tests_dir)
+def braced_workspace(tests_dir: Path, *, braces: bool) -> UnknownWorkspace | None:
+    """The ``--workspace`` word with braces its shell expands (``braces``: it does) that test.sh passes,
+    when no plain path is passed."""
+    path, _line, unknown = _workspace_read(tests_dir, braces=braces)
     return unknown if path is None and unknown is not None and unknown.how == "braces" else None
 
 
-def _workspace_read(tests_dir: Path) -> tuple[str | None, str, UnknownWorkspace | None]:
+def _workspace_read(tests_dir: Path, *, braces: bool = True) -> tuple[str | None, str, UnknownWorkspace | None]:
     """The first plain path test.sh passes as ``--workspace`` and the line passing it, else None, "" and
     the first such word whose path its shell makes as it runs (None for none)."""
     text = _read_text(tests_dir / "test.sh") or ""
     unknown: UnknownWorkspace | None = None
     for line in _sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
-        path, written = _workspace_given(line) if "--workspace" in line else (None, None)
+        path, written = _workspace_given(line, braces=braces) if "--workspace" in line else (None, None)
         if path is not None:
             return path, line, None
         unknown = unknown or written
@@ -295,7 +304,7 @@ def _sh_lines(text: str) -> Iterator[str]:
     yield "".join(line)
 
 
-def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
+def _workspace_given(line: str, *, braces: bool = True) -> tuple[str | None, UnknownWorkspace | None]:
     """The absolute path one line of test.sh passes as ``--workspace DIR`` or ``--workspace=DIR``, its
     words read with sh's quoting (``;``, ``&&``, ``|`` end a word as in sh); else None, with the first
     such word whose path the shell makes (``"$WS"``, a backquote, ``/ap*``, ``/app/{a,b}``: its value is
@@ -337,7 +346,7 @@ def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
         words.append(_Word("", "", False, start) if said else _Word(word, "".join(masks), expands, start, quoted_empty))
     unknown = None  # the first such word the shell makes, said only when no plain path follows it
     for flag, after in pairwise([*words, _Word("", "", False, len(line))]):
-        passed = _passed(flag, after)
+        passed = _passed(flag, after, braces=braces)
         if passed is None:
             continue
         given, value, how = passed
@@ -351,7 +360,7 @@ def _workspace_given(line: str) -> tuple[str | None, UnknownWorkspace | None]:
     return None, unknown
 
 
-def _passed(flag: _Word, after: _Word) -> tuple[_Word, str, str] | None:
+def _passed(flag: _Word, after: _Word, *, braces: bool) -> tuple[_Word, str, str] | None:
     """The word passing a path where ``flag`` is ``--workspace`` (``after``) or ``--workspace=DIR`` (itself),
     the path bash passes in it and how the shell makes it (:meth:`_Word.how`); None for any other flag."""
     if flag.text == "--workspace":
@@ -360,7 +369,7 @@ def _passed(flag: _Word, after: _Word) -> tuple[_Word, str, str] | None:
         given, value = flag, flag.text.partition("=")[2]
     else:
         return None
-    how = given.how()
+    how = given.how(braces=braces)
     if how == "braces" and given is after and len(given.braces()) == 1:  # {/app,}: bash passes one word
         return given, given.braces()[0], ""
     if how == "pattern" and given is flag:
@@ -383,11 +392,11 @@ class _Word:
     start: int  # where it starts in its line
     quoted_empty: bool = False  # it holds '' or ""
 
-    def how(self) -> str:
+    def how(self, *, braces: bool = True) -> str:
         """How the shell makes this word's value as it runs ("" for as written): bash's order, in
         which braces come first (``{$x,b}`` is two words whatever $x holds), then variables, then
-        pathname expansion."""
-        if _BRACES.search(self.mask):
+        pathname expansion; ``braces``: the shell expands them (bash does, dash does not)."""
+        if braces and _BRACES.search(self.mask):
             return "braces"
         if self.expands:
             return "expands"
