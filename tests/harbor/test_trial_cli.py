@@ -2673,3 +2673,26 @@ def test_a_trial_named_as_the_job_lists_it_is_picked_by_that_spelling(task, runs
     assert refused.returncode == 2
     assert "no trial 'demo__<U+200B>x' (trials: demo__aaa, demo__aaa<U+200B>)" in refused.stderr, refused.stderr
     assert "\u200b" not in refused.stderr and "\\u" not in refused.stderr
+
+
+def test_two_trials_reading_alike_spelled_are_refused_with_folders_to_type(task, runs, env, elsewhere):
+    """Trials ``demo__aaa`` + U+200B and one literally named ``demo__aaa<U+200B>`` list alike:
+    ``--trial 'demo__aaa<U+200B>'`` silently picked the literal one. It is refused now, naming each
+    trial's folder as bash takes it back, and each so typed opens that trial."""
+    import subprocess
+
+    demo = task()
+    raw, literal = "demo__aaa\u200b", "demo__aaa<U+200B>"
+    job = make_job(runs / "jobs" / "j", {raw: dict(task=demo, **PASSED), literal: dict(task=demo, **PASSED)})
+    refused = run_tool(env, "explain", job, "--trial", literal, cwd=elsewhere)
+    no_traceback(refused)
+    assert refused.returncode == 2 and "2 trials of job j read so" in refused.stderr, refused.stderr
+    assert "\u200b" not in refused.stderr, refused.stderr
+    typed = refused.stderr.rstrip().rpartition(": ")[2].split(", ")
+    for word, name in zip(typed, sorted((literal, raw)), strict=True):
+        path = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True)
+        assert path.stdout == str(job / name), (word, path.stdout)
+        opened = run_tool(env, "explain", path.stdout, "--json", cwd=elsewhere)
+        assert json.loads(opened.stdout)["trial"]["name"] == name, opened.stderr
+    picked = run_tool(env, "explain", job, "--trial", raw, "--json", cwd=elsewhere)
+    assert json.loads(picked.stdout)["trial"]["name"] == raw, picked.stderr

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import re
+import shlex
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -267,6 +269,20 @@ def typed_back(name: str, typed: str) -> bool:
     """Whether ``typed`` names ``name``: as it is, or as :func:`one_line` spells it whole (a case
     ``correct`` + U+200B, listed as ``correct<U+200B>``, is picked by those words)."""
     return typed == name or (may_spell(name) and typed == "".join(shown_one_by_one(name)))
+
+
+def typed_in_bash(text: str) -> str:
+    """``text`` as one word bash takes back whole, on one line: quoted, or ``$'...'`` with each
+    character :func:`one_line` would not show as it is written as its UTF-8 bytes
+    (``$'demo\\xe2\\x80\\x8b'``, in any locale), so two names that a listing spells alike can each be typed."""
+    shown = shown_one_by_one(text) if may_spell(text) else list(text)
+    if shown == list(text):
+        return shlex.quote(text)
+    escaped = (
+        c.replace("\\", "\\\\").replace("'", "\\'") if flat == c else "".join(f"\\x{b:02x}" for b in os.fsencode(c))
+        for c, flat in zip(text, shown, strict=True)
+    )
+    return "$'" + "".join(escaped) + "'"
 
 
 def shown_one_by_one(text: str) -> list[str]:

@@ -38,7 +38,7 @@ from verifier_tui.engine.harbor.reading import (
     tail_text,
     time_span,
 )
-from verifier_tui.engine.plain import one_line, typed_back
+from verifier_tui.engine.plain import one_line, typed_back, typed_in_bash
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, TRIAL_LOG, Target, classify, harbor_kind, kind_within
 from verifier_tui.engine.untrusted import JsonFile, Read, json_kind, look
@@ -291,14 +291,14 @@ class Job:
         folder's name is unique in its job, not in a jobs folder: a name two
         jobs' trials share is refused, naming their folders."""
         for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}"):
-            found = [trial for trial in self.trials if key(trial) == name] or [
-                trial for trial in self.trials if typed_back(key(trial), name)
-            ]
+            # as written or as spelled alike: a trial named demo<U+200B> as written is no surer a pick
+            # than one whose name ends in U+200B, which the listing spells so
+            found = [trial for trial in self.trials if typed_back(key(trial), name)]
             if len(found) > 1:
-                folders = ", ".join(shown_name(f"{t.path.parent.name}/{t.path.name}") for t in found[:4])
+                folders = ", ".join(typed_in_bash(str(t.path)) for t in found[:4])
                 raise HarborFolderError(
-                    f"--trial {shown_name(name)}: {len(found)} trials of {self.what} {shown_name(self.name)} are "
-                    f"named so ({folders}): give one by its folder"
+                    f"--trial {shown_name(name)}: {len(found)} trials of {self.what} {shown_name(self.name)} read "
+                    f"so: open one by its folder, typed in bash as: {folders}"
                 )
             if found:
                 return found[0]
