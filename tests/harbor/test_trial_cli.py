@@ -2696,3 +2696,27 @@ def test_two_trials_reading_alike_spelled_are_refused_with_folders_to_type(task,
         assert json.loads(opened.stdout)["trial"]["name"] == name, opened.stderr
     picked = run_tool(env, "explain", job, "--trial", raw, "--json", cwd=elsewhere)
     assert json.loads(picked.stdout)["trial"]["name"] == raw, picked.stderr
+
+
+def test_two_steps_reading_alike_spelled_are_refused_with_folders_to_type(real, env, tmp_path):
+    """A trial's steps named ``first`` + U+200B and, literally, ``first<U+200B>`` list alike:
+    ``--step 'first<U+200B>'`` picked the first that matched. It is refused now, naming each step's
+    folder as bash takes it back, and each so typed opens that step."""
+    import subprocess
+
+    trial = next(p for p in (real / "jobs" / "multi-step").iterdir() if p.is_dir())
+    raw, literal = "first\u200b", "first<U+200B>"
+    result = trial / "result.json"
+    result.write_text(result.read_text().replace('"first"', json.dumps(raw)).replace('"second"', f'"{literal}"'))
+    (trial / "steps" / "first").rename(trial / "steps" / raw)
+    (trial / "steps" / "second").rename(trial / "steps" / literal)
+    refused = run_tool(env, "explain", trial, "--step", literal, cwd=tmp_path)
+    no_traceback(refused)
+    assert refused.returncode == 2 and "2 steps of trial" in refused.stderr, refused.stderr
+    assert "\u200b" not in refused.stderr, refused.stderr
+    typed = refused.stderr.rstrip().rpartition(": ")[2].split(", ")
+    for word, name in zip(typed, (raw, literal), strict=True):
+        path = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True)
+        assert path.stdout == str(trial / "steps" / name), (word, path.stdout)
+        opened = run_tool(env, "explain", path.stdout, "--json", cwd=tmp_path)
+        assert json.loads(opened.stdout)["trial"]["step"] == name, opened.stderr

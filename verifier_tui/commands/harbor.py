@@ -167,7 +167,8 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
         return opened
     found, step_in_path = opened
     try:
-        trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
+        typed = getattr(args, "step", None)
+        trial, step = select_trial(found, getattr(args, "trial", None), typed or step_in_path, typed_step=bool(typed))
     except HarborFolderError as exc:
         return _fail(str(exc))
     session = TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)

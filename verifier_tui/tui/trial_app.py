@@ -223,11 +223,11 @@ def launch_trial(args: argparse.Namespace) -> int:
         found, step = open_harbor(target)
         step = args.step or step
         if args.trial is not None or (step is not None and isinstance(found, Job) and len(found.trials) == 1):
-            found, _ = select_trial(found, args.trial, step)
+            found, _ = select_trial(found, args.trial, step, typed_step=args.step is not None)
         if step is not None:
             if isinstance(found, Job):
                 return fail("--step: choose the trial too (--trial NAME)")
-            found.step(step)  # raises with the step names
+            step = found.step(step, typed=args.step is not None).name  # raises with the step names
     except HarborFolderError as exc:
         return fail(str(exc))
     problem, isolation = (

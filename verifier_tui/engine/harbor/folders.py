@@ -221,11 +221,21 @@ class Trial:
             return "the trial folder cannot be read now (permission denied since it was opened)"
         return None
 
-    def step(self, name: str | None) -> StepView:
-        """The step called ``name``; None gives the first (the only one of a single-step trial)."""
+    def step(self, name: str | None, *, typed: bool = False) -> StepView:
+        """The step called ``name``; None gives the first (the only one of a single-step trial).
+        ``typed``: a name the user gave, as written or as the listing spells it, refused where it names
+        more than one step; else the step's own name (a path's folder, one read from a file) picks it."""
         if name is None:
             return self.steps[0]
-        named = [s for s in self.steps if s.name == name] or [s for s in self.steps if typed_back(s.name or "", name)]
+        exact = [s for s in self.steps if s.name == name]
+        spelled = [s for s in self.steps if typed_back(s.name or "", name)]
+        named = spelled if typed else exact or spelled
+        if len(named) > 1:
+            folders = ", ".join(typed_in_bash(str(s.folder)) for s in named[:4])
+            raise HarborFolderError(
+                f"--step {shown_name(name)}: {len(named)} steps of trial {shown_name(self.name)} read so: "
+                f"open one by its folder, typed in bash as: {folders}"
+            )
         if named:
             return named[0]
         if self.steps[0].name is None:  # its one step has no name: "(steps: (single step))" read as one to give
@@ -353,9 +363,12 @@ def open_harbor(path: Path | str | Target, refs: bool = False) -> tuple[Trial | 
     return open_trial(target.root), target.step
 
 
-def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None = None) -> tuple[Trial, str | None]:
-    """The trial (and step) a command means: ``run JOB --trial NAME [--step S]``
-    or ``run TRIAL [--step S]``. A job with one trial needs no ``--trial``.
+def select_trial(
+    opened: Trial | Job, trial: str | None = None, step: str | None = None, *, typed_step: bool = True
+) -> tuple[Trial, str | None]:
+    """The trial (and step, by its own name) a command means: ``run JOB --trial NAME [--step S]``
+    or ``run TRIAL [--step S]`` (``typed_step``: S was typed, as :meth:`Trial.step` takes it; else
+    the folder of a path named it). A job with one trial needs no ``--trial``.
     Raises HarborFolderError naming the choices."""
     if isinstance(opened, Job):
         if trial is None:
@@ -376,7 +389,7 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
             raise HarborFolderError(f"{opened.path} is the trial {shown_name(opened.name)}, not {shown_name(trial)}")
         chosen = opened
     if step is not None:
-        chosen.step(step)  # raises with the step names
+        step = chosen.step(step, typed=typed_step).name  # raises with the step names
     elif chosen.multi_step:
         step = chosen.steps[0].name
     return chosen, step
