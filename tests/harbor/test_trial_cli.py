@@ -2720,3 +2720,20 @@ def test_two_steps_reading_alike_spelled_are_refused_with_folders_to_type(real, 
         assert path.stdout == str(trial / "steps" / name), (word, path.stdout)
         opened = run_tool(env, "explain", path.stdout, "--json", cwd=tmp_path)
         assert json.loads(opened.stdout)["trial"]["step"] == name, opened.stderr
+
+
+def test_a_left_out_folder_is_spelled_and_found_by_its_spelling(task, runs, env, elsewhere):
+    """A job's folder that is no trial, named with U+200B and U+202E: ``--trial`` gave its reason with
+    both characters raw (the line drawn reversed), and typed as the listing spells it, said the job
+    has no such trial instead of why the folder is left out."""
+    from verifier_tui.engine.harbor.folders import NOT_A_TRIAL
+
+    job = make_job(runs / "jobs" / "j", {"demo__aaa": dict(task=task(), **PASSED)})
+    (job / "lnk\u200b\u202e").mkdir()
+    for typed in ("lnk\u200b\u202e", "lnk<U+200B><U+202E>"):
+        done = run_tool(env, "explain", job, "--trial", typed, cwd=elsewhere)
+        no_traceback(done)
+        assert done.returncode == 2, done.stderr
+        said = f"--trial lnk<U+200B><U+202E>: lnk<U+200B><U+202E>: {NOT_A_TRIAL}; name a trial"
+        assert said in done.stderr, done.stderr
+        assert "\u200b" not in done.stderr and "\u202e" not in done.stderr, done.stderr

@@ -314,13 +314,13 @@ class Job:
                 return found[0]
         # a folder of the job that is no trial (a link, never followed): why, as the overview says it
         names = _some_names([t.name for t in self.trials])
-        # by name exactly: a line's first word is no name (a link "my trial" is not --trial my's)
-        left_out = self.left_out.get(name)
-        if left_out is None and self.jobs is not None:  # a folder's own name, in one job only
-            alike = [why for key, why in self.left_out.items() if key.partition("/")[2] == name]
-            left_out = alike[0] if len(alike) == 1 else None
-        if left_out is not None:
-            raise HarborFolderError(f"--trial {shown_name(name)}: {left_out}; name a trial ({names})")
+        # by its name, as written or spelled: a line's first word is no name (a link "my trial" is not
+        # --trial my's)
+        alike = [why for key, why in self.left_out.items() if typed_back(key, name)]
+        if not alike and self.jobs is not None:  # a folder's own name, in one job only
+            alike = [why for key, why in self.left_out.items() if typed_back(key.partition("/")[2], name)]
+        if len(alike) == 1:
+            raise HarborFolderError(f"--trial {shown_name(name)}: {one_line(alike[0])}; name a trial ({names})")
         missing = f"has no trial '{shown_name(name)}'"
         raise HarborFolderError(f"{self.what} {shown_name(self.name)} {missing} (trials: {names})")
 
