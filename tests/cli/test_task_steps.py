@@ -155,6 +155,22 @@ def test_a_step_the_task_has_not_is_one_line(env, own_step, tmp_path):
     assert done.returncode == 2 and "has no [[steps]] in its task.toml" in done.stderr, done.stderr
 
 
+def test_a_tasks_step_is_taken_as_its_refusal_spells_it(env, own_step):
+    """A task's step named with a zero-width space: ``--step`` refused it as it listed it
+    (``no step 'fir<U+200B>st' (steps: fir<U+200B>st, second)``). Typed so, it is that step, for ``run``
+    and for ``test FOLDER``."""
+    toml = own_step / "task.toml"
+    toml.write_text(toml.read_text().replace('name = "first"', 'name = "fir\\u200bst"'))
+    (own_step / "steps" / "first").rename(own_step / "steps" / "fir\u200bst")
+    done = run_tool(env, "run", own_step, "--step", "fir<U+200B>st", "--case", "hello", "--json")
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["step"] == "fir\u200bst", done.stdout
+    tested = run_tool(env, "test", own_step.parent, "--step", "fir<U+200B>st")
+    no_traceback(tested)
+    assert tested.returncode == 0 and "no task found has it" not in tested.stdout + tested.stderr, tested.stdout
+
+
 def test_a_task_whose_verifiers_are_all_in_its_steps_is_run_with_step(env, own_step):
     (own_step / "steps" / "first" / "tests").mkdir()
     (own_step / "tests" / "verifier.py").rename(own_step / "steps" / "first" / "tests" / "verifier.py")

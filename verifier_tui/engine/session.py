@@ -58,7 +58,14 @@ from verifier_tui.engine.task.kinds import (
 )
 from verifier_tui.engine.task.loading import as_loaded_without_verifier
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
-from verifier_tui.engine.task.steps import no_such_step, step_task_data, step_tests, steps_notices, task_for_step
+from verifier_tui.engine.task.steps import (
+    no_such_step,
+    step_named,
+    step_task_data,
+    step_tests,
+    steps_notices,
+    task_for_step,
+)
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -234,15 +241,17 @@ class Session:
         if self.options.verifier_disabled:
             task = replace(task, config=as_loaded_without_verifier(task.config, task.root))
         name = self.options.step
-        if name is None or task.config.step(name) is None:
+        named = step_named(task.config, name) if name is not None else None
+        if named is None:
             if name is not None and strict:
                 # A task Harbor would not load at all is refused whatever the step (test FOLDER says so).
                 refused = task.config.refused is not None
                 raise (StepOfRefusedTask if refused else NoSuchStep)(no_such_step(task, name))
             self.step = None
             return task
-        self.step = name
-        return task_for_step(task, name)
+        # the step's own name from here on (its folder, the notes), however --step wrote it
+        self.step, self.options = named, replace(self.options, step=named)
+        return task_for_step(task, named)
 
     def _apply_options(self, options: Options) -> None:
         self._verifier_named = options.verifier is not None

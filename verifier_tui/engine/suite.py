@@ -34,6 +34,7 @@ from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message, read_task_config
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, NAMES_LISTED, looks_like_task, some_names
 from verifier_tui.engine.task.rows import outside
+from verifier_tui.engine.task.steps import step_named
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -547,7 +548,7 @@ def _none_with_step(without_step: Sequence[WithoutStep], without_cases: Sequence
     have no case to test (then "no task found has it" would be false, and hide that)."""
     step = without_step[0].step
     lacking = some_names([w.why.removeprefix(f"--step {step}: ") for w in without_step], NAMES_LISTED, "; ")
-    having = [task for task in without_cases if read_task_config(task).step(step) is not None]
+    having = [task for task in without_cases if step_named(read_task_config(task), step) is not None]
     if not having:
         return f"--step {step}: no task found has it: {lacking}"
     names = some_names(sorted(task.name for task in having))

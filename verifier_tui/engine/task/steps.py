@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
-from verifier_tui.engine.plain import one_line
+from verifier_tui.engine.plain import one_line, typed_back
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
 from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_runner
@@ -142,6 +142,13 @@ def tests_words(
         return f"/tests is {path(own) if path else own.relative_to(task_dir).as_posix()} laid over tests/"
     unused = step_tests_unused(task_dir, name)
     return f"/tests is tests/ alone: {text(unused) if unused else 'the step has no tests of its own'}"
+
+
+def step_named(config: TaskConfig, typed: str) -> str | None:
+    """The name of the task's step ``typed`` names: as written or as a listing spells it
+    (:func:`~verifier_tui.engine.plain.typed_back`), as ``--case`` and a trial's ``--step`` take names.
+    One at most: a spelling holds ``<``, which no step name Harbor loads does (they are kept out)."""
+    return next((step.name for step in config.steps if typed_back(step.name, typed)), None)
 
 
 def no_such_step(task: Task, name: str) -> str:
