@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -1370,3 +1370,156 @@ async def test_a_workspace_deeper_than_the_recursion_limit_is_watched(tmp_path: 
         while bottom != tmp_path:
             bottom.rmdir()
             bottom = bottom.parent
+
+
+def inotify_watches(pid: int) -> int:
+    """How many inotify watches process ``pid`` holds: one ``inotify wd:`` line per watch in its fds' fdinfo."""
+    held = 0
+    for fdinfo in Path(f"/proc/{pid}/fdinfo").iterdir():
+        with suppress(OSError):
+            held += fdinfo.read_text().count("inotify wd:")
+    return held
+
+
+async def test_a_link_to_a_big_folder_outside_is_not_walked_by_the_watch(tmp_path: Path) -> None:
+    """A workspace holding a link to a folder elsewhere (an agent's ``root`` -> /, a pnpm
+    ``node_modules``): the OS watch followed it and walked and watched everything behind it, for
+    minutes on a big machine, to the inotify watch limit. Only the workspace's own folders are
+    watched now, and a save anywhere in them is still seen."""
+    outside = tmp_path / "outside"
+    for n in range(300):
+        (outside / f"d{n}" / "deeper").mkdir(parents=True)
+    workspace = tmp_path / "workspace"
+    own = [folder(workspace / name) for name in ("a", "a/b", "c", "with/links/inside", "with/beside")]
+    (workspace / "root").symlink_to(outside)
+    (workspace / "with" / "links" / "inside" / "there").symlink_to(outside)
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        assert rec.watcher._proc is not None
+        held = inotify_watches(rec.watcher._proc.pid)
+        # the workspace and its 7 folders, a few times over at most; behind the links, 600 folders
+        assert held <= 3 * 8, held
+        for where in (workspace, *own):
+            (where / "saved.txt").write_text("x")
+            await rec.until(lambda change, saved=where / "saved.txt": saved in change.paths)
+
+
+def _made_in_one_go(workspace: Path, outside: Path, how: str) -> list[Path]:
+    """Changes the folders on the way to a link (watched alone) in one of the ways a user or a tool
+    does; what it wrote in the folders it made, before any watch of them could exist."""
+    if how == "mkdir":
+        (workspace / "new" / "deep").mkdir(parents=True)
+        return [_write(workspace / "new" / "deep" / "early.txt"), _write(workspace / "new" / "early.txt")]
+    if how == "mv-in":
+        made = outside.parent / "made"
+        (made / "sub").mkdir(parents=True)
+        (made / "sub" / "old.txt").write_text("x")
+        made.rename(workspace / "with" / "links" / "moved")
+        return [_write(workspace / "with" / "links" / "moved" / "sub" / "early.txt")]
+    if how == "checkout":  # many folders and files at once, as git checkout writes them
+        return [_write(workspace / f"pkg{n}" / "mod" / "early.py") for n in range(30)]
+    if how == "folder-again":  # a folder removed and made again under its name, between two looks
+        shutil.rmtree(workspace / "a")
+        return [_write(workspace / "a" / "b" / "early.txt")]
+    if how == "link-to-folder":
+        (workspace / "root").unlink()
+        return [_write(workspace / "root" / "early.txt")]
+    if how == "mv-out":  # its watch would follow it out, naming what changes there as the workspace's
+        (workspace / "c" / "behind-kept.txt").write_text("x")
+        (workspace / "c").rename(outside.parent / "away")
+        return []
+    if how == "folder-to-link":
+        shutil.rmtree(workspace / "c")
+        (workspace / "c").symlink_to(outside)
+        return []
+    assert how == "root-again"
+    shutil.rmtree(workspace)
+    _linked_workspace(workspace, outside)
+    return [_write(workspace / "a" / "b" / "early.txt")]
+
+
+def _reported(rec: Recorder, path: Path) -> bool:
+    """Whether a change named ``path``, or said a folder holding it made again (read again whole)."""
+    return any(path in change.paths or any(path.is_relative_to(p) for p in change.recreated) for change in rec.changes)
+
+
+def _write(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("early")
+    return path
+
+
+def _linked_workspace(workspace: Path, outside: Path) -> list[Path]:
+    own = [folder(workspace / name) for name in ("a", "a/b", "c", "with/links/inside", "with/beside")]
+    (workspace / "root").symlink_to(outside)
+    (workspace / "with" / "links" / "there").symlink_to(outside)
+    return own
+
+
+@pytest.mark.parametrize(
+    "how", ["mkdir", "mv-in", "checkout", "folder-again", "mv-out", "link-to-folder", "folder-to-link", "root-again"]
+)
+async def test_no_save_is_lost_as_the_folders_on_the_way_to_a_link_change(tmp_path: Path, how: str) -> None:
+    """The folders on the way to a link are watched alone (what is beside them, whole) so that the OS
+    watch never walks behind the link. A folder made in one of them (mkdir, mv, a checkout), a link
+    made a folder or a folder made a link, the workspace made again: a save made in a new folder
+    before its watch could exist is reported, every later save is, and nothing behind a link is
+    watched."""
+    outside = tmp_path / "outside"
+    for n in range(100):
+        (outside / f"d{n}").mkdir(parents=True)
+    workspace = tmp_path / "workspace"
+    _linked_workspace(workspace, outside)
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        assert rec.watcher._proc is not None
+        early = _made_in_one_go(workspace, outside, how)
+        await wait_until(lambda: all(_reported(rec, saved) for saved in early), f"{early} reported")
+        later = [path.parent / "later.txt" for path in early] or [workspace / "a" / "later.txt"]
+        for saved in [*later, workspace / "a" / "b" / "later.txt", workspace / "with" / "later.txt"]:
+            saved.write_text("later")
+            await rec.until(lambda change, saved=saved: saved in change.paths)
+        seen = len(rec.changes)
+        for away in (outside / "d1", outside.parent / "away"):
+            if away.is_dir():
+                (away / "behind.txt").write_text("x")
+                if (away / "behind-kept.txt").exists():
+                    (away / "behind-kept.txt").write_text("changed")
+        (workspace / "with" / "beside" / "after.txt").write_text("x")
+        await rec.until(lambda change: workspace / "with" / "beside" / "after.txt" in change.paths)
+        await rec.rest()
+        assert not [p for change in rec.changes[seen:] for p in change.paths if "behind" in p.name], rec.changes[seen:]
+        own = sum(1 for p in workspace.rglob("*") if p.is_dir() and not p.is_symlink()) + 1
+        assert inotify_watches(rec.watcher._proc.pid) <= 3 * own
+
+
+async def test_polling_a_workspace_holding_a_link_sees_its_saves(tmp_path: Path) -> None:
+    """``--poll`` lists what it polls and walks no tree of inotify's: a workspace holding a link is
+    polled whole as before, and a save in the folder on the way to the link and beside it is seen."""
+    outside = folder(tmp_path / "outside" / "d")
+    workspace = tmp_path / "workspace"
+    _linked_workspace(workspace, outside.parent)
+    async with watching([WatchTarget(workspace, "workspace")], force_polling=True) as rec:
+        for saved in (workspace / "with" / "links" / "saved.txt", workspace / "a" / "b" / "saved.txt"):
+            saved.write_text("x")
+            await rec.until(lambda change, saved=saved: saved in change.paths)
+
+
+async def test_folders_made_one_after_another_beside_a_link_are_each_watched(tmp_path: Path) -> None:
+    """Each folder made in a folder watched alone gets a watch of its own, and past a few the watch
+    is built again whole: through both, what was saved in each at once, and later, is reported, and
+    the watcher holds no more inotify instances than a few."""
+    outside = folder(tmp_path / "outside" / "d")
+    workspace = tmp_path / "workspace"
+    _linked_workspace(workspace, outside.parent)
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        assert rec.watcher._proc is not None
+        made = []
+        for n in range(12):
+            made.append(_write(workspace / f"new{n}" / "deep" / "early.txt"))
+            await wait_until(lambda saved=made[-1]: _reported(rec, saved), f"{made[-1]} reported")
+        for early in made:
+            later = early.with_name("later.txt")
+            later.write_text("x")
+            await rec.until(lambda change, later=later: later in change.paths)
+        fds = Path(f"/proc/{rec.watcher._proc.pid}/fd")
+        instances = sum(1 for fd in fds.iterdir() if "inotify" in os.readlink(fd))
+        assert instances <= channel_module._MOST_WATCHES, instances

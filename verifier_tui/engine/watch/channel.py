@@ -1,4 +1,5 @@
-"""One ``watchfiles.watch`` (recursive or not) over some roots, iterated in one thread.
+"""One ``watchfiles.watch`` (recursive or not) over some roots, iterated in one thread; two where a
+recursive root holds a link to a folder, so that no walk of the OS watch follows one (:func:`_split`).
 
 ``watch`` is iterated with ``yield_on_timeout``, so control comes back at
 least every ``_WAKE_MS`` even when nothing happens; the thread then filters
@@ -82,6 +83,11 @@ _SETTLE_MS = DEBOUNCE_MS
 _ADDED = 1
 _DELETED = 3
 
+#: The most OS watches (inotify instances, of fs.inotify.max_user_instances: often 128 for all of a
+#: user's programs) a channel holds: the two of a root split at its links (:func:`_split`), and those
+#: of folders made since in the folders watched alone; past it, the channel's ``watch`` is built again.
+_MOST_WATCHES = 5
+
 #: Give up on a watch that keeps failing after this many rebuilds in a row.
 _MAX_REBUILDS_AFTER_ERRORS = 3
 #: What watchfiles says of an event whose path is not UTF-8 (notify's ``to_str``).
@@ -152,6 +158,31 @@ def _behind_link(path: Path, root: Path, links: dict[Path, Path | None]) -> Path
     return None
 
 
+def _changed_under(folder: Path, limit_ns: int, found: Batch) -> None:
+    """Adds to ``found`` the folder and every entry under it (no link followed) whose data or
+    inode changed (its mtime or ctime) at ``limit_ns`` or later, as a modification."""
+    from watchfiles import Change as Kind
+
+    folders = [str(folder)]
+    while folders:
+        with suppress(OSError), os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if _changed(entry.path, limit_ns):
+                    found.add((Kind.modified, entry.path))
+                with suppress(OSError):
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+    if _changed(folder, limit_ns):
+        found.add((Kind.modified, str(folder)))
+
+
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _is_empty_file(path: Path) -> bool:
     try:
         st = os.lstat(path)
@@ -196,6 +227,22 @@ def _named_back(batches: Batches, aliases: dict[str, str]) -> Batches:
     return named()
 
 
+def _together(watches: list[Batches]) -> Batches:
+    """One batch of each watch in turn, as one; a watch added to ``watches`` meanwhile is read too."""
+    try:
+        while True:
+            batch: Batch = set()
+            for watch in list(watches):
+                more = next(watch, None)
+                if more is None:  # ``stop`` is set
+                    return
+                batch |= more
+            yield batch
+    finally:
+        for watch in watches:
+            watch.close()
+
+
 class _Stop(Exception):
     pass
 
@@ -221,19 +268,32 @@ POLLING = (
 _NO_INSTANCE = "Error creating recommended watcher"  # watchfiles' words where notify cannot make its watcher
 
 
-def _past_cuts(root: str) -> list[str]:
-    """The folders (relative to ``root``) a recursive OS watch of ``root`` is
-    also given as roots of their own, so that a folder inotify refuses (one
-    its user cannot read: a root-owned one a container left) leaves no other
-    unwatched. notify's walk of a tree (watchfiles 1.3.0, notify 8.0.0) stops
-    at the first such folder, and ``ignore_permission_denied`` drops the
-    error: every folder it had not reached yet went unwatched, silently. It
-    follows links too, so a link to a folder may lead it to one (``tmp`` ->
-    /tmp). Each folder on the way to a refused folder or a link, and each
-    folder beside it there, is walked on its own: a walk that stops again
-    stops only in its own part. (What lies behind a link is no part of the
-    tree, :func:`_behind_link`: it is not looked into.) A folder whose
-    relative name is not UTF-8 is left out: watchfiles takes none."""
+@record
+class Shape:
+    """How a recursive root is handed to the OS watch, as paths on the user's side (:func:`_split`)."""
+
+    flat: frozenset[Path] = frozenset()
+    """Folders on the way to a cut, watched alone."""
+    tree: frozenset[Path] = frozenset()
+    """The folders beside them, watched whole."""
+    cuts: frozenset[Path] = frozenset()
+    """Links to folders and folders inotify refuses: not watched."""
+
+
+def _split(root: str) -> tuple[list[str], list[str], list[str]]:
+    """A recursive root as (folders watched alone, folders watched whole, cuts), relative to ``root``.
+
+    notify's walk of a tree (watchfiles 1.3.0, notify 8.0.0: walkdir with ``follow_links(true)``,
+    and no switch for it) follows links to folders: a link to / or a pnpm ``node_modules`` had it
+    walk and watch the machine for a minute before the first run, for files no run reads (what
+    lies behind a link is no part of the tree, :func:`_behind_link`). It also stops at the first
+    folder inotify refuses (one its user cannot read: a root-owned one a container left), and
+    ``ignore_permission_denied`` drops the error, so every folder not reached yet went unwatched.
+    So no recursive root given to it holds a cut: each folder on the way to one is watched alone,
+    each folder beside those whole; a folder made in one of the former is watched once the
+    channel sees it (:meth:`Channel._reshaped`). A tree with no cut is one root, watched whole; so
+    is one that names a folder watchfiles cannot take (not UTF-8): its watch then ends and polls
+    (:meth:`Channel._reopen`)."""
     cuts: set[str] = set()
     subfolders: dict[str, list[str]] = {}
     waiting = [""]
@@ -253,13 +313,33 @@ def _past_cuts(root: str) -> list[str]:
             continue
         subfolders[part] = names
         waiting += names
-    ancestors: set[str] = set()  # each looked at once, however many cuts lie under it
+    flat: set[str] = set()  # each looked at once, however many cuts lie under it
     for cut in cuts:
         up = cut
-        while up and (up := os.path.dirname(up)) not in ancestors:
-            ancestors.add(up)
-    found = [each for up in ancestors for each in (up, *subfolders.get(up, ())) if each not in cuts]
-    return sorted(each for each in set(found) if each and not _NOT_UTF8.search(each))
+        while up and (up := os.path.dirname(up)) not in flat:
+            flat.add(up)
+    tree = [each for up in flat for each in subfolders.get(up, ()) if each not in cuts and each not in flat]
+    if not flat or any(_NOT_UTF8.search(each) for each in (*flat, *tree)):
+        return [], [""], []
+    return sorted(flat), sorted(tree), sorted(cuts)
+
+
+def _split_all(named: dict[str, str]) -> tuple[list[str], list[str], Shape]:
+    """:func:`_split` of each root (named as watchfiles takes it: the root on the user's side):
+    what to watch alone and whole, as watchfiles takes them, and the :class:`Shape` of it all."""
+    flat: list[str] = []
+    whole: list[str] = []
+    shape = Shape()
+    for name, root in named.items():
+        alone, beside, cuts = _split(root)
+        flat += [os.path.join(name, part) if part else name for part in alone]
+        whole += [os.path.join(name, part) if part else name for part in beside]
+        shape = Shape(
+            shape.flat | {Path(root, part) for part in alone},
+            shape.tree | {Path(root, part) for part in beside},
+            shape.cuts | {Path(root, part) for part in cuts},
+        )
+    return flat, whole, shape
 
 
 _NOT_UTF8 = re.compile("[\ud800-\udfff]")  # what a file name's bytes that are no UTF-8 become in a str
@@ -320,11 +400,13 @@ class Channel:
         self._make_change = make_change
         self._batches: Batches | None = None
         self._failures = 0  # errors of the OS watcher in a row
-        self._taken_ns = 0  # time.time_ns() when the last batch was taken in
+        self._taken_ns = 0  # time.time_ns() when the last batch was taken in (:meth:`_took`)
         self._present: list[Path] = []  # the roots the current ``watch`` was given
         self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self._links_in = links_in  # where that folder is made (None: $TMPDIR)
         self._said_unwatched = False  # SOME_UNWATCHED posted (once)
+        self._shape = Shape()  # how the current ``watch`` split the roots (:func:`_split`)
+        self._watches: list[Batches] = []  # the OS watches it reads in turn (:func:`_together`)
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -341,6 +423,7 @@ class Channel:
         identities = [_dir_identity(root.path) for root in self.roots]
         present = [r.path for r, i in zip(self.roots, identities, strict=True) if i is not None]
         before = [(root.identity, root.missing) for root in self.roots]
+        shape, watches = self._shape, self._watches
         for root, identity in zip(self.roots, identities, strict=True):
             root.identity = identity
             root.missing = identity is None
@@ -362,6 +445,7 @@ class Channel:
         except BaseException:  # not built: the next check tries again
             for root, (identity, missing) in zip(self.roots, before, strict=True):
                 root.identity, root.missing = identity, missing
+            self._shape, self._watches = shape, watches
             raise
         if present and not self.force_polling and not self._said_unwatched and _out_of_watches(present[0]):
             self._said_unwatched = True
@@ -369,26 +453,34 @@ class Channel:
         return batch
 
     def _watch(self, present: list[Path]) -> Batches:
+        aliases = {self._alias(path): str(path) for path in present}
+        if self.recursive and not self.force_polling:  # a poll walks no link: it lists what it polls
+            flat, whole, self._shape = _split_all(aliases)
+        else:
+            flat, whole, self._shape = [], list(aliases), Shape()
+        # The folders watched alone are looked at for one step, then the rest waited on: a save in
+        # one of them comes at most one wait later, and the watcher wakes about as often as before.
+        self._watches = [self._part(flat, False, 1 if whole else _WAKE_MS)] if flat else []
+        if whole:
+            self._watches.append(self._part(whole, self.recursive, _WAKE_MS))
+        return _named_back(_together(self._watches), {a: p for a, p in aliases.items() if a != p})
+
+    def _part(self, paths: list[str], recursive: bool, wait_ms: int) -> Batches:
         import watchfiles
 
-        aliases = {self._alias(path): str(path) for path in present}
-        walked = list(aliases)
-        if self.recursive and not self.force_polling:
-            walked += [os.path.join(alias, part) for alias, root in aliases.items() for part in _past_cuts(root)]
-        batches = watchfiles.watch(
-            *walked,
+        return watchfiles.watch(
+            *paths,
             watch_filter=None,  # filtered here, on paths relative to each root
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
             stop_event=self._stop,
-            rust_timeout=_WAKE_MS,
+            rust_timeout=wait_ms,
             yield_on_timeout=True,
             debug=False,
             force_polling=self.force_polling,
-            recursive=self.recursive,
+            recursive=recursive,
             ignore_permission_denied=True,
         )
-        return _named_back(batches, {a: p for a, p in aliases.items() if a != p})
 
     def _alias(self, path: Path) -> str:
         """``path`` as watchfiles can take it: a path that is not UTF-8 (a task
@@ -412,21 +504,77 @@ class Channel:
             os.symlink(path, link)
         return link
 
-    def _rebuild(self, raw: Batch) -> None:
+    def _rebuild(self, raw: Batch, since_ns: int | None = None, touched: frozenset[Path] = frozenset()) -> Batch:
         """Replace the ``watch`` after a root changed, losing no event on the
         other roots: start the new one first, then collect what the old one
-        caught meanwhile."""
-        old = self._batches
+        caught meanwhile. With ``since_ns``, what changed since then in the
+        folders ``touched`` and those the old one did not watch (made before
+        their watch existed) is taken too. Returns what it added to ``raw``."""
+        old, old_shape = self._batches, self._shape
         try:
-            raw |= self._open()
+            fresh = self._open()
         except FileNotFoundError:
             # A root vanished again while we walked it: try at the next check.
             self._batches = old
-            return
+            return set()
         if old is not None:
             with suppress(RuntimeError):  # an error of the old watch no longer matters
-                raw |= next(old, set())
+                fresh |= next(old, set())
             old.close()
+        if since_ns is not None:
+            new = self._shape.flat - old_shape.flat | self._shape.tree - old_shape.tree
+            new |= {folder for folder in touched if _is_real_dir(folder)}  # never a link: what is behind is not ours
+            for folder in new:
+                if not any(up in new for up in folder.parents):
+                    _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
+        raw |= fresh
+        return fresh
+
+    def _follow_shape(self, raw: Batch, fresh: Batch, since_ns: int) -> None:
+        """Watch the folders made (or made again) inside a folder watched alone
+        (:meth:`_reshaped`), as often as ``fresh`` says some were: each time
+        with a watch of their own, walking only them; with the whole ``watch``
+        built again where a watched folder went (moved away, its watch would
+        follow it, still naming it by its old place) or past :data:`_MOST_WATCHES`."""
+        while True:
+            touched, went = self._reshaped(fresh)
+            made = [folder for folder in touched if _is_real_dir(folder)]
+            made = [folder for folder in made if not any(up in made for up in folder.parents)]
+            if not made and not went:
+                return
+            flat, whole, shape = _split_all({str(folder): str(folder) for folder in made})
+            many = len(self._watches) + bool(flat) + bool(whole) > _MOST_WATCHES
+            if went or many or any(_NOT_UTF8.search(str(folder)) for folder in made):
+                fresh = self._rebuild(raw, since_ns, touched)
+                continue
+            self._watches += [self._part(paths, deep, 1) for paths, deep in ((flat, False), (whole, True)) if paths]
+            self._shape = Shape(
+                self._shape.flat | shape.flat, self._shape.tree | shape.tree, self._shape.cuts | shape.cuts
+            )
+            fresh = self._wait()  # builds them, and takes what every watch caught meanwhile
+            for folder in made:  # what was saved there before their watch existed
+                _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
+            raw |= fresh
+
+    def _reshaped(self, events: Batch) -> tuple[frozenset[Path], bool]:
+        """The folders inside folders watched alone (:func:`_split`) that the
+        ``watch`` does not cover as it should: made or moved in (a folder
+        inside would not be watched), watched and made again or gone, a link
+        that is a folder now; and whether a watched one went."""
+        shape = self._shape
+        touched: set[Path] = set()
+        went = False
+        for kind, raw_path in events if shape.flat else ():
+            path = Path(raw_path)
+            if path.parent not in shape.flat:
+                continue
+            if path in shape.flat or path in shape.tree:
+                if kind in (_ADDED, _DELETED):
+                    touched.add(path)
+                    went |= kind == _DELETED
+            elif (kind == _ADDED or path not in shape.cuts) and _is_real_dir(path):
+                touched.add(path)
+        return frozenset(touched), went
 
     # -- the loop ---------------------------------------------------------
 
@@ -460,10 +608,10 @@ class Channel:
         return ", ".join(str(r.path) for r in self.roots)
 
     def _loop(self, raw: Batch) -> None:
+        since_ns = self._taken_ns  # what ``raw`` holds happened since
         while True:
             appeared, vanished = self._check_roots(raw)
-            if appeared:
-                self._rebuild(raw)
+            self._follow_shape(raw, self._rebuild(raw) if appeared else raw, since_ns)
             change = self._change(raw, appeared, vanished)
             settled_by = time.monotonic() + _SETTLE_MS / 1000
             while change is not None and self._unsettled(change, vanished) and time.monotonic() < settled_by:
@@ -472,8 +620,7 @@ class Channel:
                     continue  # a wait with no event: the rest of the save may still come
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
-                if more_appeared:
-                    self._rebuild(raw)
+                self._follow_shape(raw, self._rebuild(raw) if more_appeared else extra, since_ns)
                 appeared += more_appeared
                 vanished |= more_vanished
                 change = self._change(raw, appeared, vanished)
@@ -486,6 +633,7 @@ class Channel:
                 self._post(change)
             for root in appeared:
                 root.seen = True
+            since_ns = self._taken_ns
             raw = self._wait()
 
     def _next(self) -> Batch:
@@ -495,6 +643,7 @@ class Channel:
             if self._stop.wait(_WAKE_MS / 1000):
                 raise _Stop
             return set()
+        began = time.time_ns()
         try:
             batch = next(self._batches, None)
         except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
@@ -503,8 +652,14 @@ class Channel:
             return self._reopen()
         if batch is None:  # ``watch`` returns once ``stop`` is set
             raise _Stop
-        self._taken_ns = time.time_ns()
+        self._took(began)
         return batch
+
+    def _took(self, began_ns: int) -> None:
+        """A batch was taken, by a wait that began at ``began_ns``. What the next batch holds happened
+        since this one was taken; but the watches of a split root are read in turn, and what one
+        caught may have waited a whole wait of another's: then it happened since this wait began."""
+        self._taken_ns = began_ns if len(self._watches) > 1 else time.time_ns()
 
     def _reopen(self) -> Batch:
         """watchfiles cannot name a path that is not UTF-8, even one that was
@@ -518,6 +673,7 @@ class Channel:
             if self._stop.wait(_WAKE_MS / 1000):
                 raise _Stop
             try:
+                began = time.time_ns()
                 self._batches = self._watch(self._present)
                 batch = next(self._batches, None)
             except FileNotFoundError:  # a root went meanwhile: the next check says so
@@ -536,7 +692,7 @@ class Channel:
                 continue
             if batch is None:
                 raise _Stop
-            self._taken_ns = time.time_ns()
+            self._took(began)
             return batch | self._changed_since(since)
 
     def _changed_since(self, since_ns: int) -> Batch:
@@ -546,8 +702,6 @@ class Channel:
         (``recursive`` off) that changed so is taken as re-created, which
         looks at each of its files. File systems stamp times from a clock that
         may lag the one read here by a tick: hence the slack."""
-        from watchfiles import Change as Kind
-
         limit = since_ns - _CLOCK_SLACK_NS
         found: Batch = set()
         for root in self.roots:
@@ -557,17 +711,7 @@ class Channel:
                 if _changed(root.path, limit):
                     root.identity = None
                 continue
-            folders = [str(root.path)]
-            while folders:
-                with suppress(OSError), os.scandir(folders.pop()) as entries:
-                    for entry in entries:
-                        if _changed(entry.path, limit):
-                            found.add((Kind.modified, entry.path))
-                        with suppress(OSError):
-                            if entry.is_dir(follow_symlinks=False):
-                                folders.append(entry.path)
-            if _changed(root.path, limit):
-                found.add((Kind.modified, str(root.path)))
+            _changed_under(root.path, limit, found)
         return found
 
     def _wait(self) -> Batch:
