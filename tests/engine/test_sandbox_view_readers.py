@@ -363,3 +363,23 @@ def test_a_quoted_workspace_is_read_as_sh_reads_it(tmp_path_factory, tail, quoti
     # each quoting keeps a $ or ` as it is: a path like any other
     known = normal_path(path) != "/"
     assert workspace_path(tests) == (normal_path(path) if known else APP)
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--workspace >/dev/null /srv/ws",
+        "--workspace 2>/dev/null /srv/ws",
+        "2>&1 --workspace /srv/ws",
+        "--workspace</dev/null /srv/ws",
+    ],
+)
+def test_a_redirection_between_the_flag_and_its_path_is_none_of_the_runners_words(tmp_path, flag):
+    """``--workspace >/dev/null /srv/ws``: sh takes a redirection and its file out of the words it passes,
+    and the runner gets ``--workspace /srv/ws``. The reader took the redirection's file for the path (the
+    run laid the workspace at /dev/null), or ``2`` of ``2>`` for it, and laid it at /app with nothing said."""
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py {flag} --verifier x\n")
+    stub = f"runner() {{ printf '%s\\0' \"$@\" >{tmp_path / 'argv'}; }}; runner {flag}"
+    subprocess.run(["bash", "-c", stub], check=True)
+    assert (tmp_path / "argv").read_text().split("\0") == ["--workspace", "/srv/ws", ""]
+    assert workspace_given(tmp_path) == ("/srv/ws", "")

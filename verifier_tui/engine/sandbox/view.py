@@ -204,6 +204,7 @@ _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
 # What ends a command within a line (a word's end, white space aside), and the commands that only say
 # their words, passing no --workspace to a runner: a hint a test.sh prints is not where it points it.
 _COMMAND_ENDS = re.compile(r"[;&|()]")
+_REDIRECTION = re.compile(r"&?[<>]+[&|]?")  # an operator whose next word is a file (or a descriptor: >&2)
 _SAYS = frozenset({"echo", "printf", ":"})
 # what sh expands in a word: a $ before a name (ASCII: bash's legal_variable_starter, as in a UTF-8 or C
 # locale), a special parameter, { ( [, or, unquoted, (bash's) a quote; a backquote. A $ before anything
@@ -310,40 +311,9 @@ def _workspace_given(line: str, *, braces: bool = True) -> tuple[str | None, Unk
     such word whose path the shell makes (``"$WS"``, a backquote, ``/ap*``, ``/app/{a,b}``: its value is
     not known here). None too for no such word, one holding a newline (quoted over two lines), or a
     quote that never closes."""
-    words: list[_Word] = []
-    pieces: list[str] | None = None  # of the word being read
-    masks: list[str] = []  # the word's pieces with what is quoted or escaped masked (a NUL a character)
-    expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
-    quoted_empty = False  # the word holds '' or "": an empty word its braces make is then kept
-    for piece in _WORD_PIECE.finditer(line):
-        single, double, escaped, plain, ends, unclosed = piece.groups()
-        if unclosed:
-            return None, None
-        if ends is None:
-            if pieces is None:
-                pieces, masks, expands, start, quoted_empty = [], [], False, piece.start(), False
-            if double is not None:
-                expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
-            elif plain is not None:  # what follows may be what is expanded: $( $' $"
-                expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
-            value = _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
-            pieces.append(value)
-            quoted_empty |= not value and plain is None
-            masks.append(plain if plain is not None else "\0" * len(value))
-            continue
-        if pieces is not None:
-            word = "".join(pieces)
-            saying = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
-            words.append(
-                _Word("", "", False, start) if saying else _Word(word, "".join(masks), expands, start, quoted_empty)
-            )
-            pieces = None
-        if _COMMAND_ENDS.search(ends):
-            saying = False
-    if pieces is not None:
-        word = "".join(pieces)
-        said = saying or word in _SAYS
-        words.append(_Word("", "", False, start) if said else _Word(word, "".join(masks), expands, start, quoted_empty))
+    words = _command_words(line)
+    if words is None:
+        return None, None
     unknown = None  # the first such word the shell makes, said only when no plain path follows it
     for flag, after in pairwise([*words, _Word("", "", False, len(line))]):
         passed = _passed(flag, after, braces=braces)
@@ -379,6 +349,52 @@ def _passed(flag: _Word, after: _Word, *, braces: bool) -> tuple[_Word, str, str
         # runner takes the path after the =
         return given, value, ""
     return given, value, how
+
+
+def _command_words(line: str) -> list[_Word] | None:
+    """The words a line of test.sh passes its commands, as sh reads them (None: a quote never closes):
+    the words of one that only says them (echo) blank, no redirection's file (``>/dev/null``) nor the
+    digits just before its operator (``2>``), which sh takes out of a command's words."""
+    words: list[_Word] = []
+    pieces: list[str] | None = None  # of the word being read
+    masks: list[str] = []  # the word's pieces with what is quoted or escaped masked (a NUL a character)
+    expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
+    quoted_empty = False  # the word holds '' or "": an empty word its braces make is then kept
+    redirected = False  # the next word is where a redirection points
+
+    def word_read(ends: str) -> bool:
+        """Whether the command only says its words, the word just read counted."""
+        word, mask = "".join(pieces or ()), "".join(masks)
+        if redirected or (ends[:1] in ("<", ">") and re.fullmatch("[0-9]+", mask)):
+            return saying
+        said = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
+        words.append(_Word("", "", False, start) if said else _Word(word, mask, expands, start, quoted_empty))
+        return said
+
+    for piece in _WORD_PIECE.finditer(line):
+        single, double, escaped, plain, ends, unclosed = piece.groups()
+        if unclosed:
+            return None
+        if ends is None:
+            if pieces is None:
+                pieces, masks, expands, start, quoted_empty = [], [], False, piece.start(), False
+            if double is not None:
+                expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
+            elif plain is not None:  # what follows may be what is expanded: $( $' $"
+                expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
+            value = _IN_DOUBLE_QUOTES.sub(r"\1", double) if double is not None else single or escaped or plain or ""
+            pieces.append(value)
+            quoted_empty |= not value and plain is None
+            masks.append(plain if plain is not None else "\0" * len(value))
+            continue
+        if pieces is not None:
+            saying, pieces, redirected = word_read(ends), None, False
+        redirected = redirected or _REDIRECTION.search(ends) is not None
+        if _COMMAND_ENDS.search(_REDIRECTION.sub("", ends)):
+            saying = False
+    if pieces is not None:
+        word_read("")
+    return words
 
 
 @record(frozen=True)
