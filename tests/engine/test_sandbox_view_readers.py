@@ -383,3 +383,23 @@ def test_a_redirection_between_the_flag_and_its_path_is_none_of_the_runners_word
     subprocess.run(["bash", "-c", stub], check=True)
     assert (tmp_path / "argv").read_text().split("\0") == ["--workspace", "/srv/ws", ""]
     assert workspace_given(tmp_path) == ("/srv/ws", "")
+
+
+@pytest.mark.parametrize("written", ["~", "~/ws", "~root/ws", "~+/ws", "--workspace=~/ws"])
+def test_a_workspace_starting_with_a_tilde_is_known_only_as_test_sh_runs(tmp_path, written):
+    """``--workspace ~/ws``: bash makes a word that starts with an unquoted ``~`` a home folder (the
+    container's user's: ``/root/ws`` under Harbor's root), where the reader saw no absolute path and laid
+    the workspace at /app with nothing said. After ``=`` bash keeps it, and quoted it is the path's own."""
+    line = written if written.startswith("--") else f"--workspace {written}"
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py {line}\n")
+    home = subprocess.run(
+        ["bash", "-c", f"printf %s {written}"], capture_output=True, text=True, check=True, env={"HOME": "/root"}
+    )
+    path, note = workspace_given(tmp_path)
+    if written.startswith("--"):
+        assert home.stdout == written and (path, note) == (APP, "")  # not absolute: the shim's /app
+    else:
+        assert home.stdout.startswith("/") and home.stdout != written
+        assert path == APP and f"passes {line}, a path known only as test.sh runs" in note, note
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace /srv/'~'\n")
+    assert workspace_given(tmp_path) == ("/srv/~", "")

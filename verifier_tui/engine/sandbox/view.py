@@ -125,7 +125,7 @@ def workspace_given(tests_dir: Path, shell: str | None = "bash") -> tuple[str, s
     why = (
         "a pattern the container's shell matches against the container's files (pathname expansion), which are not here"
         if unknown.how == "pattern"
-        else "a path known only as test.sh runs (a variable, a command's output)"
+        else "a path known only as test.sh runs (a variable, a command's output, a home folder: ~)"
     )
     return APP, f"{said}, {why}: this run's workspace is at {APP}, the shim's"
 
@@ -414,7 +414,7 @@ class _Word:
         pathname expansion; ``braces``: the shell expands them (bash does, dash does not)."""
         if braces and _BRACES.search(self.mask):
             return "braces"
-        if self.expands:
+        if self.expands or self.mask.startswith("~"):  # bash's tilde expansion: a user's home, the container's
             return "expands"
         return "pattern" if _PATTERN.search(self.mask) else ""
 
