@@ -403,3 +403,20 @@ def test_a_workspace_starting_with_a_tilde_is_known_only_as_test_sh_runs(tmp_pat
         assert path == APP and f"passes {line}, a path known only as test.sh runs" in note, note
     (tmp_path / "test.sh").write_text("exec python3 run.py --workspace /srv/'~'\n")
     assert workspace_given(tmp_path) == ("/srv/~", "")
+
+
+@pytest.mark.parametrize("written", ["/srv/{a,{b}}", "/srv/{{a},b}", "/srv/{{a},{b}}", "/srv/{+1..2}", "/srv/{{a,b}"])
+def test_braces_bash_expands_around_braces_it_keeps_are_no_path_as_written(tmp_path, written):
+    """``--workspace /srv/{a,{b}}``: bash expands the outer braces (a comma inside them, at any depth)
+    into two words, ``/srv/a`` and ``/srv/{b}``, and ``{+1..2}`` is a sequence as ``{1..2}`` is; the reader
+    looked only for braces with no brace inside and took the word as the path, where the runner refuses
+    the second word (exit 2, no reward)."""
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    (tmp_path / "test.sh").write_text(f"exec python3 run.py --workspace {written}\n")
+    words = subprocess.run(["bash", "-c", f"printf '%s\\0' {written}"], capture_output=True, text=True, check=True)
+    assert len(words.stdout.split("\0")[:-1]) == 2
+    path, note = workspace_given(tmp_path)
+    assert path == APP and note.startswith(f"tests/test.sh passes --workspace {written}, "), note
+    refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
+    assert refused is not None and "the runner alone is no model of it" in refused, refused

@@ -219,10 +219,9 @@ _WRITTEN_PIECE = re.compile(
     r"""'[^']*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|\\.|\$\(|[()]|[ \t\n;&|<>]|[^'"`\\$() \t\n;&|<>]+|.""", re.DOTALL
 )
 PATH_MAX = 4096  # Linux's: a longer word is no path the runner can open
-# bash's brace expansion in a word masked as _Word.mask: a list (an unquoted comma inside unquoted braces,
-# no brace between) or a sequence of integers or letters, with an optional step (bash's brace_expand);
-# never a ${ (a variable's, ${x,A} its case changed: brace_gobbler steps over it)
-_BRACES = re.compile(r"(?<!\$)(?:\{[^{}]*,[^{}]*\}|\{(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?\})")
+# the inside of braces bash expands as a sequence of integers or letters, with an optional step (brace_expand's
+# expand_seqterm: an integer may have a sign)
+_SEQUENCE = re.compile(r"(?:[-+]?\d+\.\.[-+]?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.[-+]?\d+)?")
 # pathname expansion: an unquoted * or ?, or a bracket expression
 _PATTERN = re.compile(r"[*?]|\[.+\]")
 
@@ -412,7 +411,7 @@ class _Word:
         """How the shell makes this word's value as it runs ("" for as written): bash's order, in
         which braces come first (``{$x,b}`` is two words whatever $x holds), then variables, then
         pathname expansion; ``braces``: the shell expands them (bash does, dash does not)."""
-        if braces and _BRACES.search(self.mask):
+        if braces and _brace_expansions(self.mask):
             return "braces"
         if self.expands or self.mask.startswith("~"):  # bash's tilde expansion: a user's home, the container's
             return "expands"
@@ -421,17 +420,55 @@ class _Word:
     def braces(self) -> tuple[str, ...]:
         """The words bash expands this one into, where it holds one list of braces and nothing
         else to expand (``/app/{src,lib}``: ``/app/src``, ``/app/lib``); else none (not worked out)."""
-        found = list(_BRACES.finditer(self.mask))
-        if len(found) != 1 or not found[0].group().count(",") or self.mask.count("{") > 1:
+        found = _brace_expansions(self.mask)
+        if len(found) != 1 or self.mask.count("{") > 1 or self.expands or _PATTERN.search(self.mask):
             return ()
-        if self.expands or _PATTERN.search(self.mask):
-            return ()
-        head, tail = found[0].start(), found[0].end()
-        cuts = [head] + [at for at in range(head + 1, tail - 1) if self.mask[at] == ","] + [tail - 1]
-        words = [self.text[:head] + self.text[a + 1 : b] + self.text[tail:] for a, b in pairwise(cuts)]
+        head, tail = found[0]
+        cuts = [head] + [at for at in range(head + 1, tail) if self.mask[at] == ","] + [tail]
+        if len(cuts) == 2:
+            return ()  # a sequence
+        words = [self.text[:head] + self.text[a + 1 : b] + self.text[tail + 1 :] for a, b in pairwise(cuts)]
         if "" in words and self.quoted_empty:
             return ()  # which empty word is quoted, and kept, is not worked out here
         return tuple(word for word in words if word)  # bash drops an empty one, unquoted: no word
+
+
+def _brace_expansions(mask: str) -> list[tuple[int, int]]:
+    """Where bash's brace expansion (braces.c, brace_expand) finds braces to expand in a word masked as
+    :attr:`_Word.mask`: a ``{`` (not a ``${``) to its ``}`` (:func:`_brace_closing`), holding a comma or a
+    sequence (:data:`_SEQUENCE`). Braces that hold neither are kept, and bash reads on after them; a ``{``
+    with no ``}`` is kept, and bash reads on after it; a ``${`` is a variable's (``${x,A}`` its case changed:
+    brace_gobbler steps over it)."""
+    found: list[tuple[int, int]] = []
+    at = 0
+    while (opening := mask.find("{", at)) >= 0:
+        closing = _brace_closing(mask, opening)
+        at = opening + 1
+        if closing < 0 or (opening and mask[opening - 1] == "$"):
+            continue
+        inside = mask[opening + 1 : closing]
+        if "," in inside or _SEQUENCE.fullmatch(inside):
+            found.append((opening, closing))
+        at = closing + 1
+    return found
+
+
+def _brace_closing(mask: str, opening: int) -> int:
+    """The ``}`` closing the ``{`` at ``opening`` as brace_gobbler finds it (-1: none): nested braces
+    counted, and only once a comma, or a ``..`` not just before a ``}``, was met outside them (``{a},b}``
+    closes at its last ``}``)."""
+    depth, separated = 0, False
+    for index in range(opening + 1, len(mask)):
+        char = mask[index]
+        if char == "}" and not depth and separated:
+            return index
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif not depth and (char == "," or (mask.startswith("..", index) and mask[index + 2 : index + 3] != "}")):
+            separated = True
+    return -1
 
 
 def _written(line: str, at: int) -> str:
