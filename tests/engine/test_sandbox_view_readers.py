@@ -420,3 +420,14 @@ def test_braces_bash_expands_around_braces_it_keeps_are_no_path_as_written(tmp_p
     assert path == APP and note.startswith(f"tests/test.sh passes --workspace {written}, "), note
     refused = test_sh_refusals(tmp_path / "test.sh", via_test_sh=False)[1]
     assert refused is not None and "the runner alone is no model of it" in refused, refused
+
+
+def test_a_workspace_holding_a_line_break_is_said_not_laid(tmp_path):
+    """``--workspace '/srv/a`` and ``b'`` on the next line: bash passes the runner one path holding a
+    line break, which the reader did not take (rightly: no view lays it), but it laid the workspace at
+    /app with nothing said, as though test.sh passed none."""
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace '/srv/a\nb' --verifier x\n")
+    said = subprocess.run(["bash", "-c", "printf %s '/srv/a\nb'"], capture_output=True, text=True, check=True)
+    assert said.stdout == "/srv/a\nb"
+    path, note = workspace_given(tmp_path)
+    assert path == APP and note.startswith("tests/test.sh passes --workspace '/srv/a\\nb', a path holding a line break")

@@ -108,8 +108,9 @@ def workspace_path(tests_dir: Path) -> str:
 def workspace_given(tests_dir: Path, shell: str | None = "bash") -> tuple[str, str]:
     """:func:`workspace_path`, and a note ("" for none) when test.sh passes a workspace known only as it
     runs (``"$WS"``, a command's output, a pattern matched against the container's files, braces
-    ``shell`` expands: the run's is then ``/app``), or one ending in \\r. ``shell`` is the one reading
-    test.sh, as said ("bash", or the program its #! line names), None for one keeping braces (dash)."""
+    ``shell`` expands) or holding a line break (the run's is then ``/app``), or one ending in \\r.
+    ``shell`` is the one reading test.sh, as said ("bash", or the program its #! line names), None for
+    one keeping braces (dash)."""
     path, line, unknown = _workspace_read(tests_dir, braces=shell is not None)
     if path is not None:
         if not path.endswith("\r"):
@@ -122,11 +123,11 @@ def workspace_given(tests_dir: Path, shell: str | None = "bash") -> tuple[str, s
     said = f"tests/test.sh passes {cut_middle(unbroken(unknown.written), 200)}"
     if unknown.how == "braces":
         return APP, f"{said}, {braces_words(unknown, shell or '')}: this run's workspace is at {APP}, the shim's"
-    why = (
-        "a pattern the container's shell matches against the container's files (pathname expansion), which are not here"
-        if unknown.how == "pattern"
-        else "a path known only as test.sh runs (a variable, a command's output, a home folder: ~)"
-    )
+    why = {
+        "pattern": "a pattern the container's shell matches against the container's files (pathname expansion), "
+        "which are not here",
+        "line break": "a path holding a line break, which no view here lays",
+    }.get(unknown.how, "a path known only as test.sh runs (a variable, a command's output, a home folder: ~)")
     return APP, f"{said}, {why}: this run's workspace is at {APP}, the shim's"
 
 
@@ -324,7 +325,7 @@ def _workspace_given(line: str, *, braces: bool = True) -> tuple[str | None, Unk
             written = _written(line, given.start)
             written = written if given is flag else f"--workspace {written}"
             unknown = unknown or UnknownWorkspace(written, how, given.braces())
-        elif value.startswith("/") and len(value) < PATH_MAX and "\n" not in value and normal_path(value) != "/":
+        elif value.startswith("/") and len(value) < PATH_MAX and normal_path(value) != "/":
             return normal_path(value), None
     return None, unknown
 
@@ -415,7 +416,9 @@ class _Word:
             return "braces"
         if self.expands or self.mask.startswith("~"):  # bash's tilde expansion: a user's home, the container's
             return "expands"
-        return "pattern" if _PATTERN.search(self.mask) else ""
+        if _PATTERN.search(self.mask):
+            return "pattern"
+        return "line break" if "\n" in self.text else ""
 
     def braces(self) -> tuple[str, ...]:
         """The words bash expands this one into, where it holds one list of braces and nothing
