@@ -1,0 +1,193 @@
+"""tests/test.sh's reading against real programs: the workspace the tool lays a run at, from the line that
+starts the runner, against the words bash passes that line's ``python3`` (a stub on PATH writes them down)
+as the runner's own parser reads them; and its ``#!`` line against what the kernel starts. Whatever the
+tool claims must be what the real program does, or the tool must say it cannot tell (a note, a refusal):
+never a confident wrong answer."""
+
+from __future__ import annotations
+
+import errno
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verifier_tui.engine import invocation
+from verifier_tui.engine.sandbox.view import APP, braced_workspace, normal_path
+from verifier_tui.runner_source import runner_path
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+_spec = importlib.util.spec_from_file_location("run_verifier_under_test", runner_path())
+assert _spec is not None and _spec.loader is not None
+_runner = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_runner)
+
+# pieces of the workspace's word: plain text, what bash expands unquoted (patterns, braces, a tilde), quoted
+# and escaped text (single, double, backslash, $'...', $"..."), variables (one set, one not) with defaults,
+# a command's output, a backslash-newline inside the word
+_PIECES = st.sampled_from(
+    [
+        *("/srv", "/app", "/", "ws", "a", "-b", ".", "..", "x=1", ":", "#", "~", "~root", "%"),
+        *("*", "?", "[ab]", "[", "]", "{a,b}", "{a,{b}}", "{{a},b}", "{1..2}", "{a}", "{,}", "{", "}", ","),
+        *("'/q w'", "'{a,b}'", "'*'", '"/d q"', '"$X"', '"\\$X"', '"{a,b}"', "\\*", "\\{", "\\ ", "\\,", "\\~"),
+        *("$'/c\\x41'", "$'{a,b}'", '$"/l"', "$X", "${X:-/srv/d}", "${UNSET:-/srv/d}", "${X}", "$(echo /o)"),
+        *("`echo /o`", "\\\n", "$", "$é", '"/a\\\nb"', "'/a\\\nb'", "$'\\n'", "\\\\", '"\\a"', "\\;", "'it''s'"),
+    ]
+)
+_WORDS = st.builds(
+    lambda head, pieces: head + "".join(pieces), st.sampled_from(["/", "", "/srv/"]), st.lists(_PIECES, max_size=4)
+)
+# between the flag and its word: a blank, a continuation, a redirection bash takes out of the words
+_BETWEEN = st.sampled_from([" ", "=", " \\\n  ", "  \t", " >/dev/null ", " 2>/dev/null ", " </dev/null "])
+_BEFORE = st.lists(
+    st.sampled_from(
+        [
+            "# the runner gets --workspace /srv/no\n",
+            "X=/srv/x\n",
+            "set -e\n",
+            "cd /\n",
+            "true # --workspace /srv/no \\\n",
+            "cat >/dev/null <<'EOF'\npython3 r.py --workspace /srv/no\nEOF\n",
+            "echo --workspace /srv/no >/dev/null\n",
+        ]
+    ),
+    max_size=3,
+)
+_PREFIX = st.sampled_from(
+    ["", "exec ", "true && ", "true; ", "Y=1 ", "command ", "env ", "nice ", "{ ", "( ", "if true; then "]
+)
+_CLOSING = {"{ ": "; }", "( ": " )", "if true; then ": "; fi"}
+_SUFFIX = st.sampled_from(["", " # --workspace /srv/no", " && true", "; true", " 2>&1", " >/dev/null", " | cat"])
+
+
+def _bash_runs(folder: Path, script: str) -> list[list[str]]:
+    """Each command line bash gives ``python3`` running ``script`` as test.sh (as Harbor's ``bash -c``
+    starts a test.sh without a #! line): a stub on PATH writes its words down, NUL-separated."""
+    (folder / "bin").mkdir()
+    stub = folder / "bin" / "python3"
+    stub.write_text('#!/bin/sh\nprintf \'%s\\0\' "$@" >>"$STUB_OUT"\nprintf \'\\n\' >>"$STUB_OUT"\n')
+    stub.chmod(0o755)
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test.sh").write_text(script)
+    (folder / "cwd").mkdir()
+    out = folder / "argv"
+    env = {"PATH": f"{folder / 'bin'}:/usr/bin:/bin", "HOME": "/root", "X": "/srv/env", "STUB_OUT": str(out)}
+    subprocess.run(
+        ["bash", folder / "tests" / "test.sh"],
+        cwd=folder / "cwd",
+        env=env,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    if not out.exists():
+        return []
+    return [line.split("\0") for line in out.read_text().split("\0\n")[:-1]]
+
+
+def _judged(script: str, argv: list[str], tests: Path) -> None:
+    """What the tool says of ``script`` against the words bash gave the runner (``argv``)."""
+    try:
+        given_workspace = _runner.parse_args(argv[1:])["workspace"]
+    except _runner.UsageError:
+        given_workspace = None  # the runner refuses what bash gave it: exit 2, no reward
+    if any(invocation.test_sh_refusals(tests / "test.sh", via_test_sh=False)):  # not run: the words it names are bash's
+        braced = braced_workspace(tests, braces=True)
+        assert braced is None or not braced.words or _within(list(braced.words), argv), (script, argv, braced)
+        return
+    path, note = invocation.workspace_laid(tests)
+    said = f"{script!r}: bash passes {argv[1:]!r}; the tool says {path!r}, {note!r}"
+    if note:
+        return  # known only as test.sh runs: said so
+    if given_workspace is None:  # no path of test.sh's is claimed: /app is the shim's, where a broken
+        assert path == APP, said  # command line is the runner's to refuse when test.sh runs
+        return
+    if not given_workspace.startswith("/") or normal_path(given_workspace) == "/":
+        return  # a relative workspace (from the working folder) or the root: not laid here, the shim's /app
+    assert path == normal_path(given_workspace), said
+
+
+def _within(words: list[str], argv: list[str]) -> bool:
+    return any(argv[at : at + len(words)] == words for at in range(len(argv)))
+
+
+@SETTINGS
+@given(
+    word=_WORDS,
+    between=_BETWEEN,
+    before=_BEFORE,
+    prefix=_PREFIX,
+    suffix=_SUFFIX,
+    verifier_first=st.booleans(),
+    shebang=st.sampled_from(["", "#!/bin/bash\n", "#!/usr/bin/env bash\n"]),
+    crlf=st.booleans(),
+)
+def test_the_workspace_read_from_test_sh_is_the_one_bash_passes_or_said_unknown(
+    tmp_path_factory, word, between, before, prefix, suffix, verifier_first, shebang, crlf
+):
+    if between == "=" and word.startswith("\\\n"):
+        between = " "
+    flag = f"--workspace{between}{word}"
+    arguments = ["--verifier /tests/verifier.py", flag] if verifier_first else [flag, "--verifier /tests/verifier.py"]
+    command = (
+        f"{prefix}python3 /tests/.ng/run_verifier.py {' '.join(arguments)}{suffix}{' }' if prefix == '{ ' else ''}"
+    )
+    script = shebang + "".join(before) + command + "\n"
+    folder = tmp_path_factory.mktemp("bash")
+    runs = _bash_runs(folder, script)
+    if len(runs) != 1:
+        return  # a syntax error bash stopped at, or no run: nothing of the runner's to judge
+    _judged(script, runs[0], folder / "tests")
+
+
+# A #! line, from its parts: what the kernel reads as the program ({stub}: a script that writes down its
+# arguments; env finds it on PATH) and its one argument, blanks, \r, NULs and lines past the 256 bytes it reads.
+_SHEBANGS = st.tuples(
+    st.sampled_from([b"#!", b"#!", b"\xef\xbb\xbf#!", b"# !"]),
+    st.sampled_from([b"", b" ", b"\t", b" \t ", b" " * 200, b" " * 230, b" " * 260]),
+    st.sampled_from([b"{stub}", b"{stub}", b"{stub}\r", b"", b"/usr/bin/env stub", b"/usr/bin/env stub\r"]),
+    st.sampled_from([b"", b" ", b"\t", b"\r", b" \r", b"\0", b"  "]),
+    st.sampled_from([b"", b"-e", b"a b", b"-x\t y ", b"stub", b"stub\r", b"a\0b", b"x" * 300]),
+    st.sampled_from([b"\n", b"\r\n", b"", b"\0\n", b"\n\0"]),
+).map(b"".join)
+
+
+@SETTINGS
+@given(first=_SHEBANGS)
+def test_the_program_read_from_test_shs_first_line_is_the_one_the_kernel_starts(tmp_path_factory, first):
+    folder = tmp_path_factory.mktemp("kernel")
+    (folder / "bin").mkdir()
+    stub = folder / "bin" / "stub"
+    stub.write_text('#!/bin/sh\nprintf \'%s\\0\' "$@" >"$STUB_OUT"\n')
+    stub.chmod(0o755)
+    test_sh = folder / "test.sh"
+    test_sh.write_bytes(first.replace(b"{stub}", os.fsencode(stub)) + b"exit 3\n")
+    test_sh.chmod(0o755)
+    out = folder / "argv"
+    env = {"PATH": f"{folder / 'bin'}:/usr/bin:/bin", "STUB_OUT": str(out)}
+    kernel = invocation.test_sh_argv(test_sh, str(test_sh))
+    unstartable = invocation.test_sh_unstartable(test_sh)
+    said = f"{first!r}: the tool runs {kernel!r}, unstartable {unstartable!r}"
+    try:
+        ran = subprocess.run([test_sh], env=env, capture_output=True, timeout=30, check=False)
+    except OSError as error:
+        if error.errno == errno.ENOEXEC:  # the shell that asked runs it: Harbor's bash
+            assert kernel == ["bash", str(test_sh)] and unstartable is None, said
+        elif error.errno == errno.EACCES:  # a program named "": Harbor's bash exits 126
+            assert unstartable is not None and unstartable[1] == 126, said
+        else:  # no such program: the tool names one that is not there, or refuses a \r in it
+            assert error.errno == errno.ENOENT, error
+            assert unstartable is not None or not os.path.exists(kernel[0]), said
+        return
+    if not out.exists():  # env found no such program (127): one with a \r refused, any other not here either
+        assert ran.returncode == 127 and (unstartable is not None or not shutil.which(kernel[1], path=env["PATH"]))
+        return
+    arguments = out.read_bytes().split(b"\0")[:-1]
+    assert unstartable is None, said
+    program = kernel[1:] if kernel[0] == "/usr/bin/env" else kernel  # env runs its argument from PATH
+    assert os.fsencode(program[0]) in (os.fsencode(stub), b"stub"), said
+    assert [os.fsencode(word) for word in program[1:]] == arguments, f"{said}; the kernel passed {arguments!r}"
