@@ -12,7 +12,10 @@ import copy
 import hashlib
 import json
 import math
+import os
+import re
 import shutil
+import subprocess
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -23,7 +26,8 @@ from hypothesis import strategies as st
 from tests.helpers.harbor import HARBOR_REAL, make_trial
 from tests.helpers.hostile import ANY_FIELD, JSON_VALUES, bounded, contents, one_line, put
 from tests.helpers.tasks import make_task
-from verifier_tui.engine import untrusted
+from tests.strategies import utf8_text
+from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.diagnosis import shadows
 from verifier_tui.engine.harbor.compare import Compared, compare
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
@@ -717,3 +721,41 @@ def test_proc_cgroup_and_mountinfo_give_a_place_or_none(cgroup_text, mountinfo):
     for controller in ("memory", "cpu"):
         place = folder_for(controller, groups, mounts(mountinfo))
         assert place is None or place.version in (1, 2)
+
+
+@settings(SETTINGS, max_examples=100, deadline=None)
+@given(
+    words=st.lists(
+        st.binary(max_size=12).filter(lambda word: b"\0" not in word)
+        | utf8_text(max_size=8).map(lambda text: text.replace("\0", "").encode()),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_command_line_from_proc_is_shown_as_bash_takes_it_back(words):
+    """A process's ``/proc/PID/cmdline`` is what the run made it (any bytes but NUL in each word): the
+    strays list shows it on one line, with no control character, as words bash gives back as they were."""
+    shown = procfs.shown_command(b"\0".join(words) + b"\0", 7)
+    assert not re.search("[\x00-\x1f\x7f]", shown), shown
+    back = subprocess.run(
+        ["bash", "-c", f"printf '%s\\0' {shown}"], capture_output=True, check=True, env={"LC_ALL": "C.UTF-8"}
+    )
+    assert back.stdout.split(b"\0")[:-1] == words, shown
+
+
+@settings(SETTINGS, max_examples=50, deadline=None)
+@given(name=st.text(st.sampled_from("a) (\n:\tPid1"), min_size=1, max_size=15).filter(lambda n: n not in (".", "..")))
+def test_proc_stat_and_status_give_a_process_s_parent_whatever_it_is_named(name, tmp_path_factory):
+    """A run names its processes (a program's file name becomes its ``comm``), and ``/proc/PID/stat``
+    shows that name in parentheses, ``status`` on a ``Name:`` line: ``a) 1 2 (``, or a line break and
+    ``PPid:\\t1``, must not move the fields the strays list and the memory watch read after it."""
+    link = tmp_path_factory.mktemp("named") / name
+    link.symlink_to(shutil.which("sleep") or "/bin/sleep")
+    process = subprocess.Popen([link, "30"])
+    try:
+        fields = procfs.stat(process.pid)
+        assert fields is not None and fields[1] == str(os.getpid()).encode(), fields
+        assert procfs.status_fields(process.pid, ("PPid",)) == {"PPid": str(os.getpid())}
+    finally:
+        process.kill()
+        process.wait()
