@@ -244,7 +244,9 @@ def test_a_workspace_in_braces_bash_expands_is_no_path_as_written(tmp_path, writ
         assert test_sh_refusals(tmp_path / "test.sh", via_test_sh=False) == (None, None)
 
 
-@pytest.mark.parametrize("written", ["/srv/{$x,b}", '/srv/{a,"$x"}', "/srv/{`pwd`,b}"])
+@pytest.mark.parametrize(
+    "written", ["/srv/{$x,b}", '/srv/{a,"$x"}', "/srv/{`pwd`,b}", "/srv/{${x},b}", "/srv/{$(pwd),b}", "/srv/{$((1)),b}"]
+)
 def test_braces_holding_a_variable_are_braces_still(tmp_path, written):
     """``--workspace /app/{$x,b}``: bash expands the braces before the variable, passing the runner two
     words (it refuses the second, exit 2). The reader saw the $ first and laid the workspace at /app,

@@ -199,7 +199,9 @@ _UNQUOTED = re.compile(r"""\\(.)|['"]""", re.DOTALL)
 # a backslash and the character it escapes, a run of plain characters; or what ends a word (blanks, an
 # operator: a CRLF line's \r is none, bash passes it as the word's last character), or a quote that never closes
 _WORD_PIECE = re.compile(
-    r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^ \t\n'"\\;&|()<>]+)|([ \t\n;&|()<>]+|\\$)|(['"])""", re.DOTALL
+    r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|((?:[^ \t\n'"\\;&|()<>$]|\$(?!\())+)|([ \t\n;&|()<>]+|\\$)|(['"])"""
+    r"""|\$(\()""",
+    re.DOTALL,
 )
 _IN_DOUBLE_QUOTES = re.compile(r"""\\([$`"\\])""")
 # What ends a command within a line (a word's end, white space aside), and the commands that only say
@@ -371,14 +373,26 @@ def _command_words(line: str) -> list[_Word] | None:
         words.append(_Word("", "", False, start) if said else _Word(word, mask, expands, start, quoted_empty))
         return said
 
-    for piece in _WORD_PIECE.finditer(line):
-        single, double, escaped, plain, ends, unclosed = piece.groups()
+    at, closes = 0, dict[int, int]()  # closes: _closing's, for a $( in the line
+    while piece := _WORD_PIECE.match(line, at):
+        at = piece.end()
+        single, double, escaped, plain, ends, unclosed, substituted = piece.groups()
         if unclosed:
             return None
+        if substituted:
+            # a $( or $(( is one piece of the word, to the ) closing it (bash reads it whole, a ( or
+            # a brace's comma inside it no word's end nor brace: brace_gobbler steps over it), and its
+            # output is made as test.sh runs
+            closed = _closing(line, piece.start(7), closes)
+            if closed < 0:
+                return None
+            at, escaped = closed + 1, line[piece.start() : closed + 1]
         if ends is None:
             if pieces is None:
                 pieces, masks, expands, start, quoted_empty = [], [], False, piece.start(), False
-            if double is not None:
+            if substituted:
+                expands = True
+            elif double is not None:
                 expands |= _EXPANDS_IN_DOUBLE_QUOTES.search(_ESCAPE.sub("", double)) is not None
             elif plain is not None:  # what follows may be what is expanded: $( $' $"
                 expands |= _EXPANDS.search(line, piece.start(), piece.end() + 1) is not None
