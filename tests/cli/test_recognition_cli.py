@@ -127,6 +127,34 @@ def test_a_cases_workspace_points_to_its_case(env, tmp_path):
     one_line_refusal(run_tool(env, "run", "cases/wrong/workspace", cwd=task), "is the workspace of case wrong")
 
 
+AGENTS_VERIFY = "def verify(workspace):\n    return 1.0\n"
+
+
+@pytest.mark.parametrize(
+    ("agents", "named"),
+    [
+        ("workspace/__init__.py", "workspace"),
+        ("workspace/agentpkg/__init__.py", "workspace/agentpkg"),
+        ("workspace/agentpkg/__init__.py", "workspace/agentpkg/__init__.py"),
+    ],
+)
+def test_an_agents_package_in_a_cases_workspace_is_never_run_as_the_verifier(env, tmp_path, agents, named):
+    """An agent's package in a case's workspace defining verify: ``run cases/wrong/workspace`` ran the
+    agent's code as the task's verifier (the rule for a verifier package's folder took any folder below a
+    task.toml), scored 1.0 and said the expected 0.0 was matched."""
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.0\n", cases={"wrong": {"a.txt": "no"}})
+    write(task / "cases" / "wrong" / "expected.json", '{"rewards": {"reward": 0.0}}')
+    write(task / "cases" / "wrong" / agents, AGENTS_VERIFY)
+    case = task / "cases" / "wrong"
+    for command in ("run", "explain", "test"):
+        line = one_line_refusal(run_tool(env, command, f"cases/wrong/{named}", cwd=task), "workspace of case wrong")
+        assert f"open the case folder {case}" in line, line
+    # A package beside tests/ (which Harbor does not stage) is a folder of verifiers, not the task's verifier.
+    write(task / "grader" / "__init__.py", AGENTS_VERIFY)
+    done = run_tool(env, "run", "grader", cwd=task)
+    assert done.stdout.startswith("task grader · verifier grader/__init__.py · no case"), done.stdout
+
+
 def test_a_nemo_gym_environment(env, tmp_path):
     folder = tmp_path / "episode-env"
     write(folder / "environment.yaml", "tasksets:\n  - name: main\n    verifier:\n      implementation: grade:verify\n")

@@ -107,6 +107,10 @@ def _existing(path: Path | str) -> Path | Target:
 
 
 def _task_target(path: Path) -> Target:
+    case = _case_around(path)
+    if case is not None:
+        # The agent's files (a package defining verify among them): never run as a verifier or a task.
+        return Target("other", path, why=_in_a_workspace(path, case))
     if path.is_file():
         if path.suffix != ".py":
             return Target("other", path, why=f"{path} is not a Python file: give {EXPECTED_PATHS}")
@@ -149,19 +153,32 @@ def _task_target(path: Path) -> Target:
     if found.names:
         return Target("tasks", path, why=not_a_task_message(path, found))
     package = path / "__init__.py"
-    if _task_root_of_file(package) is not None and package.is_file() and has_top_level_verify(package):
-        # A verifier package inside a task (tests/grader/, which a shim's --verifier may name): the task's
-        # verifier, as its __init__.py is, staged with the task's tests/ and task.toml, never a task of its own.
+    root = _task_root_of_file(package)
+    if root is not None and path.is_relative_to(root / "tests") and has_top_level_verify(package):
+        # A verifier package in a task's tests/ (tests/grader/, which a shim's --verifier may name, as only
+        # /tests is staged): the task's verifier, as its __init__.py is, never a task of its own.
         return _task_target(package)
-    if path.name == "workspace" and _is_case_dir(path.parent):
-        why = f"{path} is the workspace of case {path.parent.name}: open the case folder {path.parent}, or give it"
-        return Target("other", path, why=f"{why} to a task as --workspace DIR")
     if not _verifiers_held(path):
         linked = _linked_harbor_folders(path)
         # never followed to tell a folder of jobs (one may lead anywhere): said, so one can be opened
         why = f"; links to Harbor folders in it are not followed: {some_names(linked)} (open one by its own path)"
         return Target("other", path, why=not_a_task_message(path, found) + (why if linked else ""))
     return Target("verifiers", path, path, path)  # a bare folder of verifier modules: its own tests folder
+
+
+def _case_around(path: Path) -> Path | None:
+    """The case folder (by its shape: ``cases/NAME/workspace/``) whose workspace ``path`` is or lies in."""
+    for folder in (path, *path.parents):
+        if folder.name == "workspace" and folder.parent.parent.name == "cases" and folder.is_dir():
+            return folder.parent
+    return None
+
+
+def _in_a_workspace(path: Path, case: Path) -> str:
+    """Why ``path``, in ``case``'s workspace, is not opened, and what to open instead."""
+    itself = path == case / "workspace"
+    also = ", or give it to a task as --workspace DIR" if itself else ""
+    return f"{path} is {'the' if itself else 'in the'} workspace of case {case.name}: open the case folder {case}{also}"
 
 
 def _is_case_dir(path: Path) -> bool:
