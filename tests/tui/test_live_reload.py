@@ -13,7 +13,15 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.helpers.tasks import EXAMPLES, Gate, make_task, remove_and_make_on_its_inode
-from tests.tui.app_under_test import SIZE, make_app, saved_with_live_reload_off, screen_text, wait_for, widget_text
+from tests.tui.app_under_test import (
+    SIZE,
+    history_text,
+    make_app,
+    saved_with_live_reload_off,
+    screen_text,
+    wait_for,
+    widget_text,
+)
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 
 
@@ -248,6 +256,24 @@ async def test_a_run_without_a_watcher_reads_task_toml_as_it_is_now(example):
         await pilot.press("w")
         result = await app.wait_for_runs(3)
         assert result.verdict.rewards == {"reward": 0.0} and result.trigger == "live reload on"
+
+
+async def test_a_refused_without_a_watcher_leaves_the_next_r_to_the_shown_case(example):
+    """--no-watch, the task's folder gone as a was pressed: a ran nothing (the task could not be
+    re-read), yet once the folder was back, r ran every case, as if it were a's."""
+    root = example("hello-file")
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        shutil.rmtree(root)
+        await pilot.press("a")
+        assert await app.wait_for_runs(2) is None  # refused: the task could not be re-read
+        shutil.copytree(EXAMPLES / "hello-file", root)
+        await pilot.press("r")
+        await app.wait_for_runs(3)
+        await wait_for(lambda: not app.controller.live.busy(), "r's run to end")
+        await pilot.pause()
+        assert len(app.finished) == 3 and "missing-file" not in history_text(app), history_text(app)
 
 
 async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example):

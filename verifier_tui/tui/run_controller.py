@@ -55,8 +55,8 @@ class RunController(Controller):
         self.current_run_id = 0
         self.running_case: str | None = None
         self.run_all_pending = False
-        """Set by "run all cases"; cleared only when every case ran, so a save
-        that supersedes the batch re-runs the whole batch on the new code."""
+        """Set by "run all cases"; cleared once its request is answered (:meth:`_on_result`), so a
+        save that supersedes the batch re-runs the whole batch on the new code."""
         self.every_case = False
         """"Every case on save": each run (a save's, a key's) runs every case,
         as "run all cases" does, until turned off. Kept in memory only."""
@@ -85,9 +85,7 @@ class RunController(Controller):
         # the coverage view counts every case's lines, as "every case on save" does its marks
         if (self.run_all_pending or self.every_case or session.options.coverage) and session.task.cases:
             await self._run_all(trigger, change)
-            self.run_all_pending = False
             return None
-        self.run_all_pending = False
         if session.case is not None and session.case.unreadable is not None:  # as run refuses it (session.spec)
             self._post(RunNotPossible(session.case.unreadable))
             return None
@@ -160,6 +158,9 @@ class RunController(Controller):
             self._finished(run_id, result, primary)
 
     def _on_result(self, change: Change | None, value: Any) -> None:
+        # Every request not superseded ends here, those that ran nothing too (the task could not be read
+        # again first: LiveRuns never called _run), so an "a" refused is not the next "r"'s batch.
+        self.run_all_pending = False
         if value is not None:
             run_id, result = value
             self._finished(run_id, result, primary=True)
