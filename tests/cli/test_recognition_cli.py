@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.tasks import PY, REPO, copy_example, make_task, python_or_skip, write
+from tests.helpers.tasks import DEFAULT_VERIFIER, PY, REPO, SHIM, copy_example, make_task, python_or_skip, write
 
 
 def one_line_refusal(done, *words):
@@ -114,6 +114,23 @@ def test_a_verifier_package_folder_is_its_tasks_verifier(env, tmp_path, command)
     assert done.stdout.startswith("task pkg · verifier tests/grader/__init__.py · case only"), done.stdout
     if command == "run":
         assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+
+
+def test_a_verifier_package_of_a_task_without_task_toml_is_its_tasks_verifier(env, tmp_path):
+    """A task is one by its tests/test.sh too (the one task rule): without a task.toml, the package's
+    folder (or its __init__.py) was a task of its own, ``task grader``, with none of the task's cases."""
+    task = make_task(
+        tmp_path / "pkg", None, toml=None, files={"grader/__init__.py": DEFAULT_VERIFIER}, cases={"only": {"a": "a"}}
+    )
+    for named in ("tests/grader", "tests/grader/__init__.py"):
+        done = run_tool(env, "run", named, "--python", PY, cwd=task)
+        assert done.stdout.startswith("task pkg · verifier tests/grader/__init__.py · case only"), done.stdout
+    # task.toml names the task first: a step's own tests/test.sh does not make the step one
+    write(task / "task.toml", 'version = "1.0"\n')
+    write(task / "steps" / "second" / "tests" / "test.sh", SHIM)
+    write(task / "steps" / "second" / "tests" / "verifier.py", DEFAULT_VERIFIER)
+    done = run_tool(env, "run", "steps/second/tests/verifier.py", "--python", PY, cwd=task)
+    assert done.stdout.startswith("task pkg · verifier steps/second/tests/verifier.py"), done.stdout + done.stderr
 
 
 def test_a_cases_workspace_points_to_its_case(env, tmp_path):

@@ -192,14 +192,13 @@ def _is_case_dir(path: Path) -> bool:
 
 
 def _task_root_of_file(path: Path) -> Path | None:
-    """The task a verifier file belongs to: the nearest task.toml above it
-    (at most four folders up), or the task around a tests/ folder that has no task.toml."""
-    for candidate in [path.parent, *list(path.parent.parents)[:4]]:
-        if untrusted.present(candidate / "task.toml"):
-            return candidate
-    if path.parent.name == "tests" and looks_like_task(path.parent.parent):
-        return path.parent.parent
-    return None
+    """The task a verifier file belongs to: the nearest folder above it (at most four folders up)
+    with a task.toml, else the nearest that is a task by the one rule (:func:`looks_like_task`: a
+    tests/test.sh will do). task.toml comes first: a step's steps/NAME/tests/ may hold a test.sh too."""
+    above = [path.parent, *list(path.parent.parents)[:4]]
+    return next((c for c in above if untrusted.present(c / "task.toml")), None) or next(
+        (c for c in above if looks_like_task(c)), None
+    )
 
 
 def _verifiers_held(folder: Path) -> bool:
