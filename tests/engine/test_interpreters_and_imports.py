@@ -76,6 +76,54 @@ def test_a_missing_module_the_shim_installs_is_named_with_its_line(tmp_path):
     assert "`pip install vtui-fuzzy-scores==1.2`" in note
 
 
+#: test.sh lines, and whether each installs vtui_fuzzy_scores: only an install command's own package words do.
+TEST_SH_LINES = [
+    ("pip uninstall -y vtui-fuzzy-scores", False),
+    ('echo "install vtui-fuzzy-scores"', False),
+    ("echo vtui-fuzzy-scores; pip install foo", False),
+    ("pip install foo  # vtui-fuzzy-scores", False),
+    ("pip install --index-url https://example.org/vtui-fuzzy-scores foo", False),
+    ("pip install --no-cache-dir \\\n    vtui-fuzzy-scores==1.2", True),
+    ("uvx --with vtui-fuzzy-scores python /tests/check.py", True),
+    ("uv pip install --system 'vtui_fuzzy_scores[fast]>=1'", True),
+    ("python3 -m pip install -q vtui-fuzzy-scores", True),
+    ("cd /tmp && PIP_NO_INPUT=1 pip3 install Vtui.Fuzzy-Scores", True),
+    ("uv add vtui-fuzzy-scores", True),
+    ("apt-get install -y python3-vtui-fuzzy-scores", True),
+]
+
+
+def test_a_test_sh_line_installs_a_module_only_where_an_install_command_names_it(tmp_path):
+    """test.sh's lines were taken as installing a module wherever the word "install" and the module's
+    name met on a line: `pip uninstall`, an echo, another command or a comment; and missed where the
+    name came on a continued line, or after uvx --with, uv pip, python -m pip."""
+    test_sh = tmp_path / "t" / "tests" / "test.sh"
+    write(test_sh, "".join(f"{line}\n" for line, _ in TEST_SH_LINES))
+    starts = [1]
+    for line, _ in TEST_SH_LINES:
+        starts.append(starts[-1] + line.count("\n") + 1)
+    installs = [start for start, (_, does) in zip(starts[:-1], TEST_SH_LINES, strict=True) if does]
+    found = install_lines([test_sh], "vtui_fuzzy_scores")
+    assert [line.number for line in found] == installs, found
+    assert found[0].text == "pip install --no-cache-dir vtui-fuzzy-scores==1.2"
+
+
+def test_a_test_sh_installing_from_a_file_not_read_says_the_line(tmp_path):
+    """`pip install -r FILE` in test.sh installs what FILE lists: not a package of that name, and a file
+    the tool may not have; its line is said as such, never as installing the module."""
+    task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
+    test_sh = task_dir / "tests" / "test.sh"
+    test_sh.write_text(
+        test_sh.read_text().replace(
+            "set -- --verifier", "pip install -r /opt/vtui_fuzzy_scores.txt\nset -- --verifier"
+        ),
+        encoding="utf-8",
+    )
+    note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
+    assert "the task installs it" not in note
+    assert "tests/test.sh:" in note and "`pip install -r /opt/vtui_fuzzy_scores.txt` installs what a file lists" in note
+
+
 def test_import_names_that_differ_from_their_package_are_found(tmp_path):
     dockerfile = write(tmp_path / "Dockerfile", "RUN pip install PyYAML scikit-learn\n")
     assert [line.number for line in install_lines([dockerfile], "yaml")] == [1]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import DEBUG_UNDER_PDB, PYTHON_OPTION, Advice
 from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox.view import sh_commands, sh_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -60,10 +62,22 @@ _DISTRIBUTIONS = {
 }
 #: Files of a task that install what its sandbox has, relative to the task.
 _INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile", "tests/test.sh")
-#: Harbor runs the task's test.sh in the sandbox, so a ``pip install`` there
-#: installs for the verifier; its other lines (the shim's ``--verifier
-#: /tests/verifier.py --workspace /app``) install nothing, whatever they name.
+#: Harbor runs the task's test.sh in the sandbox (with its #! line's shell, else bash), so a ``pip install``
+#: there installs for the verifier; it is read as sh reads it, and only its install commands' package words
+#: count: its other words (the shim's ``--verifier /tests/verifier.py --workspace /app``, an echo, a comment)
+#: install nothing.
 _SCRIPT = "test.sh"
+_INSTALLERS = ("pip", "uv", "apt")  # a line naming none of these is never lexed
+_PIP = re.compile(r"pip(?:3(?:\.\d+)?)?")
+_PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: Options of pip's, uv's and apt's installs whose value is the next word, not a package.
+_TAKES_A_VALUE = re.compile(
+    r"-[cefiopt]|--(?:constraint|editable|index(?:-url)?|extra-index-url|find-links|target|prefix|root|python(?:-version)?)"
+)
+_REQUIREMENTS = frozenset({"-r", "--requirement", "--requirements"})
+#: A requirement's name (PEP 508), then its end or what may follow it: extras, a version, a marker, a URL.
+_REQUIRES = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:$|[\[=<>!~;@ ])")
 _REQUIREMENTS_FOLDERS = (".", "environment", "tests")
 #: A file larger than this is not searched for install lines.
 _MAX_INSTALL_FILE_BYTES = 1_000_000
@@ -72,11 +86,13 @@ _LINES_SHOWN = 3
 
 @record(frozen=True)
 class InstallLine:
-    """A line of a task file that mentions a package."""
+    """A line of a task file that mentions a package; ``from_a_file``: one of test.sh that installs
+    what a file lists (``pip install -r FILE``), which may hold the package or not."""
 
     path: Path
     number: int
     text: str
+    from_a_file: bool = False
 
 
 def missing_module(output: str) -> str | None:
@@ -107,12 +123,76 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
         text, _ = untrusted.read_text(path, _MAX_INSTALL_FILE_BYTES)
         if text is None:
             continue
+        if path.name == _SCRIPT:
+            found += _script_installs(path, text, {_normal(name) for name in names})
+            continue
         for number, line in enumerate(text.splitlines(), start=1):
-            if path.name == _SCRIPT and "install" not in line:
-                continue
             if pattern.search(line) and not line.lstrip().startswith("#"):
                 found.append(InstallLine(path, number, line.strip()))
     return found
+
+
+def _script_installs(path: Path, text: str, names: set[str]) -> list[InstallLine]:
+    """The lines of a test.sh whose install commands name one of ``names`` (:func:`_normal`), or
+    install what a file lists."""
+    found = []
+    for number, line in sh_lines(text):
+        if not any(installer in line for installer in _INSTALLERS):
+            continue
+        installs = [_installs(command) for command in sh_commands(line)]
+        named = any(_normal(package) in names for packages, _ in installs for package in packages)
+        if named or any(from_a_file for _, from_a_file in installs):
+            found.append(InstallLine(path, number, " ".join(line.split()), from_a_file=not named))
+    return found
+
+
+def _installs(words: list[str]) -> tuple[list[str], bool]:
+    """The names of the packages one command of test.sh installs (pip, pip3, python -m pip, uv pip
+    install, uv add; the values of uvx's and uv run's --with; apt's python3-NAME as module NAME), and
+    whether it installs what a file lists (``-r FILE``)."""
+    while words and (words[0] == "sudo" or _ASSIGNMENT.match(words[0])):
+        words = words[1:]
+    if not words:
+        return [], False
+    name, rest = words[0].rsplit("/", 1)[-1], words[1:]
+    if _PYTHON.fullmatch(name) and rest[:2] == ["-m", "pip"]:
+        name, rest = "pip", rest[2:]
+    elif name == "uv" and rest[:1] == ["pip"]:
+        name, rest = "pip", rest[1:]
+    if name == "uvx" or (name == "uv" and (rest[:1] == ["run"] or rest[:2] == ["tool", "run"])):
+        withs = [after for word, after in pairwise(rest) if word == "--with"]
+        withs += [word.removeprefix("--with=") for word in rest if word.startswith("--with=")]
+        return [_requirement(package) for value in withs for package in value.split(",")], False
+    verbs = [word for word in rest if not word.startswith("-")][:1]
+    apt = name in ("apt", "apt-get")
+    installs = verbs == ["install"] and (apt or _PIP.fullmatch(name)) or (name == "uv" and verbs == ["add"])
+    if not installs:
+        return [], False
+    packages, from_a_file = [], False
+    args = iter(rest[rest.index(verbs[0]) + 1 :])
+    for word in args:
+        if word in _REQUIREMENTS or word.startswith("--requirement=") or (word[:2] == "-r" and word[2:3] != "-"):
+            from_a_file = True
+            if word in _REQUIREMENTS:
+                next(args, None)
+        elif _TAKES_A_VALUE.fullmatch(word):
+            next(args, None)
+        elif not word.startswith("-"):
+            packages.append(word)
+    if apt:  # Debian names a module's package python3-NAME (python3-yaml, python3-pil)
+        return [_requirement(p.removeprefix("python3-")) for p in packages if p.startswith("python3-")], False
+    return [_requirement(package) for package in packages], from_a_file
+
+
+def _requirement(word: str) -> str:
+    """The name a pip requirement names (``requests[socks]>=2``: requests); "" for a path or a URL."""
+    found = _REQUIRES.match(word)
+    return found.group(1) if found else ""
+
+
+def _normal(name: str) -> str:
+    """A package's name as pip compares it (PEP 503): ``Vtui.Fuzzy_Scores`` is ``vtui-fuzzy-scores``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def missing_module_notice(output: str, task_root: Path, local_folders: list[Path], python: str) -> Advice | None:
@@ -139,10 +219,13 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         except ValueError:
             return str(path)
 
-    if lines:
-        shown = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
-        more = f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else ""
-        where = f"the task installs it for the sandbox in {shown}{more}"
+    def shown(lines: list[InstallLine]) -> str:
+        said = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
+        return said + (f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else "")
+
+    named = [line for line in lines if not line.from_a_file]
+    if named:
+        where = f"the task installs it for the sandbox in {shown(named)}"
     else:
         # Nothing installs it: a helper module of the task's own, missing, is
         # as likely as a package; the sandbox would fail the same way.
@@ -151,6 +234,8 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
             if files
             else "the task has no Dockerfile, requirements file or test.sh that would install it"
         )
+        if lines:  # what a file lists may hold it, or not: said as such, never as installing it
+            where += f", though {shown(lines)} installs what a file lists (not read here)"
         beside = rel(local_folders[-1]) if local_folders else "tests"  # the verifier's own folder
         return Advice(
             f"the verifier imports {module}, which is neither beside it ({beside}/{module}.py or "

@@ -168,7 +168,7 @@ def _workspace_read(tests_dir: Path, *, braces: bool = True) -> tuple[str | None
     the first such word whose path its shell makes as it runs (None for none)."""
     text = _read_text(tests_dir / "test.sh") or ""
     unknown: UnknownWorkspace | None = None
-    for line in _sh_lines(text):
+    for _number, line in sh_lines(text):
         # lexed only where the flag is written (a test.sh of 256 KB took 175 ms to lex whole, each run)
         path, written = _workspace_given(line, braces=braces) if "--workspace" in line else (None, None)
         if path is not None:
@@ -263,13 +263,14 @@ def _closing(text: str, opener: int, closes: dict[int, int]) -> int:
     return closes[opener]
 
 
-def _sh_lines(text: str) -> Iterator[str]:
-    """test.sh's lines as sh (Harbor executes test.sh with its #! line's sh or bash) reads them: comments
-    and heredoc bodies gone, a line that ends in ``\\`` joined to the next, except in a comment or single
-    quotes."""
+def sh_lines(text: str) -> Iterator[tuple[int, str]]:
+    """test.sh's lines as sh (Harbor executes test.sh with its #! line's sh or bash) reads them, each with
+    the number of the line it starts on: comments and heredoc bodies gone, a line that ends in ``\\``
+    joined to the next, except in a comment or single quotes."""
     line: list[str] = []
     heredocs: list[tuple[bool, str]] = []  # (<<- strips tabs, the delimiter) of the line being read
-    at = 0
+    at = start = counted = 0  # start: where the line being read starts; counted: newlines counted to there
+    number = 1
     closes: dict[int, int] = {}  # where each ( arithmetic may open is closed (_closing)
     while at < len(text):
         piece = _SH_PIECE.match(text, at)
@@ -285,7 +286,9 @@ def _sh_lines(text: str) -> Iterator[str]:
             at = closed + 1 + (piece_text == "((") if arithmetic else piece.start() + 1
             piece_text = text[piece.start() : at]
         if piece_text == "\n":
-            yield "".join(line)
+            number += text.count("\n", counted, start)
+            counted = start
+            yield number, "".join(line)
             line = []
             for strip_tabs, delimiter in heredocs:  # sh reads each body, unparsed, to its delimiter's line
                 while at < len(text):
@@ -295,6 +298,7 @@ def _sh_lines(text: str) -> Iterator[str]:
                     if (body_line.lstrip("\t") if strip_tabs else body_line) == delimiter:
                         break
             heredocs = []
+            start = at
         elif piece_text == "#" and (not line or line[-1][-1] in _WORD_BEFORE and line[-1][0] != "\\"):
             newline = text.find("\n", at)
             at = len(text) if newline < 0 else newline  # a # that starts a word comments out the line's rest
@@ -304,7 +308,19 @@ def _sh_lines(text: str) -> Iterator[str]:
             elif piece_text.startswith('"'):
                 piece_text = _NOT_JOINED.sub(lambda escaped: "" if escaped[1] == "\n" else escaped[0], piece_text)
             line.append(piece_text)
-    yield "".join(line)
+    yield number + text.count("\n", counted, start), "".join(line)
+
+
+def sh_commands(line: str) -> list[list[str]]:
+    """The commands of one of :func:`sh_lines`, each as the words sh passes it (quotes and escapes
+    undone, nothing expanded, no redirection's file), split where sh ends a command (``;``, ``&&``,
+    ``||``, ``|``, ``&``, parentheses); a command that only says its words (echo) is none, and so
+    is a line with a quote that never closes (sh stops there)."""
+    commands: dict[int, list[str]] = {}
+    for word in _command_words(line) or ():
+        if word.text:
+            commands.setdefault(word.command, []).append(word.text)
+    return list(commands.values())
 
 
 def _workspace_given(line: str, *, braces: bool = True) -> tuple[str | None, UnknownWorkspace | None]:
@@ -363,6 +379,7 @@ def _command_words(line: str) -> list[_Word] | None:
     expands, start, saying = False, 0, False  # saying: the command only says its words (echo)
     quoted_empty = False  # the word holds '' or "": an empty word its braces make is then kept
     redirected = False  # the next word is where a redirection points
+    command = 0  # which of the line's commands the word is in
 
     def word_read(ends: str) -> bool:
         """Whether the command only says its words, the word just read counted."""
@@ -370,7 +387,11 @@ def _command_words(line: str) -> list[_Word] | None:
         if redirected or (ends[:1] in ("<", ">") and re.fullmatch("[0-9]+", mask)):
             return saying
         said = saying or word in _SAYS  # (then echo, { echo, 2>&1 echo: wherever it stands)
-        words.append(_Word("", "", False, start) if said else _Word(word, mask, expands, start, quoted_empty))
+        words.append(
+            _Word("", "", False, start, command=command)
+            if said
+            else _Word(word, mask, expands, start, quoted_empty, command)
+        )
         return said
 
     at, closes = 0, dict[int, int]()  # closes: _closing's, for a $( in the line
@@ -405,7 +426,7 @@ def _command_words(line: str) -> list[_Word] | None:
             saying, pieces, redirected = word_read(ends), None, False
         redirected = redirected or _REDIRECTION.search(ends) is not None
         if _COMMAND_ENDS.search(_REDIRECTION.sub("", ends)):
-            saying = False
+            saying, command = False, command + 1
     if pieces is not None:
         word_read("")
     return words
@@ -421,6 +442,7 @@ class _Word:
     expands: bool  # a variable, a command's output: sh makes its value
     start: int  # where it starts in its line
     quoted_empty: bool = False  # it holds '' or ""
+    command: int = 0  # which of its line's commands it is in
 
     def how(self, *, braces: bool = True) -> str:
         """How the shell makes this word's value as it runs ("" for as written): bash's order, in
