@@ -142,6 +142,12 @@ def test_a_cases_workspace_points_to_its_case(env, tmp_path):
     # an agent's own code defining verify there: never run as a folder of verifiers
     write(task / "cases" / "wrong" / "workspace" / "agent.py", "def verify(workspace):\n    return 1.0\n")
     one_line_refusal(run_tool(env, "run", "cases/wrong/workspace", cwd=task), "is the workspace of case wrong")
+    # a folder of cases/ named with a dot is no case (no run finds it): never the one to open
+    write(task / "cases" / ".draft" / "workspace" / "answer.txt", "no")
+    line = one_line_refusal(
+        run_tool(env, "run", "cases/.draft/workspace", cwd=task), "cases/.draft, which is not a case"
+    )
+    assert "open the case folder" not in line, line
 
 
 AGENTS_VERIFY = "def verify(workspace):\n    return 1.0\n"

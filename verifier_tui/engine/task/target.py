@@ -16,6 +16,7 @@ from pathlib import Path
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.kinds import (
     episode_api_message,
     has_top_level_verify,
@@ -177,8 +178,14 @@ def _case_around(path: Path) -> Path | None:
 def _in_a_workspace(path: Path, case: Path) -> str:
     """Why ``path``, in ``case``'s workspace, is not opened, and what to open instead."""
     itself = path == case / "workspace"
-    also = ", or give it to a task as --workspace DIR" if itself else ""
-    return f"{path} is {'the' if itself else 'in the'} workspace of case {case.name}: open the case folder {case}{also}"
+    what = f"{path} is {'the' if itself else 'in the'} workspace of"
+    also = "give it to a task as --workspace DIR" if itself else ""
+    if is_case_folder(case):
+        return f"{what} case {case.name}: open the case folder {case}" + (f", or {also}" if also else "")
+    # one no run finds (.draft): pointed to, it would answer "no such case"
+    return f"{what} {case}, which is not a case (a folder of cases/ named with a dot is never run)" + (
+        f"; {also}" if also else ""
+    )
 
 
 def _is_case_dir(path: Path) -> bool:
