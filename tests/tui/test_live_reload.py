@@ -242,20 +242,39 @@ async def test_live_reload_turned_on_after_starting_without_it_runs(example):
 async def test_a_run_without_a_watcher_reads_task_toml_as_it_is_now(example):
     """Started with --no-watch, nothing re-read the task: task.toml edited (its [verifier] env),
     r ran with the env of the start, and so did the run as w turned live reload on, so the
-    verdict was of a task.toml no longer there (the header's limits too)."""
+    verdict was of a task.toml no longer there (the header's limits too); b and a alike."""
     root = example("hello-file")
     toml = root / "task.toml"
     strict = toml.read_text(encoding="utf-8")
+    lenient = strict.replace('STRICT = "1"', 'STRICT = "0"')
     app = make_app(root, case="wrong-case", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         assert (await app.wait_for_runs(1)).verdict.rewards == {"reward": 0.0}  # STRICT=1: case matters
-        toml.write_text(strict.replace('STRICT = "1"', 'STRICT = "0"'), encoding="utf-8")
+        toml.write_text(lenient, encoding="utf-8")
         await pilot.press("r")
         assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 1.0}
+
+        async def shown_after(key, runs):
+            before = app.session.sequence
+            await pilot.press(key)
+            await wait_for(
+                lambda: (
+                    app.session.sequence == before + runs
+                    and not app.controller.live.busy()
+                    and app.main.latest.sequence > before
+                ),
+                f"{key}'s runs (sequence {app.session.sequence}, before {before})",
+            )
+            return app.main.latest.verdict.rewards  # the shown case's
+
+        toml.write_text(strict, encoding="utf-8")
+        assert await shown_after("b", 1) == {"reward": 0.0}  # no response: its Harbor mode alone
+        toml.write_text(lenient, encoding="utf-8")
+        assert await shown_after("a", 4) == {"reward": 1.0}
         toml.write_text(strict, encoding="utf-8")
         await pilot.press("w")
-        result = await app.wait_for_runs(3)
-        assert result.verdict.rewards == {"reward": 0.0} and result.trigger == "live reload on"
+        await wait_for(lambda: app.main.latest.trigger == "live reload on", "w's run")
+        assert app.main.latest.verdict.rewards == {"reward": 0.0}
 
 
 async def test_a_refused_without_a_watcher_leaves_the_next_r_to_the_shown_case(example):
