@@ -169,3 +169,23 @@ async def test_the_history_marks_a_run_harbor_would_refuse_as_a_change_from_a_re
         assert "#2  • only ≠" in text  # a reward, then none for Harbor
         assert "#3  • only =" in text  # refused both times, for the same reason
         assert "#4  • only 1 ≠" in text
+
+
+async def test_the_history_compares_two_runs_harbor_would_refuse_by_the_refusal_alone(tmp_path):
+    """task.toml broken, the verifier then edited to raise, then to return 0: Harbor refuses the task
+    each time, the same refusal, whatever verify did, yet the history marked each `≠` against the run
+    before (it compared how the runner's run ended: wrote 1.0, raised, wrote 0.0)."""
+    root = make_task(
+        tmp_path / "tasks" / "toml", "def verify(workspace):\n    return 1.0\n", cases={"only": {"a": "a"}}
+    )
+    write(root / "task.toml", (root / "task.toml").read_text(encoding="utf-8") + "[verifier\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for number, body in ((2, "raise ValueError('x')"), (3, "return 0.0")):
+            write(root / "tests" / "verifier.py", f"def verify(workspace):\n    {body}\n")
+            await pilot.press("r")
+            await app.wait_for_runs(number)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "#2  ! only =" in text and "#3  • only =" in text, text

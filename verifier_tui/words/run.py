@@ -214,7 +214,7 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             (UP, "reward up from the case's run before"),
             (DOWN, "reward down from the case's run before"),
-            (SAME, "the same rewards (or no reward both times, for the same reason)"),
+            (SAME, "the same rewards, or none both times for one reason (a task Harbor refuses: the refusal)"),
             (CHANGED, "other rewards changed, one of the two has none, or neither has and they ended differently"),
         ),
     ),

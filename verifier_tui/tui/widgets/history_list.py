@@ -146,8 +146,8 @@ def reward_change(
     """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = the same
     rewards, ≠ when they changed but not their "reward" (a dict without one,
     a key beside it), one of them has no reward, or neither has and they ended
-    differently (``seen_both``: :func:`seen` of each; the marks and their
-    meaning: words.LEGEND)."""
+    differently (two runs of a task Harbor would refuse: by the refusal alone)
+    (``seen_both``: :func:`seen` of each; the marks and their meaning: words.LEGEND)."""
     if previous is None:
         return "", ""
     now, before = _reward(result), _reward(previous)
@@ -157,7 +157,10 @@ def reward_change(
         if now < before:
             return DOWN, "bold $error"
     (ended, rewards), (ended_before, rewards_before) = seen_both
-    if rewards is None and rewards_before is None:
+    if result.task_refused is not None and previous.task_refused is not None:
+        # Harbor runs neither: both end in the refusal alone (seen), however the runner's run went here
+        same = ended == ended_before
+    elif rewards is None and rewards_before is None:
         same = result.outcome == previous.outcome and ended == ended_before
     else:
         same = rewards == rewards_before
