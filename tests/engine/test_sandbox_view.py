@@ -22,6 +22,7 @@ import pytest
 from tests.helpers.commands import run_tool
 from tests.helpers.processes import bwrap_probes_that_fail, in_a_cgroup, machine_without_namespaces, needs_namespaces
 from tests.helpers.tasks import PY, make_task, write
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
 
@@ -205,10 +206,7 @@ def test_renaming_a_folder_of_the_workspace_works_as_in_the_sandbox(tmp_path, sa
     assert (task_dir / "cases" / "only" / "workspace" / "src" / "a.py").read_text() == "a"
 
 
-def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, namespace):
-    task_dir = make_task(
-        tmp_path / "t",
-        """\
+RENAMES_A_FOLDER = """\
         import os
 
         def verify(workspace):
@@ -217,16 +215,25 @@ def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, na
             except OSError as exc:
                 print(exc.strerror)
             return 1.0
-    """,
-        cases={"only": {"src/a.py": "a"}},
-    )
+    """
+
+
+@pytest.mark.parametrize(
+    ("folder", "overlay"), [("", True), ("a:b", True), ("a,b", True), ("a\\b", True), ("a,context=b", False)]
+)
+def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, namespace, folder, overlay):
+    """Under a folder whose name holds ``:`` ``,`` or ``\\`` too: bwrap escapes those in the
+    overlay's options as the kernel reads them. A name an LSM (SELinux) could read as
+    its own mount option, after a comma, stays a copy."""
+    task_dir = make_task(tmp_path / folder / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
     ws = task_dir / "cases" / "only" / "workspace"
     for index in range(1100):
         (ws / f"f{index}.txt").write_text("x")
     with Session(task_dir, Options(python=PY)) as session:
         first, second = session.run(), session.run()
-    assert first.stdout.text == "Invalid cross-device link\n"
-    assert sum("EXDEV" in n for n in first.notices) == 1
+    assert first.verdict.rewards == {"reward": 1.0}, first.stderr.text
+    assert first.stdout.text == ("Invalid cross-device link\n" if overlay else "")
+    assert sum("EXDEV" in n for n in first.notices) == overlay
     assert not any("EXDEV" in n for n in second.notices)  # said once
 
 
@@ -1336,3 +1343,22 @@ def test_a_stages_folders_read_on_the_class_are_their_descriptors(tmp_path):
 
     assert Stage.reward_dir.parts == ("logs", "verifier")
     assert Stage(root=tmp_path).reward_dir == tmp_path / "logs" / "verifier"
+
+
+def test_a_workspace_grown_past_the_copys_bound_mid_session_becomes_an_overlay(tmp_path, namespace):
+    """Its size was asked once per workspace: one that grew past 1,000 entries under
+    a watching session stayed a copy, walked whole at every run that made a folder or
+    a file it removed. It is asked again once the copy may hold more."""
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        session.follow_changes(True)
+        first = session.run()
+        made = {ws / f"f{index}.txt" for index in range(1100)}
+        for path in made:
+            path.write_text("x")
+        session.note_change(Change(frozenset(made)))
+        grown = session.run()
+    assert first.stdout.text == "" and not any("EXDEV" in n for n in first.notices)
+    assert grown.stdout.text == "Invalid cross-device link\n", grown.stderr.text
+    assert any("EXDEV" in n for n in grown.notices)

@@ -205,8 +205,13 @@ command line names it too, before the view is set up."""
 # run's leader), whatever it starts in them too. Exit 125: it could not.
 _OUTER = 'exec 4<>"$1" 5>"$2" 6<"$3" 7<"$4" && echo $$ >"$5" && echo $$ >"$6" || exit 125; shift 6; exec "$@"'
 
-# Characters an overlay's options cannot carry plainly.
-_UNSAFE = (",", ":", "\n", "\\", '"')
+# What an overlay's options cannot carry, though bwrap escapes ``,`` ``:`` and ``\\`` in
+# its folders' names (bwrap 0.11's strappend_escape_for_mount_options), as overlayfs
+# reads them: an LSM reads the options first, split at every comma, quotes its own
+# (SELinux's opt_len), and takes a piece it knows as its own (context=, seclabel;
+# Smack's smackfs*=): a name holding a quote, or a piece after a comma holding ``=``
+# or "seclabel", is not what overlayfs would get. A newline (mountinfo's escaping) too.
+_UNSAFE = ("\n", '"')
 
 
 class IsolationError(Exception):
@@ -523,9 +528,9 @@ def _status_lines(ctl: str) -> list[str]:
 
 
 def overlay_can_take(path: str) -> bool:
-    """Whether ``path`` can be an overlay layer as it is spelled (an overlay's
-    options cannot carry a comma or a colon in a folder's name)."""
-    return not any(ch in path for ch in _UNSAFE)
+    """Whether ``path`` can be an overlay layer as it is spelled (see _UNSAFE)."""
+    pieces = path.split(",")[1:]
+    return not any(ch in path for ch in _UNSAFE) and not any("=" in p or p.startswith("seclabel") for p in pieces)
 
 
 @record(frozen=True)

@@ -129,7 +129,7 @@ class Stage:
     """With namespaces, the user's workspace the overlay shows at ``/app``
     (None: no overlay this run; the workspace is the copy in ``app``)."""
     overlay_for: Path | None = None
-    """The workspace whose size chose between the copy and the overlay (asked once)."""
+    """The workspace whose size chose between the copy and the overlay (:meth:`_big`)."""
     overlay_big: bool = False
     vendored_from: Path | None = None
     vendor: Mirror | None = None
@@ -345,7 +345,10 @@ class Stage:
             # The overlay is mounted over an empty folder; the last run's
             # writes are in the upper layer: clearing it is the whole staging.
             # (``overlay`` itself is a real folder: _tidy_root saw to it.)
-            self.workspace = None
+            if self.workspace is not None:  # a copy until now: another workspace, or this one grown
+                self.workspace.close()
+                self.workspace = None
+                remove_path(self.app_dir)
             make_real_dir(self.app_dir)
             _empty(self.upper_dir)
             _empty(self.work_dir)
@@ -461,9 +464,15 @@ class Stage:
         )
 
     def _big(self, workspace: Path) -> bool:
-        """Whether ``workspace`` is past what a run copies (asked once per
-        workspace, by a walk that stops at the bound)."""
-        if self.overlay_for != workspace:
+        """Whether ``workspace`` is past what a run copies, asked by a walk that stops at the
+        bound: once per workspace, and again once its copy may have grown past it (with what
+        the watcher saw change since), as the view's copy must stay small: a run may have it
+        walked whole (WriteTracker.take)."""
+        mirror = self.workspace
+        with _pending_lock:
+            changed = len(self.pending or ())
+        grown = mirror is not None and mirror.source == workspace and len(mirror.index) + changed > COPY_UP_TO_ENTRIES
+        if self.overlay_for != workspace or grown:
             self.overlay_for, self.overlay_big = workspace, not _within(workspace, COPY_UP_TO_ENTRIES, COPY_UP_TO_BYTES)
         return self.overlay_big
 

@@ -122,8 +122,8 @@ class WriteTracker:
         name still is taken as one (asked of the file where it is now, renames
         followed), and so is one made and gone (what it led to cannot be asked),
         and anything in a folder made or moved in (not watched yet, it reports
-        nothing): None, and the copy is walked (a view's copy is small:
-        COPY_UP_TO_ENTRIES)."""
+        nothing): None, and the copy is walked (a view's copy is small,
+        COPY_UP_TO_ENTRIES, save under a path no overlay can take: overlay_can_take)."""
         with _lock:
             if self.fd < 0:
                 return None
