@@ -150,8 +150,8 @@ def test_only_what_changed_is_copied_and_the_copy_stays_exact(quick_disk):
 def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
     """What the run wrote is put right, and nothing else looked at: a file made
     and removed, a file written aside and renamed over one, a folder made (the
-    copy sandbox runs the verifier on this machine: no hard link it makes is
-    looked for, see WriteTracker.contained)."""
+    copy sandbox runs the verifier on this machine: no walk looks for a hard link
+    it made and no longer has, see WriteTracker.contained)."""
     task_dir = make_task(
         tmp_path / "t",
         LISTING.replace(

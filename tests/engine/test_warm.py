@@ -1187,13 +1187,18 @@ def test_a_held_run_ended_writes_nothing_after(tmp_path, namespace):
     assert grew == [0] * len(grew)
 
 
-@pytest.mark.parametrize("alias", ["removed", "kept", "renamed", "in a folder made"])
-def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp_path, namespace, alias):
-    """A run in the view may make a second name for a file of its copy of the
-    workspace and write through it: the kernel tells the copy's watch of that
-    name only (of none, in a folder the run made). The next run (warm or cold)
-    still finds the file as it is. (The copy sandbox promises no containment:
-    see WriteTracker.contained.)"""
+@pytest.mark.parametrize(
+    ("sandbox", "alias"),
+    [("namespace", alias) for alias in ("removed", "kept", "renamed", "in a folder made")]
+    + [("copy", "kept"), ("copy", "renamed")],
+    indirect=["sandbox"],
+)
+def test_a_file_rewritten_through_a_hard_link_is_not_what_the_next_run_finds(tmp_path, sandbox, alias):
+    """A run may make a second name for a file of its copy of the workspace and
+    write through it: the kernel tells the copy's watch of that name only (of
+    none, in a folder the run made). The next run (warm or cold) still finds the
+    file as it is: in either sandbox where the name is still there (one stat);
+    in the view also where it is gone (a walk: see WriteTracker.contained)."""
     task_dir = make_task(
         tmp_path / "t",
         f"""\

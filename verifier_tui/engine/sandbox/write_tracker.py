@@ -90,9 +90,10 @@ class WriteTracker:
         self._libc = libc
         self.contained = contained
         """Whether the runs writing the mirror are held to it (the sandbox's view): a
-        hard link one made to a file of the copy is then looked for (:meth:`take`). The
-        copy sandbox runs the verifier on this machine, free to write the user's own
-        files (docs/sandbox.md): nothing is promised there, and nothing looked for."""
+        hard link one made to a file of the copy and no longer has is then looked for
+        too, by a walk (:meth:`take`). The copy sandbox runs the verifier on this
+        machine, free to write the user's own files (docs/sandbox.md): there only a
+        link still in place is looked for, which costs a stat, not a walk of the copy."""
         self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
         self._where: dict[int, tuple[str, tuple[int, int]]] = {}  # watch descriptor: its path, its (device, inode)
         self.lost = False
@@ -115,15 +116,16 @@ class WriteTracker:
         changes included), or None when some may have been missed (or the
         tracker was closed to make room for another).
 
-        Where the run is :attr:`contained`, a file it made may have been a
-        second name for one of the copy's (a hard link): the kernel reports a
-        write through it under that name alone, so the file it leads to is in
-        no event. A file made here (but ``own``, the tool's) that has another
-        name still is taken as one (asked of the file where it is now, renames
-        followed), and so is one made and gone (what it led to cannot be asked),
-        and anything in a folder made or moved in (not watched yet, it reports
-        nothing): None, and the copy is walked (a view's copy is small,
-        COPY_UP_TO_ENTRIES, save under a path no overlay can take: overlay_can_take)."""
+        A file the run made may have been a second name for one of the copy's
+        (a hard link): the kernel reports a write through it under that name
+        alone, so the file it leads to is in no event. A file made here (but
+        ``own``, the tool's) that has another name still is taken as one (asked
+        of the file where it is now, renames followed): None, and the copy is
+        walked. Where the run is :attr:`contained`, so is one made and gone (what
+        it led to cannot be asked), and anything in a folder made or moved in
+        (not watched yet, it reports nothing): the walk that finds those is the
+        view's alone (its copy is small, COPY_UP_TO_ENTRIES, save under a path
+        no overlay can take: overlay_can_take)."""
         with _lock:
             if self.fd < 0:
                 return None
@@ -143,9 +145,10 @@ class WriteTracker:
                 continue
             rel = f"{folder}/{os.fsdecode(name)}" if folder and name else (os.fsdecode(name) or folder)
             written.add(rel)
-            if self.contained and rel not in own:
+            if rel not in own:
                 made.see(rel, wd, mask, cookie, name)
-        if self.lost or made.gone or made.moving or any(self._linked(*where) for where in made.files.values()):
+        hidden = self.contained and (made.gone or made.moving)
+        if self.lost or hidden or any(self._linked(*where) for where in made.files.values()):
             self.lost = False
             return None
         return written
@@ -203,7 +206,7 @@ class WriteTracker:
 
 
 class _Made:
-    """What a contained run made in the mirror, as far as a hard link it made could hide there."""
+    """What a run made in the mirror, as far as a hard link it made could hide there."""
 
     def __init__(self) -> None:
         self.files: dict[str, tuple[int, bytes]] = {}  # files made, where they are: folder's watch, name
