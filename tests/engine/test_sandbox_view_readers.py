@@ -285,6 +285,18 @@ def test_braces_whose_empty_words_bash_drops_leave_one_path(tmp_path, written):
     assert refused is not None and '--workspace {"",/srv/ws}' in refused, refused
 
 
+def test_a_command_output_over_lines_is_read_to_its_close(tmp_path):
+    """A ``$(`` whose ``)`` is on a later line is one word with what precedes it, as bash reads it: the
+    ``--workspace`` before it on its line stays the path, and a ``--workspace`` it is part of is known
+    only as test.sh runs (it hid the line's workspace: the run laid /app and scored otherwise)."""
+    (tmp_path / "test.sh").write_text(
+        'set -- --workspace /srv/ws $(\n  echo x | head -c0\n)\nexec python3 run.py "$@"\n'
+    )
+    assert workspace_given(tmp_path)[0] == "/srv/ws"
+    (tmp_path / "test.sh").write_text("exec python3 run.py --workspace /srv/$(\n  echo w\n)\n")
+    assert "a path known only as test.sh runs" in workspace_given(tmp_path)[1]
+
+
 @pytest.mark.parametrize("shebang", ["#!/bin/dash", "#!/usr/bin/env dash", "#!/bin/sh", "#!/bin/bash", "#!/bin/zsh"])
 def test_braces_are_the_shell_the_sh_line_names(tmp_path, shebang):
     """Harbor runs test.sh as a file, so its #! line's program reads it: dash (and sh where it is dash,

@@ -182,7 +182,7 @@ def _workspace_read(tests_dir: Path, *, braces: bool = True) -> tuple[str | None
 # single-quoted string (literal to the next quote, a newline too), a double-quoted one, a quote that never
 # closes (that line's rest, as one piece), a backslash and what it escapes, a newline, a #, or anything else
 _SH_PIECE = re.compile(
-    r"""\$?\(\("""
+    r"""\$?\(\(|\$\("""
     r"""|(?<!<)<<(?!<)(-?)[ \t]*((?:'[^'\n]*'|"[^"\n]*"|\\.|[^ \t\n;&|()<>'"\\])+)"""
     r"""|'[^']*'|"(?:[^"\\]|\\.)*"|['"][^\n]*|\\.?|\n|\#|[<$(]|[^'"\\\n#<$(]+""",
     re.DOTALL,
@@ -229,16 +229,17 @@ _SEQUENCE = re.compile(r"(?:[-+]?\d+\.\.[-+]?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.[-+
 _PATTERN = re.compile(r"[*?]|\[.+\]")
 
 
-def _closing(text: str, opener: int, closes: dict[int, int]) -> int:
-    """Where the ``)`` closing the ``(`` at ``opener`` is, as bash 5 reads the arithmetic it may open
-    (parse.y's parse_matched_pair: over lines, through any depth of parentheses, quotes and backquotes
-    kept whole, a ``$(`` command's comments as parse_comsub skips them); -1 when nothing closes it.
+def _closing(text: str, opener: int, closes: dict[int, int], *, command: bool = False) -> int:
+    """Where the ``)`` closing the ``(`` at ``opener`` is, as bash 5 reads the arithmetic it may open, or
+    the command (``command``) a ``$(`` opens (parse.y's parse_matched_pair: over lines, through any
+    depth of parentheses, quotes and backquotes kept whole, a ``$(`` command's comments as
+    parse_comsub skips them); -1 when nothing closes it.
     Each ``(`` met is recorded in ``closes`` and one met again is stepped over: bash reads a ``((``
     that closes as no arithmetic again from its second ``(``, and all those readings of a line of
     them would read it over and over (256 KB of ``(`` for hours)."""
     if opener in closes:
         return closes[opener]
-    opened = [(opener, False)]  # each ( not yet closed, and whether a command is inside it (a $( one's)
+    opened = [(opener, command)]  # each ( not yet closed, and whether a command is inside it (a $( one's)
     at = opener + 1
     while opened and at < len(text):
         piece = _ARITHMETIC_PIECE.match(text, at)
@@ -284,6 +285,13 @@ def sh_lines(text: str) -> Iterator[tuple[int, str]]:
                 return  # never closed: bash stops at its syntax error, running nothing from this command on
             arithmetic = piece_text == "$((" or text.startswith(")", closed + 1)
             at = closed + 1 + (piece_text == "((") if arithmetic else piece.start() + 1
+            piece_text = text[piece.start() : at]
+        elif piece_text == "$(":
+            # a command's output, read whole over lines to its ) as the word it is part of
+            closed = _closing(text, piece.start() + 1, closes, command=True)
+            if closed < 0:
+                return
+            at = closed + 1
             piece_text = text[piece.start() : at]
         if piece_text == "\n":
             number += text.count("\n", counted, start)
@@ -404,7 +412,7 @@ def _command_words(line: str) -> list[_Word] | None:
             # a $( or $(( is one piece of the word, to the ) closing it (bash reads it whole, a ( or
             # a brace's comma inside it no word's end nor brace: brace_gobbler steps over it), and its
             # output is made as test.sh runs
-            closed = _closing(line, piece.start(7), closes)
+            closed = _closing(line, piece.start(7), closes, command=True)
             if closed < 0:
                 return None
             at, escaped = closed + 1, line[piece.start() : closed + 1]
