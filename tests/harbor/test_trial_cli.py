@@ -2737,3 +2737,28 @@ def test_a_left_out_folder_is_spelled_and_found_by_its_spelling(task, runs, env,
         said = f"--trial lnk<U+200B><U+202E>: lnk<U+200B><U+202E>: {NOT_A_TRIAL}; name a trial"
         assert said in done.stderr, done.stderr
         assert "\u200b" not in done.stderr and "\u202e" not in done.stderr, done.stderr
+
+
+def test_folders_left_out_reading_alike_are_refused_with_folders_to_type(task, runs, env, elsewhere):
+    """Two folders that are no trial, ``lnk`` + U+200B and one literally named ``lnk<U+200B>``, list
+    alike: ``--trial 'lnk<U+200B>'`` said the job has no such trial; and a trial literally named
+    ``demo<U+200B>`` beside a left-out folder ``demo`` + U+200B was picked without a word. Both are
+    refused now, naming each folder as bash takes it back."""
+    import subprocess
+
+    job = make_job(runs / "jobs" / "j", {"demo<U+200B>": dict(task=task(), **PASSED)})
+    for name in ("demo\u200b", "lnk\u200b", "lnk<U+200B>"):
+        (job / name).mkdir()
+    for typed, names in (
+        ("lnk<U+200B>", ("lnk<U+200B>", "lnk\u200b")),
+        ("demo<U+200B>", ("demo<U+200B>", "demo\u200b")),
+    ):
+        refused = run_tool(env, "explain", job, "--trial", typed, cwd=elsewhere)
+        no_traceback(refused)
+        assert refused.returncode == 2 and "2 folders of job j read so" in refused.stderr, refused.stderr
+        assert "\u200b" not in refused.stderr and "has no trial" not in refused.stderr, refused.stderr
+        typed_words = refused.stderr.rstrip().rpartition(": ")[2].split(", ")
+        shown = [
+            subprocess.run(["bash", "-c", f"printf %s {w}"], capture_output=True, text=True).stdout for w in typed_words
+        ]
+        assert sorted(shown) == sorted(str(job / name) for name in names), refused.stderr

@@ -300,27 +300,33 @@ class Job:
         """The trial named ``name``: its folder's name, or job/folder. A
         folder's name is unique in its job, not in a jobs folder: a name two
         jobs' trials share is refused, naming their folders."""
-        for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}"):
-            # as written or as spelled alike: a trial named demo<U+200B> as written is no surer a pick
+        # a folder's name, then job/folder (only the latter holds a /); a folder of the job that is no trial
+        # (a link, never followed) is a candidate too, by its whole name, never its line's first word
+        for whole in (False, True):
+            # as written or as spelled alike: a folder named demo<U+200B> as written is no surer a pick
             # than one whose name ends in U+200B, which the listing spells so
-            found = [trial for trial in self.trials if typed_back(key(trial), name)]
-            if len(found) > 1:
-                folders = ", ".join(typed_in_bash(str(t.path)) for t in found[:4])
+            found = [
+                t
+                for t in self.trials
+                if typed_back(f"{t.path.parent.name}/{t.path.name}" if whole else t.path.name, name)
+            ]
+            out = [key for key in self.left_out if typed_back(key if whole else key.rpartition("/")[2], name)]
+            if len(found) + len(out) > 1:
+                paths = [*(t.path for t in found), *(self.path / k for k in out)]
+                folders = ", ".join(typed_in_bash(str(path)) for path in paths[:4])
                 raise HarborFolderError(
-                    f"--trial {shown_name(name)}: {len(found)} trials of {self.what} {shown_name(self.name)} read "
-                    f"so: open one by its folder, typed in bash as: {folders}"
+                    f"--trial {shown_name(name)}: {len(paths)} {'folders' if out else 'trials'} of {self.what} "
+                    f"{shown_name(self.name)} read so: open one by its folder, typed in bash as: {folders}"
                 )
             if found:
                 return found[0]
-        # a folder of the job that is no trial (a link, never followed): why, as the overview says it
+            if out:
+                break
         names = _some_names([t.name for t in self.trials])
-        # by its name, as written or spelled: a line's first word is no name (a link "my trial" is not
-        # --trial my's)
-        alike = [why for key, why in self.left_out.items() if typed_back(key, name)]
-        if not alike and self.jobs is not None:  # a folder's own name, in one job only
-            alike = [why for key, why in self.left_out.items() if typed_back(key.partition("/")[2], name)]
-        if len(alike) == 1:
-            raise HarborFolderError(f"--trial {shown_name(name)}: {one_line(alike[0])}; name a trial ({names})")
+        if out:  # why, as the overview says it
+            raise HarborFolderError(
+                f"--trial {shown_name(name)}: {one_line(self.left_out[out[0]])}; name a trial ({names})"
+            )
         missing = f"has no trial '{shown_name(name)}'"
         raise HarborFolderError(f"{self.what} {shown_name(self.name)} {missing} (trials: {names})")
 
