@@ -171,6 +171,36 @@ def test_a_tasks_step_is_taken_as_its_refusal_spells_it(env, own_step):
     assert tested.returncode == 0 and "no task found has it" not in tested.stdout + tested.stderr, tested.stdout
 
 
+def test_a_tasks_steps_reading_alike_are_refused_with_names_to_type(env, own_step):
+    """A task's step ``fir`` + U+200B + ``st`` and a ``[[steps]]`` name literally ``fir<U+200B>st``
+    (which Harbor refuses, the tool running the task with a note) list alike: ``--step 'fir<U+200B>st'``,
+    typed as task.toml writes the second, ran the first without a word. It is refused now, saying the
+    second is kept out of the steps and giving the first as bash takes it back."""
+    import subprocess
+
+    raw, literal = "fir\u200bst", "fir<U+200B>st"
+    toml = own_step / "task.toml"
+    text = toml.read_text().replace('name = "first"', 'name = "fir\\u200bst"')
+    toml.write_text(text.replace('name = "second"', f'name = "{literal}"'))
+    (own_step / "steps" / "first").rename(own_step / "steps" / raw)
+    (own_step / "steps" / "second").rename(own_step / "steps" / literal)
+    refused = run_tool(env, "run", own_step, "--step", literal, "--case", "hello", "--json")
+    no_traceback(refused)
+    assert refused.returncode == 2 and "2 steps of multi-step read so" in refused.stderr, refused.stderr
+    assert "\u200b" not in refused.stderr, refused.stderr
+    assert f"[[steps]] name '{literal}', which Harbor refuses" in refused.stderr, refused.stderr
+    word = refused.stderr.split("typed in bash as: ")[1].strip()
+    typed = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
+    assert typed == raw, refused.stderr
+    done = run_tool(env, "run", own_step, "--step", typed, "--case", "hello", "--json")
+    assert json.loads(done.stdout)["step"] == raw, (
+        done.stderr
+    )  # a run, its expected.json missed: Harbor refuses the task
+    tested = run_tool(env, "test", own_step.parent, "--step", literal)
+    no_traceback(tested)
+    assert tested.returncode == 2 and "2 steps of multi-step read so" in tested.stdout + tested.stderr, tested.stdout
+
+
 def test_a_task_whose_verifiers_are_all_in_its_steps_is_run_with_step(env, own_step):
     (own_step / "steps" / "first" / "tests").mkdir()
     (own_step / "tests" / "verifier.py").rename(own_step / "steps" / "first" / "tests" / "verifier.py")

@@ -60,6 +60,7 @@ from verifier_tui.engine.task.loading import as_loaded_without_verifier
 from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.task.steps import (
     no_such_step,
+    step_kept_out,
     step_named,
     step_task_data,
     step_tests,
@@ -242,6 +243,9 @@ class Session:
             task = replace(task, config=as_loaded_without_verifier(task.config, task.root))
         name = self.options.step
         named = step_named(task.config, name) if name is not None else None
+        alike = step_kept_out(task, name, named) if strict and name is not None and named is not None else None
+        if alike is not None:
+            raise SelectionError(alike)
         if named is None:
             if name is not None and strict:
                 # A task Harbor would not load at all is refused whatever the step (test FOLDER says so).

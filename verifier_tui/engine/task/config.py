@@ -191,6 +191,8 @@ class TaskConfig:
     verifier: VerifierSettings = field(default_factory=VerifierSettings)
     environment_env: dict[str, str] = field(default_factory=dict)
     steps: tuple[StepSettings, ...] = ()
+    steps_kept_out: tuple[str, ...] = ()
+    """``[[steps]]`` names (strings) Harbor refuses, kept out of ``steps``: one may still be typed."""
     artifacts: tuple[str, ...] = ()
     cpus: int | float | None = None
     """``[environment] cpus``: ``int | float | None`` in Harbor (1.5 is allowed), None: no limit."""
@@ -452,7 +454,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     environment = _environment(check.table(data, "environment", []), ["environment"], check)
     verifier = _verifier(check.table(data, "verifier", []), ["verifier"], check)
     user_note_at = len(check.notes)  # the task's [verifier] user is said after its other notes
-    steps = _steps(data, check)
+    steps, steps_kept_out = _steps(data, check)
     # Trial._step_verifier_user: a step's own [steps.verifier] user over the task's, which then
     # runs no step's verifier when each step sets its own (a task without steps: single_step.py's).
     own, user = sum(step.verifier.user is not None for step in steps), verifier.user
@@ -503,6 +505,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         verifier=verifier,
         environment_env=environment["env"],
         steps=steps,
+        steps_kept_out=steps_kept_out,
         artifacts=artifacts,
         cpus=cpus,
         memory_mb=memory_mb,
@@ -851,13 +854,15 @@ def _step_name(value: Any) -> str:
     return name
 
 
-def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
-    """``TaskConfig.steps``: ``list[StepConfig]``, names unique (``step_name_key``)."""
+def _steps(data: dict[str, Any], check: _Check) -> tuple[tuple[StepSettings, ...], tuple[str, ...]]:
+    """``TaskConfig.steps``: ``list[StepConfig]``, names unique (``step_name_key``); and the names
+    refused (``TaskConfig.steps_kept_out``)."""
     check.ask(data, "steps", [])
     if "steps" not in data:
-        return ()
+        return (), ()
     items = check.get(data, "steps", _list, [], [])
     steps: list[StepSettings] = []
+    kept_out: list[str] = []
     seen: set[str] = set()
     for index, item in enumerate(items):
         where = ["steps", str(index)]
@@ -881,16 +886,18 @@ def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
         check.ask(item, "artifacts", where)
         artifacts = _artifacts(item.get("artifacts"), [*where, "artifacts"], check) if "artifacts" in item else ()
         if name is None:
+            kept_out += [item["name"]] if isinstance(item.get("name"), str) else []
             continue
         key = unicodedata.normalize("NFC", name).casefold()
         if key in seen:
             check.refuse(
                 [*where, "name"], "repeats an earlier step's name (case and Unicode forms count)", name, show_value=True
             )
+            kept_out.append(name)
             continue  # refused, and kept out of the steps as read: a name names one step (S lists each once)
         seen.add(key)
         steps.append(StepSettings(name=name, verifier=verifier, artifacts=artifacts))
-    return tuple(steps)
+    return tuple(steps), tuple(kept_out)
 
 
 def _artifacts(value: Any, where: list[str], check: _Check) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import STEP_NAMED, STEP_OPTION, Advice
-from verifier_tui.engine.plain import one_line, typed_back
+from verifier_tui.engine.plain import one_line, typed_back, typed_in_bash
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.config import TOML_UNREAD, refused_words, toml_unread
 from verifier_tui.engine.task.kinds import step_tests, step_tests_unused, task_runner
@@ -147,8 +147,24 @@ def tests_words(
 def step_named(config: TaskConfig, typed: str) -> str | None:
     """The name of the task's step ``typed`` names: as written or as a listing spells it
     (:func:`~verifier_tui.engine.plain.typed_back`), as ``--case`` and a trial's ``--step`` take names.
-    One at most: a spelling holds ``<``, which no step name Harbor loads does (they are kept out)."""
+    One at most: a spelling holds ``<``, which no step name Harbor loads does (they are kept out, but
+    one may be typed: :func:`step_kept_out`)."""
     return next((step.name for step in config.steps if typed_back(step.name, typed)), None)
+
+
+def step_kept_out(task: Task, typed: str, named: str) -> str | None:
+    """The refusal of ``--step`` where ``typed`` is written as a ``[[steps]]`` name kept out of the
+    steps (Harbor refuses it, the tool runs the task with a note) and names step ``named`` only as a
+    listing spells it: the user may mean either, and the one kept out can never be run as a step."""
+    if typed == named or typed not in task.config.steps_kept_out:
+        return None
+    shown = one_line(typed, untrusted.TARGET_CHARS)
+    return Advice(
+        STEP_NAMED,
+        f" {shown}: 2 steps of {task.name} read so: task.toml's [[steps]] name '{shown}', which Harbor refuses "
+        f"(kept out of the steps: rename it), and step {shown} as the listing spells it; give that one "
+        f"typed in bash as: {typed_in_bash(named)}",
+    )
 
 
 def no_such_step(task: Task, name: str) -> str:
