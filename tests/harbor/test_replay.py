@@ -568,6 +568,51 @@ def test_a_test_sh_is_read_as_the_real_kernel_reads_it(tmp_path, head):
     ], (argv, ran)
 
 
+# a #! line and whether Harbor's bash, in its working directory (/ here), starts test.sh (0) or how it exits
+SHEBANG_PROGRAMS = {
+    "relative-missing": (b"#!sh\n", 127),  # the kernel looks in the working directory, never PATH: no /sh
+    "relative-found": (b"#!bin/bash\n", 0),  # from /, bin/bash is /bin/bash
+    "missing": (b"#!/bin/nosuch\n", 127),
+    "env-missing": (b"#!/usr/bin/env nosuch-program\n", 127),
+    "env-one-argument": (b"#!/usr/bin/env bash -e\n", 127),  # env looks for a program named "bash -e"
+    "env-S-two-blanks": (b"#!/usr/bin/env -S  bash\n", 0),
+    "env-S-tab": (b"#!/usr/bin/env -S\tbash\n", 0),
+    "env-S-joined": (b"#!/usr/bin/env -Sbash\n", 0),
+    "env-S-options": (b"#!/usr/bin/env -S -u X A=1 bash -e\n", 0),
+    "folder": (b"#!/usr\n", 126),  # Permission denied
+    "env-folder": (b"#!/usr/bin/env /usr\n", 126),
+}
+
+
+@pytest.mark.parametrize("head, code", list(SHEBANG_PROGRAMS.values()), ids=list(SHEBANG_PROGRAMS))
+def test_the_program_a_shebang_starts_is_the_one_harbors_bash_starts(tmp_path, monkeypatch, head, code):
+    """The program reading test.sh, as Harbor's ``bash -c`` starts it in its working directory (checked
+    against the real kernel and env): a relative #! program was looked up from the tool's own working
+    directory, and replayed from PATH; a missing one was said to "may expand as bash does"; env -S
+    with two blanks, a tab or no blank after it gave an empty program; env's one argument with a blank
+    was taken for its first word. A program the sandbox cannot start is said so (exit 127, as bash's)."""
+    import subprocess
+
+    from verifier_tui.engine.invocation import test_sh_argv, test_sh_refusals
+
+    script = tmp_path / "test.sh"
+    script.write_bytes(head + b'[ -n "$BASH_VERSION" ] || exit 9\nexit 0\nexec python3 run.py --workspace /srv/{a,b}\n')
+    script.chmod(0o755)
+    harbor = subprocess.run(["bash", "-c", f"({script})"], cwd="/", capture_output=True, check=False)
+    assert harbor.returncode == code, harbor
+    # the replay's init starts test.sh's program from the working directory with sh's exec
+    argv = test_sh_argv(script, str(script))
+    replayed = subprocess.run(["sh", "-c", 'exec "$@"', "init", *argv], cwd="/", capture_output=True, check=False)
+    assert replayed.returncode == code, (argv, replayed)
+    monkeypatch.chdir("/usr/bin")  # where the tool stands decides nothing (an sh is there)
+    unstartable, refused = test_sh_refusals(script, via_test_sh=False)
+    if code:
+        assert unstartable is not None and unstartable[1] == code and refused is None, unstartable
+        assert "cannot start" in unstartable[0] and "may expand" not in unstartable[0], unstartable
+    else:
+        assert unstartable is None and refused is not None and "which bash expands into 2 words" in refused, refused
+
+
 @pytest.mark.parametrize(
     "head", ["", "\ufeff#!/usr/bin/env bash\n", "#!\n"], ids=["no-shebang", "bom", "empty-shebang"]
 )

@@ -23,10 +23,12 @@ from verifier_tui.engine.model import STACK_SIGNAL, ResponseSource, RunInputs
 from verifier_tui.engine.plain import cut_middle, unbroken
 from verifier_tui.engine.record import field, narrowed, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
+from verifier_tui.engine.sandbox.isolation import SYSTEM_FOLDERS
 from verifier_tui.engine.sandbox.room import said
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.sandbox.view import (
     APP,
+    DOCKER_DEFAULT_WORKDIR,
     TESTS,
     Limits,
     braced_workspace,
@@ -34,6 +36,8 @@ from verifier_tui.engine.sandbox.view import (
     cpu_lease,
     cpus_to_bind,
     limits_for,
+    normal_path,
+    task_workdir,
     workspace_given,
 )
 from verifier_tui.engine.task.cases import wrap_text_response
@@ -188,12 +192,15 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     )
     staged = _stage_inputs(prepared, interpreter.nemo_gym_verifiers)
     # The test.sh staged: a step's own, laid over tests/'s as Harbor uploads them, is the one it runs.
-    unstartable, refused = test_sh_refusals(stage.tests_dir / "test.sh", via_test_sh=spec.via_test_sh)
+    workdir = task_workdir(spec.task)
+    unstartable, refused = test_sh_refusals(stage.tests_dir / "test.sh", via_test_sh=spec.via_test_sh, workdir=workdir)
     # With namespaces the runner sees the sandbox's own paths (/tests, /app,
     # /logs/verifier), as the shim's command line names them; in the copy
     # sandbox, the stage's folders themselves.
     app, app_note = (
-        workspace_laid(stage.tests_dir, via_test_sh=spec.via_test_sh) if stage.namespace else (str(stage.app_dir), "")
+        workspace_laid(stage.tests_dir, workdir, via_test_sh=spec.via_test_sh)
+        if stage.namespace
+        else (str(stage.app_dir), "")
     )
     limits = limits_for(spec.task, app, app_note)
     prepared.limits, stage.app_at = limits, limits.app
@@ -471,11 +478,14 @@ def _python_on_path(stage: Stage, executable: str) -> Path:
 def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
     """How the kernel would start ``test.sh`` once executable (fs/binfmt_script.c): its ``#!``
     line's interpreter, to the first space or tab, then the rest of the line as one argument,
-    trimmed of spaces and tabs only (a CRLF line's \\r stays, as the kernel keeps it). Without
+    trimmed of spaces and tabs only (a CRLF line's \\r stays, as the kernel keeps it); a relative
+    interpreter is the working directory's (:func:`_test_sh_program`). Without
     one (a BOM before ``#!`` too) the kernel refuses the file and the shell that asked runs it
     itself: Harbor asks from ``bash -c`` (harbor/environments/docker/docker_unix.py,
     ``exec_shell_args``), so bash runs it, not sh."""
     kernel = _shebang(staged)[0]
+    if kernel and "/" not in kernel[0]:  # the kernel looks in the working directory, where sh's exec looks on PATH
+        kernel[0] = "./" + kernel[0]
     return [*kernel, seen_as] if kernel else ["bash", seen_as]
 
 
@@ -512,7 +522,7 @@ def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
 NO_PROGRAM_EXIT = 126
 
 
-def test_sh_unstartable(test_sh: Path) -> tuple[str, int] | None:
+def test_sh_unstartable(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> tuple[str, int] | None:
     """Why Harbor could not start ``test_sh``, said as the run's one line, and what test.sh exits with
     (None: it could). Harbor 0.26 runs it as a file (harbor/verifier/verifier.py: ``chmod +x``, then its
     path as the command, harbor/utils/scripts.py ``build_execution_command``; only a Windows host strips
@@ -520,28 +530,109 @@ def test_sh_unstartable(test_sh: Path) -> tuple[str, int] | None:
     no file (bash: "cannot execute: required file not found", 127), and ``env`` finds no ``bash\\r``
     (127). A ``#!`` followed by nothing but blanks before a NUL or the file's end names the program ""
     (fs/binfmt_script.c reads it so), which the kernel refuses (126; an empty ``#!`` line, one that
-    ends, the kernel leaves to bash). What an interpreter does with a \\r in its argument
+    ends, the kernel leaves to bash). A program the sandbox does not have (:func:`_test_sh_program`)
+    cannot start either (127, bash's or env's). What an interpreter does with a \\r in its argument
     (``#!/bin/bash -e\\r``) is its own, and the replay meets it by running test.sh as the kernel would
     (:func:`test_sh_argv`)."""
-    words, head = _shebang(test_sh)
-    first = cut_middle(unbroken(head.split(b"\n", 1)[0].decode(errors="replace")), 120)
-    if words and not words[0]:
+    program = _test_sh_program(test_sh, workdir)
+    first = cut_middle(unbroken(program.head.split(b"\n", 1)[0].decode(errors="replace")), 120)
+    if program.words and not program.words[0]:
         return (
             f"tests/test.sh's first line `{first}` names no program (blanks at most before a NUL or the "
             "file's end): the kernel refuses to start it (Permission denied), and Harbor's bash exits "
             f"{NO_PROGRAM_EXIT} before anything runs; write the program after #!, as #!/bin/bash",
             NO_PROGRAM_EXIT,
         )
-    env_runs = len(words) == 2 and os.path.basename(words[0]) == "env" and not words[1].startswith("-")
-    program = words[1] if env_runs else words[0] if words else ""
-    if "\r" not in program:
+    if "\r" in program.name:
+        endings = "CRLF" if b"\r\n" in program.head else "CR"
+        return (
+            f"tests/test.sh has {endings} line endings: its first line `{first}` cannot be "
+            f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings",
+            SHIM_REFUSAL_EXIT,
+        )
+    if isinstance(program.found, str):
         return None
-    endings = "CRLF" if b"\r\n" in head else "CR"
+    what = "is not" if program.found == SHIM_REFUSAL_EXIT else "is no program (a folder, a file not executable)"
+    where = f"from the working directory {workdir}" if program.relative else "in the sandbox"
     return (
-        f"tests/test.sh has {endings} line endings: its first line `{first}` cannot be "
-        f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings",
-        SHIM_REFUSAL_EXIT,
+        f"tests/test.sh's first line `{first}` names {cut_middle(unbroken(program.name), 120)}, which {what} "
+        f"{where} (this machine's programs are the sandbox's): Harbor's bash cannot start test.sh "
+        f"(exit {program.found}, no reward) where the image lacks it too; name a program it has",
+        program.found,
     )
+
+
+#: Where ``env`` looks for a command in the sandbox: Docker's Debian images' PATH, whose folders the
+#: view shows as this machine has them.
+_IMAGE_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+@record(frozen=True)
+class _Program:
+    """The program that reads test.sh as Harbor starts it (:func:`_test_sh_program`)."""
+
+    words: list[str]  # the kernel's #! words (:func:`_shebang`): none without a #! line
+    head: bytes
+    name: str  # as test.sh names it: its #! program, or the command env runs; "bash" without a #! line
+    found: str | int  # the file the sandbox starts (:func:`_in_view`), or what bash exits with for none
+    relative: bool = False  # a #! program named from the working directory
+
+
+def _test_sh_program(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> _Program:
+    """The one reading of test.sh's ``#!`` line for every note and refusal of it. Harbor's ``bash -c``
+    starts test.sh as a file (bash itself reads one the kernel refuses, ENOEXEC). The kernel takes a
+    relative ``#!`` program from the working directory, which Harbor's exec sets (``[environment]
+    workdir``, else the image's WORKDIR: ``workdir``), never from PATH; ``env`` runs the command its
+    argument names, whole (it splits nothing: ``bash -e`` is no program), or with ``-S`` the first word of
+    the rest that is no option nor assignment, split at blanks as coreutils' env splits it (its quotes
+    and escapes are not followed here), found on PATH unless it holds a ``/``. Checked against Linux 6
+    and coreutils 9.1."""
+    words, head = _shebang(test_sh)
+    if not words:
+        return _Program(words, head, "bash", "")
+    relative = not words[0].startswith("/")
+    found = _in_view(os.path.join(workdir, words[0]))
+    if not isinstance(found, str) or os.path.basename(words[0]) != "env" or len(words) != 2:
+        return _Program(words, head, words[0], found, relative)
+    command = _env_command(words[1])
+    if command is None:
+        return _Program(words, head, words[1], "")
+    places = [os.path.join(workdir, command)] if "/" in command else [f"{d}/{command}" for d in _IMAGE_PATH]
+    seen = [_in_view(place) for place in places]
+    files = [found for found in seen if isinstance(found, str)]  # env runs the first one on PATH
+    exits = [found for found in seen if isinstance(found, int)]
+    return _Program(words, head, command, next((f for f in files if f), "" if files else min(exits)))
+
+
+def _env_command(argument: str) -> str | None:
+    """The command ``env`` runs given ``argument``, its #! line's one (:func:`_test_sh_program`); None
+    where env's own options, unsplit, hide it."""
+    if not argument.startswith("-S"):
+        return None if argument.startswith("-") else argument
+    takes_one = False
+    for word in re.split(r"[ \t\n\v\f\r]+", argument[2:].strip(" \t\n\v\f\r")):
+        if takes_one or word.startswith("-") or "=" in word:
+            takes_one = word in ("-u", "-C", "--unset", "--chdir")
+            continue
+        return word.strip("'\"") or None
+    return None
+
+
+def _in_view(path: str) -> str | int:
+    """``path`` (in the sandbox) as the view has it, in a folder it shows as this machine has it: the file,
+    links followed, else what Harbor's bash exits with, 127 for nothing there ("required file not
+    found"), 126 for a folder or a file not executable ("Permission denied"); the root holds folders
+    alone. "" elsewhere (the workspace, /tests, an image's own folder: not judged here)."""
+    path = normal_path(path)
+    top = path.split("/")[1]
+    if top in SYSTEM_FOLDERS:
+        real = os.path.realpath(path)
+        if os.path.isfile(real) and os.access(real, os.X_OK):
+            return real
+        return NO_PROGRAM_EXIT if os.path.exists(real) else SHIM_REFUSAL_EXIT
+    if path == "/":
+        return NO_PROGRAM_EXIT
+    return SHIM_REFUSAL_EXIT if path.count("/") == 1 and top not in ("app", "tests", "logs", "tmp") else ""
 
 
 CRLF_TEST_SH = (
@@ -560,12 +651,12 @@ def _crlf_test_sh(test_sh: Path) -> str | None:
     return CRLF_TEST_SH if b"\r\n" in head else None
 
 
-def _braced_test_sh(test_sh: Path) -> str | None:
+def _braced_test_sh(test_sh: Path, workdir: str) -> str | None:
     """The refusal of a run of the runner alone where ``test_sh`` passes ``--workspace`` a word with
     braces bash expands (``/app/{src,lib}``): bash passes the runner two words, and the runner takes one
     workspace, refusing the next as an unrecognised argument (run_verifier.py ``parse_args``: exit 2,
     no reward, which Harbor reports); no workspace laid here is a model of that."""
-    shell = _test_sh_shell(test_sh)
+    shell = _test_sh_shell(test_sh, workdir)
     braced = braced_workspace(test_sh.parent, braces=shell is not None)
     if shell is None or braced is None:
         return None
@@ -575,38 +666,36 @@ def _braced_test_sh(test_sh: Path) -> str | None:
     return f"{said}; the runner alone is no model of it: quote the path, or write the one meant"
 
 
-def _test_sh_shell(test_sh: Path) -> str | None:
-    """The shell that reads ``test_sh``, as a note says it: Harbor runs test.sh as a file, so it is the
-    program its #! line names (:func:`test_sh_argv`), else Harbor's ``bash -c``'s bash. "bash" for bash,
-    None for dash, which keeps braces as written, else the program as its #! line names it. A name is
-    found on this machine, whose programs the view shows (``/bin/sh`` is dash on Debian and Ubuntu, and
-    bash on others: an image's own may differ)."""
-    words = _shebang(test_sh)[0]
-    if not words:
-        return "bash"
-    env_runs = len(words) == 2 and os.path.basename(words[0]) == "env"
-    program = words[1].removeprefix("-S ").split(" ")[0] if env_runs else words[0]
-    found = shutil.which(program) if env_runs else program
-    name = os.path.basename(os.path.realpath(found)) if found else ""
-    return "bash" if name == "bash" else None if name == "dash" else program
+def _test_sh_shell(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> str | None:
+    """The shell that reads ``test_sh`` (:func:`_test_sh_program`), as a note says it: "bash" for bash,
+    None for dash, which keeps braces as written, else the program as test.sh names it. A program is
+    this machine's, whose programs the view shows (``/bin/sh`` is dash on Debian and Ubuntu, and bash
+    on others: an image's own may differ)."""
+    program = _test_sh_program(test_sh, workdir)
+    name = os.path.basename(program.found if isinstance(program.found, str) and program.found else program.name)
+    return "bash" if name == "bash" else None if name == "dash" else program.name
 
 
-def test_sh_refusals(test_sh: Path, *, via_test_sh: bool) -> tuple[tuple[str, int] | None, str | None]:
+def test_sh_refusals(
+    test_sh: Path, *, via_test_sh: bool, workdir: str = DOCKER_DEFAULT_WORKDIR
+) -> tuple[tuple[str, int] | None, str | None]:
     """Why the sandbox never starts ``test_sh`` (:func:`test_sh_unstartable`), else why a run of the
     runner alone is refused for it (:func:`_crlf_test_sh`, :func:`_braced_test_sh`; a run of the script
-    itself never is)."""
-    unstartable = test_sh_unstartable(test_sh)
+    itself never is). ``workdir``: where Harbor starts it (:func:`_test_sh_program`)."""
+    unstartable = test_sh_unstartable(test_sh, workdir)
     if unstartable is not None or via_test_sh:
         return unstartable, None
-    return None, _crlf_test_sh(test_sh) or _braced_test_sh(test_sh)
+    return None, _crlf_test_sh(test_sh) or _braced_test_sh(test_sh, workdir)
 
 
-def workspace_laid(tests_dir: Path, *, via_test_sh: bool = False) -> tuple[str, str]:
+def workspace_laid(
+    tests_dir: Path, workdir: str = DOCKER_DEFAULT_WORKDIR, *, via_test_sh: bool = False
+) -> tuple[str, str]:
     """Where a run in the view lays the workspace, and its note (:func:`workspace_given`): where
     test.sh passes it, but ``/app`` for a run refused for its test.sh, which lays none there."""
-    if any(test_sh_refusals(tests_dir / "test.sh", via_test_sh=via_test_sh)):
+    if any(test_sh_refusals(tests_dir / "test.sh", via_test_sh=via_test_sh, workdir=workdir)):
         return APP, ""
-    return workspace_given(tests_dir, _test_sh_shell(tests_dir / "test.sh"))
+    return workspace_given(tests_dir, _test_sh_shell(tests_dir / "test.sh", workdir))
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:
@@ -727,7 +816,6 @@ def tool_words() -> list[str]:
     name on PATH is this installation's console script; else the script's
     absolute path (a venv made but not activated, as the README sets it up);
     else this interpreter with ``-m verifier_tui``."""
-    import shutil
     import sys
 
     script = Path(sys.executable).parent / "verifier-tui"

@@ -519,10 +519,11 @@ class Session:
         from verifier_tui.engine.invocation import workspace_laid
         from verifier_tui.engine.sandbox.cgroup import applied
         from verifier_tui.engine.sandbox.network import given
-        from verifier_tui.engine.sandbox.view import limits_for
+        from verifier_tui.engine.sandbox.view import limits_for, task_workdir
 
         test_sh = self.task.test_sh  # (a step's own where it has one: Harbor runs that one)
-        limits = limits_for(self.task, workspace_laid(test_sh.parent if test_sh else self.task.tests_dir)[0])
+        tests_dir = test_sh.parent if test_sh else self.task.tests_dir
+        limits = limits_for(self.task, workspace_laid(tests_dir, task_workdir(self.task))[0])
         if self.isolation.kind != NAMESPACE:
             return limits
         network = given(limits.network, self.options.network)

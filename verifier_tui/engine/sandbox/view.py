@@ -554,13 +554,13 @@ def limits_for(task: Task, app: str, app_note: str = "") -> Limits:
         cpus=config.cpus,
         storage_mb=config.storage_mb,
         network=config.verifier_network_mode,
-        workdir=_workdir(task),
+        workdir=task_workdir(task),
         app=app,
         app_note=app_note,
     )
 
 
-def _workdir(task: Task) -> str:
+def task_workdir(task: Task) -> str:
     """Where the runner starts: task.toml's ``workdir``, in its normal form
     ("//app/sub" is /app/sub to Linux, and meets the same checks), else the
     image's WORKDIR."""
