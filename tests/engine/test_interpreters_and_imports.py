@@ -108,6 +108,57 @@ def test_a_test_sh_line_installs_a_module_only_where_an_install_command_names_it
     assert found[0].text == "pip install --no-cache-dir vtui-fuzzy-scores==1.2"
 
 
+#: test.sh commands behind a reserved word or a command that runs the next one, each installing the module.
+BEHIND_A_WRAPPER = [
+    "if ! pip install vtui-fuzzy-scores; then exit 1; fi",
+    "{ pip install vtui-fuzzy-scores; }",
+    "timeout 300 pip install vtui-fuzzy-scores",
+    "timeout -k 5 --signal=KILL 300 pip install vtui-fuzzy-scores",
+    "env PIP_NO_INPUT=1 pip install vtui-fuzzy-scores",
+    "env -u HOME -i X=1 pip install vtui-fuzzy-scores",
+    "sudo -H pip install vtui-fuzzy-scores",
+    "sudo -u root -E pip install vtui-fuzzy-scores",
+    "nice -n 10 nohup pip install vtui-fuzzy-scores",
+    "exec command pip install vtui-fuzzy-scores",
+    "time pip install vtui-fuzzy-scores",
+    "while ! pip install vtui-fuzzy-scores; do sleep 1; done",
+    "find /wheels | xargs -P 2 pip install vtui-fuzzy-scores",
+    "pip --cache-dir /tmp install vtui-fuzzy-scores",
+    "pip --disable-pip-version-check --timeout 60 install vtui-fuzzy-scores",
+]
+
+
+def test_an_install_behind_a_reserved_word_or_a_wrapper_is_found(tmp_path):
+    """An install command behind sh's reserved words (`if !`, `{`, `time`), a command that runs the next
+    one (`timeout 300`, `env X=1`, `sudo -H`, `nice -n 10`, `nohup`, `exec`, `command`, `xargs`), or
+    pip's global options before `install` (`--cache-dir /tmp`) was taken for no install at all."""
+    test_sh = write(tmp_path / "t" / "tests" / "test.sh", "".join(f"{line}\n" for line in BEHIND_A_WRAPPER))
+    found = install_lines([test_sh], "vtui_fuzzy_scores")
+    missed = [line for line in BEHIND_A_WRAPPER if line not in [f.text for f in found]]
+    assert not missed
+    assert not any(f.from_a_file for f in found)
+
+
+def test_an_install_options_values_are_no_packages_and_a_cluster_ending_in_r_reads_a_file(tmp_path):
+    """`pip install -qr reqs.txt` (or `-Ur`) read reqs.txt as a package, not as a file whose list it
+    installs; the values of pip's options (`--trusted-host H`, `--progress-bar off`, `--timeout 60`) were
+    read as packages."""
+    lines = {
+        "pip install -qr vtui_fuzzy_scores.txt": True,
+        "pip install -Ur vtui_fuzzy_scores.txt": True,
+        "pip install -q -rvtui_fuzzy_scores.txt": True,
+        "pip install --trusted-host vtui-fuzzy-scores foo": False,
+        "pip install --progress-bar vtui-fuzzy-scores foo": False,
+        "pip install --timeout 60 --retries 3 --log vtui-fuzzy-scores foo": False,
+        "pip install --user vtui-fuzzy-scores": None,  # a flag: the next word is a package
+        "apt-get install -f python3-vtui-fuzzy-scores": None,  # apt's -f (fix broken) is a flag too
+    }
+    test_sh = write(tmp_path / "t" / "tests" / "test.sh", "".join(f"{line}\n" for line in lines))
+    found = {line.text: line.from_a_file for line in install_lines([test_sh], "vtui_fuzzy_scores")}
+    # True: installs what a file lists; None: installs the module by name; False: installs no such package
+    assert found == {line: bool(reads) for line, reads in lines.items() if reads is not False}
+
+
 def test_a_test_sh_installing_from_a_file_not_read_says_the_line(tmp_path):
     """`pip install -r FILE` in test.sh installs what FILE lists: not a package of that name, and a file
     the tool may not have; its line is said as such, never as installing the module."""

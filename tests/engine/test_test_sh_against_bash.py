@@ -1,6 +1,7 @@
 """tests/test.sh's reading against real programs: the workspace the tool lays a run at, from the line that
 starts the runner, against the words bash passes that line's ``python3`` (a stub on PATH writes them down)
-as the runner's own parser reads them; and its ``#!`` line against what the kernel starts. Whatever the
+as the runner's own parser reads them; its install lines against a stub ``pip`` bash runs; and its ``#!``
+line against what the kernel starts. Whatever the
 tool claims must be what the real program does, or the tool must say it cannot tell (a note, a refusal):
 never a confident wrong answer."""
 
@@ -13,10 +14,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier_tui.engine import invocation
+from verifier_tui.engine.diagnosis import install_lines
 from verifier_tui.engine.sandbox.view import APP, braced_workspace, normal_path
 from verifier_tui.runner_source import runner_path
 
@@ -67,10 +70,10 @@ _BEFORE = st.lists(
     ),
     max_size=3,
 )
-_PREFIX = st.sampled_from(
-    ["", "exec ", "true && ", "true; ", "Y=1 ", "command ", "env ", "nice ", "{ ", "( ", "if true; then "]
-)
-_CLOSING = {"{ ": "; }", "( ": " )", "if true; then ": "; fi"}
+#: What may stand before the command test.sh runs (and what closes it), which bash runs it behind.
+SH_PREFIXES = ("", "exec ", "true && ", "true; ", "Y=1 ", "command ", "env ", "nice ", "{ ", "( ", "if true; then ")
+_PREFIX = st.sampled_from(SH_PREFIXES)
+_CLOSING = {"{ ": "; }", "( ": " )", "if true; then ": "; fi", "if ! ": "; then exit 1; fi", "while ! ": "; do :; done"}
 _SUFFIX = st.sampled_from(["", " # --workspace /srv/no", " && true", "; true", " 2>&1", " >/dev/null", " | cat"])
 
 
@@ -201,3 +204,30 @@ def test_the_program_read_from_test_shs_first_line_is_the_one_the_kernel_starts(
     program = kernel[1:] if kernel[0] == "/usr/bin/env" else kernel  # env runs its argument from PATH
     assert os.fsencode(program[0]) in (os.fsencode(stub), b"stub"), said
     assert [os.fsencode(word) for word in program[1:]] == arguments, f"{said}; the kernel passed {arguments!r}"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        *SH_PREFIXES,
+        *("if ! ", "while ! ", "time ", "! ", "timeout 300 ", "timeout -k 5 --signal=KILL 300 ", "env -u HOME X=1 "),
+        *("nice -n 5 ", "nohup ", "exec -a name ", "xargs -P 2 ", "/usr/bin/env ", "env -- "),
+        *("command -v ", "echo ", ": ", "true || "),  # pip not run: said installing nothing
+    ],
+)
+def test_an_install_line_is_found_behind_what_bash_runs_it_behind(tmp_path, prefix):
+    """test.sh's install commands against bash: a stub pip on PATH writes down its words; the tool reads
+    a line as installing the module exactly where bash runs pip with it (``true || pip install X`` aside:
+    what test.sh may run counts)."""
+    (tmp_path / "bin").mkdir()
+    stub = tmp_path / "bin" / "pip"
+    stub.write_text('#!/bin/sh\nprintf \'%s\\n\' "$@" >>"$STUB_OUT"\n')
+    stub.chmod(0o755)
+    test_sh = tmp_path / "tests" / "test.sh"
+    test_sh.parent.mkdir()
+    test_sh.write_text(f"{prefix}pip install vtui-fuzzy-scores{_CLOSING.get(prefix, '')}\n")
+    out = tmp_path / "argv"
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "STUB_OUT": str(out)}
+    subprocess.run(["bash", test_sh], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
+    ran = out.exists() and out.read_text().split() == ["install", "vtui-fuzzy-scores"]
+    assert bool(install_lines([test_sh], "vtui_fuzzy_scores")) == (ran or prefix == "true || "), (prefix, ran)

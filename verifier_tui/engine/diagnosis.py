@@ -71,10 +71,45 @@ _INSTALLERS = ("pip", "uv", "apt")  # a line naming none of these is never lexed
 _PIP = re.compile(r"pip(?:3(?:\.\d+)?)?")
 _PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-#: Options of pip's, uv's and apt's installs whose value is the next word, not a package.
-_TAKES_A_VALUE = re.compile(
-    r"-[cefiopt]|--(?:constraint|editable|index(?:-url)?|extra-index-url|find-links|target|prefix|root|python(?:-version)?)"
+#: sh's reserved words that may stand before a command (``if ! pip install X; then``, ``{ pip install X; }``).
+_RESERVED = frozenset({"if", "then", "elif", "else", "do", "while", "until", "!", "{", "time"})
+#: Commands that run the words after their options (coreutils', sudo's, findutils' xargs): their short
+#: options that take a value, their long ones, and how many words they take before the command (timeout's
+#: duration). bash's ``exec -a NAME`` and GNU time's ``-f FORMAT -o FILE`` are among them.
+_WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
+    "env": ("uCS", frozenset({"--unset", "--chdir", "--split-string"}), 0),
+    "timeout": ("sk", frozenset({"--signal", "--kill-after"}), 1),
+    "nice": ("n", frozenset({"--adjustment"}), 0),
+    "nohup": ("", frozenset(), 0),
+    "exec": ("a", frozenset(), 0),
+    "command": ("", frozenset(), 0),
+    "time": ("fo", frozenset({"--format", "--output"}), 0),
+    "sudo": ("ugCDhprtTU", frozenset({"--user", "--group", "--close-from", "--chdir", "--host", "--prompt"}), 0),
+    "xargs": ("aEdILnPs", frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars"}), 0),
+}
+#: The options of pip install (its own and pip's global ones, which pip reads wherever they stand: ``pip
+#: --cache-dir /tmp install X``) and of uv pip install / uv add whose value is the next word, not a package.
+_PIP_VALUES = (
+    "CcefiprtP",
+    frozenset(
+        {
+            *("--abi", "--build-constraint", "--cache-dir", "--cert", "--client-cert", "--config-settings"),
+            *("--constraint", "--constraints", "--default-timeout", "--editable", "--exists-action"),
+            *("--extra-index-url", "--find-links", "--global-option", "--group", "--implementation"),
+            *("--index-url", "--keyring-provider", "--local-log", "--log", "--log-file", "--no-binary"),
+            *("--only-binary", "--platform", "--prefix", "--progress-bar", "--proxy", "--python"),
+            *("--python-version", "--report", "--requirement", "--requirements", "--retries", "--root"),
+            *("--root-user-action", "--src", "--target", "--timeout", "--trusted-host", "--upgrade-strategy"),
+            *("--use-deprecated", "--use-feature", "--resume-retries", "--index", "--default-index"),
+            *("--index-strategy", "--resolution", "--prerelease", "--exclude-newer", "--link-mode"),
+            *("--python-platform", "--upgrade-package", "--reinstall-package", "--no-build-package"),
+            *("--override", "--overrides", "--extra", "--directory", "--project", "--config-file", "--color"),
+            *("--allow-insecure-host", "--torch-backend", "--dev-group", "--optional", "--package"),
+        }
+    ),
 )
+#: apt-get's: -o OPTION, -t RELEASE, -c CONFIG (its -f, fix broken, is a flag).
+_APT_VALUES = ("otc", frozenset({"--option", "--target-release", "--config-file"}))
 _REQUIREMENTS = frozenset({"-r", "--requirement", "--requirements"})
 #: A requirement's name (PEP 508), then its end or what may follow it: extras, a version, a marker, a URL.
 _REQUIRES = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:$|[\[=<>!~;@ ])")
@@ -150,8 +185,7 @@ def _installs(words: list[str]) -> tuple[list[str], bool]:
     """The names of the packages one command of test.sh installs (pip, pip3, python -m pip, uv pip
     install, uv add; the values of uvx's and uv run's --with; apt's python3-NAME as module NAME), and
     whether it installs what a file lists (``-r FILE``)."""
-    while words and (words[0] == "sudo" or _ASSIGNMENT.match(words[0])):
-        words = words[1:]
+    words = _command_run(words)
     if not words:
         return [], False
     name, rest = words[0].rsplit("/", 1)[-1], words[1:]
@@ -163,25 +197,68 @@ def _installs(words: list[str]) -> tuple[list[str], bool]:
         withs = [after for word, after in pairwise(rest) if word == "--with"]
         withs += [word.removeprefix("--with=") for word in rest if word.startswith("--with=")]
         return [_requirement(package) for value in withs for package in value.split(",")], False
-    verbs = [word for word in rest if not word.startswith("-")][:1]
     apt = name in ("apt", "apt-get")
+    read, _ = _options(rest, 0, *(_APT_VALUES if apt else _PIP_VALUES))
+    verbs = [word for option, word in read if not option][:1]
     installs = verbs == ["install"] and (apt or _PIP.fullmatch(name)) or (name == "uv" and verbs == ["add"])
     if not installs:
         return [], False
-    packages, from_a_file = [], False
-    args = iter(rest[rest.index(verbs[0]) + 1 :])
-    for word in args:
-        if word in _REQUIREMENTS or word.startswith("--requirement=") or (word[:2] == "-r" and word[2:3] != "-"):
-            from_a_file = True
-            if word in _REQUIREMENTS:
-                next(args, None)
-        elif _TAKES_A_VALUE.fullmatch(word):
-            next(args, None)
-        elif not word.startswith("-"):
-            packages.append(word)
+    after = read[read.index(("", verbs[0])) + 1 :]
+    packages = [word for option, word in after if not option]
+    from_a_file = any(option in _REQUIREMENTS for option, _ in after)
     if apt:  # Debian names a module's package python3-NAME (python3-yaml, python3-pil)
         return [_requirement(p.removeprefix("python3-")) for p in packages if p.startswith("python3-")], False
     return [_requirement(package) for package in packages], from_a_file
+
+
+def _command_run(words: list[str]) -> list[str]:
+    """The words of the command a test.sh command runs in the end: past sh's reserved words before it
+    (``if ! pip install X``, ``{ pip install X; }``), assignments (``X=1 pip``) and commands that run the
+    words after their own options (``timeout 300 pip``, ``env -i X=1 pip``, ``sudo -H pip``)."""
+    while words:
+        wrapper = _WRAPPERS.get(words[0].rsplit("/", 1)[-1])
+        if words[0] in _RESERVED or _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        elif wrapper is None:
+            break
+        else:
+            letters, longs, operands = wrapper
+            read, end = _options(words, 1, letters, longs, stop=True)
+            if words[0] == "command" and any(set(option) & {"v", "V"} for option, _ in read):
+                return []  # command -v only says where the command is
+            words = words[end + operands :]
+    return words
+
+
+def _options(
+    words: list[str], at: int, letters: str, longs: frozenset[str], *, stop: bool = False
+) -> tuple[list[tuple[str, str]], int]:
+    """A command's words from ``at``, each as (option, its value) or ("", the word), and where the reading
+    ended: ``letters`` are its short options that take a value (the next word, or the rest of the cluster:
+    ``-qr reqs.txt``, ``-rreqs.txt``), ``longs`` its long ones (the next word, or after ``=``); ``stop``: at
+    the first word that is no option (past a ``--``)."""
+    read: list[tuple[str, str]] = []
+    while at < len(words):
+        word, at = words[at], at + 1
+        if word == "--" or not word.startswith("-") or word == "-":
+            if stop:
+                return read, at - (word != "--")
+            read.append(("", word))
+        elif word.startswith("--"):
+            option, equals, value = word.partition("=")
+            if not equals and option in longs and at < len(words):
+                value, at = words[at], at + 1
+            read.append((option, value))
+        else:
+            cut = next((cut for cut, letter in enumerate(word[1:], 2) if letter in letters), 0)
+            if not cut:
+                read.append((word, ""))
+            elif cut < len(word):
+                read.append((f"-{word[cut - 1]}", word[cut:]))
+            else:
+                read.append((f"-{word[-1]}", words[at] if at < len(words) else ""))
+                at += 1
+    return read, at
 
 
 def _requirement(word: str) -> str:
