@@ -159,6 +159,23 @@ def test_an_install_options_values_are_no_packages_and_a_cluster_ending_in_r_rea
     assert found == {line: bool(reads) for line, reads in lines.items() if reads is not False}
 
 
+def test_uvx_with_in_every_spelling_uv_takes_is_read(tmp_path):
+    """Terminal-Bench's test.sh files run `uvx -p 3.13 -w pytest==8.4.1 -w numpy==...`: only `--with VALUE`
+    was read, so `-w` (and `-wVALUE`, `-w=VALUE`, `--with=VALUE`) installed nothing, nor did
+    `--with-requirements FILE` install what a file lists."""
+    lines = {
+        "uvx -p 3.13 -w pytest==8.4.1 -w vtui-fuzzy-scores==1.2 pytest /tests/test_outputs.py -rA": False,
+        "uvx -wvtui-fuzzy-scores pytest": False,
+        "uvx -w=vtui-fuzzy-scores pytest": False,
+        "uv run --with=numpy,vtui-fuzzy-scores python /tests/check.py": False,
+        "uvx --python 3.12 --with-requirements /tests/vtui.txt pytest": True,
+        "uvx pytest -w vtui-fuzzy-scores": None,  # after the tool's name, its own words: no uv option
+    }
+    test_sh = write(tmp_path / "t" / "tests" / "test.sh", "".join(f"{line}\n" for line in lines))
+    found = {line.text: line.from_a_file for line in install_lines([test_sh], "vtui_fuzzy_scores")}
+    assert found == {line: reads for line, reads in lines.items() if reads is not None}
+
+
 def test_a_test_sh_installing_from_a_file_not_read_says_the_line(tmp_path):
     """`pip install -r FILE` in test.sh installs what FILE lists: not a package of that name, and a file
     the tool may not have; its line is said as such, never as installing the module."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 import sys
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -108,6 +107,11 @@ _PIP_VALUES = (
         }
     ),
 )
+#: uvx's and uv run's (``uvx -p 3.13 -w pytest==8.4.1``, as Terminal-Bench's test.sh files run pytest).
+_UV_RUN_VALUES = (
+    _PIP_VALUES[0] + "w",
+    _PIP_VALUES[1] | {"--with", "--with-editable", "--with-requirements", "--from", "--env-file"},
+)
 #: apt-get's: -o OPTION, -t RELEASE, -c CONFIG (its -f, fix broken, is a flag).
 _APT_VALUES = ("otc", frozenset({"--option", "--target-release", "--config-file"}))
 _REQUIREMENTS = frozenset({"-r", "--requirement", "--requirements"})
@@ -183,8 +187,8 @@ def _script_installs(path: Path, text: str, names: set[str]) -> list[InstallLine
 
 def _installs(words: list[str]) -> tuple[list[str], bool]:
     """The names of the packages one command of test.sh installs (pip, pip3, python -m pip, uv pip
-    install, uv add; the values of uvx's and uv run's --with; apt's python3-NAME as module NAME), and
-    whether it installs what a file lists (``-r FILE``)."""
+    install, uv add; the values of uvx's and uv run's -w/--with; apt's python3-NAME as module NAME), and
+    whether it installs what a file lists (``-r FILE``, ``--with-requirements FILE``)."""
     words = _command_run(words)
     if not words:
         return [], False
@@ -193,10 +197,13 @@ def _installs(words: list[str]) -> tuple[list[str], bool]:
         name, rest = "pip", rest[2:]
     elif name == "uv" and rest[:1] == ["pip"]:
         name, rest = "pip", rest[1:]
-    if name == "uvx" or (name == "uv" and (rest[:1] == ["run"] or rest[:2] == ["tool", "run"])):
-        withs = [after for word, after in pairwise(rest) if word == "--with"]
-        withs += [word.removeprefix("--with=") for word in rest if word.startswith("--with=")]
-        return [_requirement(package) for value in withs for package in value.split(",")], False
+    runs = 1 if rest[:1] == ["run"] else 2 if rest[:2] == ["tool", "run"] else None
+    if name == "uvx" or (name == "uv" and runs):
+        # uv's own options end at the tool's name (``uvx pytest -w 4``: pytest's -w); clap reads -w=X as X
+        read, _ = _options(rest, 0 if name == "uvx" else runs or 0, *_UV_RUN_VALUES, stop=True)
+        withs = [value.removeprefix("=") for option, value in read if option in ("-w", "--with")]
+        from_a_file = any(option == "--with-requirements" for option, _ in read)
+        return [_requirement(package) for value in withs for package in value.split(",")], from_a_file
     apt = name in ("apt", "apt-get")
     read, _ = _options(rest, 0, *(_APT_VALUES if apt else _PIP_VALUES))
     verbs = [word for option, word in read if not option][:1]
