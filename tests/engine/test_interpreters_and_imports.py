@@ -9,8 +9,10 @@ import subprocess
 import pytest
 
 from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, python_or_skip, write
-from verifier_tui.engine.diagnosis import install_lines, missing_module, shadow_text, shadows
+from verifier_tui.engine import diagnosis
+from verifier_tui.engine.diagnosis import InstallLine, install_lines, missing_module, shadow_text, shadows
 from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.sandbox.view import sh_commands
 from verifier_tui.engine.session import Options, Session
 
 
@@ -174,6 +176,28 @@ def test_uvx_with_in_every_spelling_uv_takes_is_read(tmp_path):
     test_sh = write(tmp_path / "t" / "tests" / "test.sh", "".join(f"{line}\n" for line in lines))
     found = {line.text: line.from_a_file for line in install_lines([test_sh], "vtui_fuzzy_scores")}
     assert found == {line: reads for line, reads in lines.items() if reads is not None}
+
+
+def test_a_test_sh_of_a_megabyte_lexes_only_the_lines_that_may_install_the_module(tmp_path, monkeypatch):
+    """A 1 MB test.sh was lexed whole, word by word, wherever a line named pip, uv or apt: `run` took
+    ten times as long to say a module was missing. Only a line that names the module (in any of pip's
+    spellings) or a file to install from is lexed, never one past 64 KB, and no more than 256 KB of them."""
+    lexed: list[str] = []
+    monkeypatch.setattr(diagnosis, "sh_commands", lambda line: lexed.append(line) or sh_commands(line))
+    filler = "pip install --no-cache-dir numpy pandas\n" * 18_000
+    huge = "pip install vtui-fuzzy-scores " + "x" * 200_000 + "\n"
+    test_sh = write(
+        tmp_path / "t" / "tests" / "test.sh", f"{filler}{huge}pip3 install Vtui.Fuzzy_Scores\npip install -qr r.txt\n"
+    )
+    found = install_lines([test_sh], "vtui_fuzzy_scores")
+    assert [(line.number, line.from_a_file) for line in found] == [(18_002, False), (18_003, True)]
+    assert len(lexed) == 2
+    # a megabyte of lines that each install it (a hostile test.sh) is read as far as 256 KB of them
+    lexed.clear()
+    write(test_sh, "pip install vtui-fuzzy-scores numpy\n" * 27_000)
+    found = install_lines([test_sh], "vtui_fuzzy_scores")
+    assert found[:3] == [InstallLine(test_sh, n, "pip install vtui-fuzzy-scores numpy") for n in (1, 2, 3)]
+    assert sum(map(len, lexed)) <= 256 * 1024 < sum(map(len, lexed)) + 36
 
 
 def test_a_test_sh_installing_from_a_file_not_read_says_the_line(tmp_path):

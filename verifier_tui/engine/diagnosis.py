@@ -120,6 +120,12 @@ _REQUIRES = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:$|[\[=<>
 _REQUIREMENTS_FOLDERS = (".", "environment", "tests")
 #: A file larger than this is not searched for install lines.
 _MAX_INSTALL_FILE_BYTES = 1_000_000
+#: A test.sh line longer than this is not read as an install command, nor lines past this many characters
+#: of those that may be one: far past any a task writes, where lexing a megabyte of them takes seconds.
+_MAX_LEXED_LINE = 64 * 1024
+_MAX_LEXED = 256 * 1024
+#: What a line that installs what a file lists holds: a word -r, -qr, -rFILE; --requirement, --with-requirements.
+_FROM_A_FILE = re.compile(r"(?<![^\s'\"])-[A-Za-z]*r|requirement")
 _LINES_SHOWN = 3
 
 
@@ -163,7 +169,9 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
         if text is None:
             continue
         if path.name == _SCRIPT:
-            found += _script_installs(path, text, {_normal(name) for name in names})
+            # pip's spellings of a name: any run of - _ . between its parts, any case (Vtui.Fuzzy_Scores)
+            spelt = "|".join("[-_.]+".join(map(re.escape, re.split(r"[-_.]+", name))) for name in names)
+            found += _script_installs(path, text, {_normal(name) for name in names}, re.compile(spelt, re.I))
             continue
         for number, line in enumerate(text.splitlines(), start=1):
             if pattern.search(line) and not line.lstrip().startswith("#"):
@@ -171,13 +179,23 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     return found
 
 
-def _script_installs(path: Path, text: str, names: set[str]) -> list[InstallLine]:
+def _script_installs(path: Path, text: str, names: set[str], spelt: re.Pattern[str]) -> list[InstallLine]:
     """The lines of a test.sh whose install commands name one of ``names`` (:func:`_normal`), or
-    install what a file lists."""
-    found = []
+    install what a file lists. Lexing a line costs far more than reading it: only one that names an
+    installer and the module (``spelt``) or a file to install from is lexed, none past
+    :data:`_MAX_LEXED_LINE`, and none once :data:`_MAX_LEXED` characters of them were."""
+    found: list[InstallLine] = []
+    lexed = 0
     for number, line in sh_lines(text):
-        if not any(installer in line for installer in _INSTALLERS):
+        if (
+            len(line) > _MAX_LEXED_LINE
+            or not any(installer in line for installer in _INSTALLERS)
+            or not (spelt.search(line) or _FROM_A_FILE.search(line))
+        ):
             continue
+        lexed += len(line)
+        if lexed > _MAX_LEXED:
+            break
         installs = [_installs(command) for command in sh_commands(line)]
         named = any(_normal(package) in names for packages, _ in installs for package in packages)
         if named or any(from_a_file for _, from_a_file in installs):
