@@ -150,6 +150,24 @@ def test_a_cases_workspace_points_to_its_case(env, tmp_path):
     assert "open the case folder" not in line, line
 
 
+def test_a_task_inside_a_folder_shaped_like_a_workspace_is_opened_as_the_task_it_is(env, tmp_path):
+    """A real task whose path merely looks like a case's workspace (``/x/cases/acme/workspace/mytask``,
+    no task around ``cases/``) was refused as "in the workspace of case acme". A task is opened as the task
+    it is, even inside a real case's workspace (Harbor runs the path given as a task); only what is no task
+    there is refused."""
+    task = make_task(tmp_path / "x" / "cases" / "acme" / "workspace" / "mytask", cases={"only": {"a": "a"}})
+    done = run_tool(env, "run", ".", "--python", PY, cwd=task)
+    assert done.stdout.startswith("task mytask · verifier tests/verifier.py · case only"), done.stdout + done.stderr
+    make_task(tmp_path / "x", cases={"acme": {"a": "a"}})  # now a real case's workspace holds it
+    done = run_tool(env, "run", ".", "--python", PY, cwd=task)
+    assert done.stdout.startswith("task mytask · verifier tests/verifier.py · case only"), done.stdout + done.stderr
+    one_line_refusal(run_tool(env, "run", task.parent), "is the workspace of case acme")
+    # a workspace's shape with no task around cases/ is no case's workspace: said as any folder that is no task
+    write(tmp_path / "y" / "cases" / "acme" / "workspace" / "a.txt", "a")
+    line = one_line_refusal(run_tool(env, "run", tmp_path / "y" / "cases" / "acme" / "workspace"), "is not a task")
+    assert "workspace of" not in line, line
+
+
 AGENTS_VERIFY = "def verify(workspace):\n    return 1.0\n"
 
 
