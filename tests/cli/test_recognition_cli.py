@@ -133,6 +133,23 @@ def test_a_verifier_package_of_a_task_without_task_toml_is_its_tasks_verifier(en
     assert done.stdout.startswith("task pkg · verifier steps/second/tests/verifier.py"), done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("named", ["steps/second/tests/grader", "steps/second/tests/grader/__init__.py"])
+def test_a_verifier_package_in_a_steps_tests_is_its_tasks_verifier(env, tmp_path, named):
+    """Harbor lays a step's steps/NAME/tests over /tests: a package there (which that step's shim may
+    name) was taken as a task of its own, ``task grader ... no case``, and naming its __init__.py staged
+    the package alone as /tests, so the step's own modules beside it were not importable."""
+    task = make_task(tmp_path / "pkg", None, cases={"only": {"a": "a"}})
+    write(task / "steps" / "second" / "tests" / "test.sh", SHIM)
+    write(task / "steps" / "second" / "tests" / "common.py", "SCORE = 1.0\n")
+    write(task / "steps" / "second" / "tests" / "grader" / "__init__.py", STEP_PACKAGE)
+    done = run_tool(env, "run", named, "--python", PY, cwd=task)
+    assert done.stdout.startswith("task pkg · verifier steps/second/tests/grader/__init__.py · case only"), done.stdout
+    assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+
+
+STEP_PACKAGE = "from common import SCORE\n\n\ndef verify(workspace):\n    return SCORE\n"
+
+
 def test_a_cases_workspace_points_to_its_case(env, tmp_path):
     """``run TASK/cases/wrong/workspace`` (the folder a newcomer sees the agent's files in): the
     refusal listed every kind of path the tool opens, not the case folder one level up."""

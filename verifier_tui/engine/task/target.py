@@ -127,9 +127,8 @@ def _task_target(path: Path) -> Target:
             if environment is not None:
                 return Target("environment", path, why=episode_api_message(environment, path))
             root = path.parent
-        tests = root / "tests"
-        tests_dir = tests if tests.is_dir() and path.is_relative_to(tests) else path.parent
-        return Target("verifier", path, root, tests_dir, verifier=path)
+        tests = _tests_holding(root, path)
+        return Target("verifier", path, root, tests if tests is not None else path.parent, verifier=path)
     if (path / CONFIG).is_file() and (path / "result.json").is_file():
         return Target(
             "other",
@@ -155,9 +154,9 @@ def _task_target(path: Path) -> Target:
         return Target("tasks", path, why=not_a_task_message(path, found))
     package = path / "__init__.py"
     root = _task_root_of_file(package)
-    if root is not None and path.is_relative_to(root / "tests") and has_top_level_verify(package):
-        # A verifier package in a task's tests/ (tests/grader/, which a shim's --verifier may name, as only
-        # /tests is staged): the task's verifier, as its __init__.py is, never a task of its own.
+    if root is not None and _tests_holding(root, path) is not None and has_top_level_verify(package):
+        # A verifier package in a task's tests/ or a step's (tests/grader/, which a shim's --verifier may
+        # name, as only /tests is staged): the task's verifier, as its __init__.py is, never a task of its own.
         return _task_target(package)
     if not _verifiers_held(path):
         linked = _linked_harbor_folders(path)
@@ -211,6 +210,20 @@ def _task_root_of_file(path: Path) -> Path | None:
     return next((c for c in above if untrusted.present(c / "task.toml")), None) or next(
         (c for c in above if looks_like_task(c)), None
     )
+
+
+def _tests_holding(root: Path, path: Path) -> Path | None:
+    """The folder of ``root`` staged as /tests that ``path`` lies in: the task's tests/, or a step's
+    steps/NAME/tests/, which Harbor 0.26.0 lays over /tests for that step
+    (``harbor/verifier/verifier.py`` ``Verifier._resolve_tests``)."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    tests = root / "tests" if parts[:1] == ("tests",) else None
+    if len(parts) > 2 and parts[0] == "steps" and parts[2] == "tests":
+        tests = root.joinpath(*parts[:3])
+    return tests if tests is not None and tests.is_dir() else None
 
 
 def _verifiers_held(folder: Path) -> bool:
