@@ -553,6 +553,26 @@ def test_a_socket_in_a_folder_of_the_interpreters_import_path_is_not_reachable(t
         shutil.rmtree(project)
 
 
+def test_a_folder_of_the_interpreters_import_path_past_a_page_of_overlay_options_is_bound_and_said(
+    tmp_path, env, namespace
+):
+    """The kernel keeps a page of an overlay's mount options: over a folder of the interpreter's named
+    by a path of ~4,000 characters bwrap's options were cut, and every run failed (or, a link where
+    they were cut, showed another folder there). Such a folder is bound read-only, and said."""
+    project = Path(tempfile.mkdtemp(prefix="vtui-long-", dir="/tmp"))
+    try:
+        folder = project.joinpath(*["d" * 200] * 20)
+        folder.mkdir(parents=True)
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(project / "dev.sock"))
+        server.listen(4)
+        data = _run_with_importable(tmp_path, env, folder, server, project / "dev.sock")
+        assert data["stdout"] == "True\nno: FileNotFoundError\n", data["stdout"]
+        assert any(f"{folder} has a path longer than" in notice for notice in data["notices"]), data["notices"]
+    finally:
+        shutil.rmtree(project)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
 @pytest.mark.parametrize("mounted", ["data", ".venv"])
 def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_bound_and_said(tmp_path, env, namespace, mounted):

@@ -6,6 +6,7 @@ starts outlives the tool."""
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import run_tool
+from tests.helpers.harbor import make_trial
 from tests.helpers.processes import bwrap_probes_that_fail, in_a_cgroup, machine_without_namespaces, needs_namespaces
 from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.changes import Change
@@ -1343,6 +1345,87 @@ def test_a_stages_folders_read_on_the_class_are_their_descriptors(tmp_path):
 
     assert Stage.reward_dir.parts == ("logs", "verifier")
     assert Stage(root=tmp_path).reward_dir == tmp_path / "logs" / "verifier"
+
+
+def _trial_whose_app_is_past_a_page_of_options(folder: Path, target: Path) -> Path:
+    """A hostile job's trial: /app collected deep under runs of ``:`` (bwrap doubles each in the
+    overlay's options, past the page the kernel copies of them), and beside each folder a link for
+    every shorter run, leading to ``target`` through bwrap's /oldroot: wherever the options are cut,
+    the lower layer named is one of the links."""
+    task = make_task(
+        folder / "task",
+        "import os\ndef verify(workspace):\n    print(sorted(os.listdir(workspace))[:4])\n    return 1.0\n",
+    )
+    trial = make_trial(
+        folder / "runs" / "jobs" / "j" / "demo__aaaaaaa", task=task, app={f"f{i}.txt": "x" for i in range(1100)}
+    )
+    artifacts = deep = trial / "artifacts"
+    for _ in range(8):
+        for length in range(1, 250):
+            (deep / (":" * length)).symlink_to("../" * 60 + "oldroot" + str(target))
+        deep = deep / (":" * 250)
+        deep.mkdir()
+    (artifacts / "app").rename(deep / "app")
+    manifest = artifacts / "manifest.json"
+    entries = json.loads(manifest.read_text())
+    for entry in entries:
+        if entry["source"] == "/app":
+            entry["destination"] = str((deep / "app").relative_to(trial))
+    manifest.write_text(json.dumps(entries))
+    return trial
+
+
+@pytest.mark.parametrize("who", ["you", "an ordinary user"])
+def test_a_trials_workspace_past_a_page_of_overlay_options_never_shows_this_machine(
+    tmp_path, env, namespace, ordinary_user, who
+):
+    """The kernel keeps a page of mount options (4,095 bytes and the NUL): bwrap's overlay over a
+    trial's /app named deep enough was cut short, and the cut path was a link the job put there,
+    so /app was any folder of this machine (its /etc, the user's ~/.ssh). Such a workspace is
+    copied: the run sees its own files."""
+    if who == "you":
+        secret = tmp_path / "secret"
+        trial = _trial_whose_app_is_past_a_page_of_options(tmp_path / "jobs", secret)
+        run = functools.partial(run_tool, dict(env, **{isolation.VARIABLE: "namespace"}))
+    else:
+        secret = ordinary_user.home / ".ssh"
+        trial = _trial_whose_app_is_past_a_page_of_options(ordinary_user.root / "jobs", secret)
+        run = functools.partial(ordinary_user.run, env=ordinary_user.env(**{isolation.VARIABLE: "namespace"}))
+    secret.mkdir()
+    (secret / "id_rsa").write_text("PRIVATE KEY")
+    data = json.loads(run("run", "--json", trial).stdout)
+    assert data["local"]["stdout"] == "['f0.txt', 'f1.txt', 'f10.txt', 'f100.txt']\n", data["local"]
+
+
+@pytest.mark.parametrize("length", [4_000, 4_200])
+def test_a_big_workspace_at_a_long_path_runs_on_a_copy_or_is_refused_in_a_line(tmp_path, env, length):
+    """A big workspace under a plain path of ~4,000 characters: the overlay's options, cut at the page,
+    named no folder, and every run failed with bwrap's "...,userxattr: No such file or directory". It
+    is copied now; past PATH_MAX (4,096) nothing can open it, and the run is refused in one line."""
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
+    folder = task_dir / "cases" / "only"
+    left = length - len(f"{folder}/workspace")
+    names = ["d" * 200] * (left // 201) + ["e" * (left % 201 - 1)]
+    fd = os.open(folder, os.O_RDONLY)  # (a path past PATH_MAX is made a folder at a time)
+    for name in names:
+        os.mkdir(name, dir_fd=fd)
+        fd, above = os.open(name, os.O_RDONLY, dir_fd=fd), fd
+        os.close(above)
+    for name in ("workspace", "workspace/src"):
+        os.mkdir(name, dir_fd=fd)
+    for name in ["src/a.py", *(f"f{index}.txt" for index in range(1100))]:
+        os.close(os.open(f"workspace/{name}", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.close(fd)
+    ws = Path(folder, *names, "workspace")
+    assert len(str(ws)) == length
+    done = run_tool(dict(env, **{isolation.VARIABLE: "namespace"}), "run", "--json", task_dir, "--workspace", ws)
+    if length < 4096:
+        data = json.loads(done.stdout)
+        assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+        assert data["stdout"] == ""  # a copy's rename works
+    else:
+        assert (done.returncode, done.stdout) == (2, ""), done.stdout
+        assert done.stderr.endswith("/workspace: File name too long\n") and done.stderr.count("\n") == 1
 
 
 def test_a_workspace_grown_past_the_copys_bound_mid_session_becomes_an_overlay(tmp_path, namespace):

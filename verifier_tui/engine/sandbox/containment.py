@@ -345,6 +345,10 @@ def _not_overlaid(folders: tuple[str, ...], bwrap: str) -> list[tuple[str, str]]
         real = os.path.realpath(folder)
         if not os.path.isdir(folder):
             continue
+        # (a folder's number among bwrap's --tmp-overlay ones is below len(folders): as long at most)
+        if not isolation.overlay_can_take(folder, tmp_index=len(folders)):
+            found.append((folder, "has a path longer than an overlay's mount options carry, or one read as an option"))
+            continue
         below = next((p for p, _, _, _ in mounts if p != real and isolation.inside(p, real)), None)
         mount = on(real)
         if below is not None:

@@ -52,6 +52,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 import resource
 import shutil
 import stat
@@ -527,10 +528,29 @@ def _status_lines(ctl: str) -> list[str]:
         return []
 
 
-def overlay_can_take(path: str) -> bool:
-    """Whether ``path`` can be an overlay layer as it is spelled (see _UNSAFE)."""
-    pieces = path.split(",")[1:]
-    return not any(ch in path for ch in _UNSAFE) and not any("=" in p or p.startswith("seclabel") for p in pieces)
+def overlay_can_take(lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0) -> bool:
+    """Whether bwrap's overlay of ``lower`` over ``upper`` and ``work`` (None: its ``--tmp-overlay``
+    numbered ``tmp_index``) gives overlayfs the folders it names. bwrap 0.11 (SETUP_OVERLAY_MOUNT)
+    takes each folder's realpath, escapes it (:data:`_ESCAPED`) after ``/oldroot``, and passes the
+    options to mount(2), whose kernel copies one page of them and cuts the rest (4,095 bytes and the
+    NUL, tried here): the folder named past that is a shorter path, which a hostile job had made a
+    link to any folder of this machine. Nor can it carry what an LSM reads as its own (_UNSAFE)."""
+    folders = [os.path.realpath(folder) for folder in (upper, work, lower) if folder is not None]
+    for folder in folders:
+        pieces = folder.split(",")[1:]
+        if any(ch in folder for ch in _UNSAFE) or any("=" in p or p.startswith("seclabel") for p in pieces):
+            return False
+    escaped = [_ESCAPED.sub(r"\\\g<0>", folder) for folder in folders]
+    if upper is None:
+        head = f"upperdir=/tmp-overlay-upper-{tmp_index},workdir=/tmp-overlay-work-{tmp_index},"
+    else:
+        head = f"upperdir=/oldroot{escaped[0]},workdir=/oldroot{escaped[1]},"
+    options = f"{head}lowerdir=/oldroot{escaped[-1]},userxattr"
+    return len(os.fsencode(options)) < os.sysconf("SC_PAGE_SIZE")
+
+
+_ESCAPED = re.compile(r"[\\,:]")
+"""What bwrap's strappend_escape_for_mount_options puts a backslash before."""
 
 
 @record(frozen=True)

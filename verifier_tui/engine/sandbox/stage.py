@@ -325,7 +325,12 @@ class Stage:
             self._stage_tests(tests_source, keep, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests)
         assert self.tests is not None
         notes += [f"tests: {n}" for n in self.tests.notes]
-        overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace)) and self._big(workspace)
+        overlay = (
+            self.namespace
+            and workspace is not None
+            and overlay_can_take(str(workspace), str(self.upper_dir), str(self.work_dir))
+            and self._big(workspace)
+        )
         if overlay and self.overlay_lower != workspace:
             notes.append(
                 f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB, "
