@@ -1445,3 +1445,76 @@ def test_a_workspace_grown_past_the_copys_bound_mid_session_becomes_an_overlay(t
     assert first.stdout.text == "" and not any("EXDEV" in n for n in first.notices)
     assert grown.stdout.text == "Invalid cross-device link\n", grown.stderr.text
     assert any("EXDEV" in n for n in grown.notices)
+
+
+def _renames_under_a_watcher(task_dir: Path, change) -> tuple[str, str, str]:
+    """What a run that renames ``src`` prints (EXDEV's words in an overlay, nothing in a copy): before
+    and after ``change`` (which returns the paths it changed, for the watcher to report), then a cold
+    start's in a new session."""
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        session.follow_changes(True)
+        before = session.run()
+        session.note_change(Change(frozenset(change())))
+        after = session.run()
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        cold = session.run()
+    return before.stdout.text, after.stdout.text, cold.stdout.text
+
+
+EXDEV_WORDS = "Invalid cross-device link\n"
+
+
+def test_a_workspace_grown_past_32_mb_mid_session_is_an_overlay_as_a_cold_start(tmp_path, namespace):
+    """Its size was asked again only past 1,000 entries: a file of 40 MB saved under a watcher left
+    the workspace a copy, where a cold start's is an overlay (a rename of a folder works in one and
+    gets EXDEV in the other)."""
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
+    big = task_dir / "cases" / "only" / "workspace" / "big.bin"
+
+    def grow() -> set[Path]:
+        big.write_bytes(b"x" * (40 << 20))
+        return {big}
+
+    assert _renames_under_a_watcher(task_dir, grow) == ("", EXDEV_WORDS, EXDEV_WORDS)
+
+
+def test_a_workspace_replaced_by_a_big_one_under_a_watcher_is_an_overlay(tmp_path, namespace):
+    """A workspace folder replaced (the watcher's changes under it not known) by one of 1,100 files stayed a copy."""
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    big = tmp_path / "big"
+    for name in ["src/a.py", *(f"f{index}.txt" for index in range(1100))]:
+        write(big / name, "a")
+
+    def replace() -> set[Path]:
+        shutil.rmtree(ws)
+        big.rename(ws)
+        return {ws}
+
+    assert _renames_under_a_watcher(task_dir, replace) == ("", EXDEV_WORDS, EXDEV_WORDS)
+
+
+def test_a_workspace_shrunk_below_the_bound_mid_session_is_a_copy_again(tmp_path, namespace):
+    """Once an overlay, a workspace stayed one after its files were removed, where a cold start copies it."""
+    made = {f"f{index}.txt": "x" for index in range(1100)}
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a", **made}})
+    ws = task_dir / "cases" / "only" / "workspace"
+
+    def shrink() -> set[Path]:
+        for name in made:
+            (ws / name).unlink()
+        return {ws / name for name in made}
+
+    assert _renames_under_a_watcher(task_dir, shrink) == (EXDEV_WORDS, "", "")
+
+
+def test_without_a_watcher_a_workspace_grown_past_the_bound_is_an_overlay_at_the_next_run(tmp_path, namespace):
+    """With no watcher to count what changed, the size is asked at every staging (a walk that stops past the bound)."""
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        first = session.run()
+        for index in range(1100):
+            (ws / f"f{index}.txt").write_text("x")
+        grown = session.run()
+    assert (first.stdout.text, grown.stdout.text) == ("", EXDEV_WORDS)

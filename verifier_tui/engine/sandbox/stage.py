@@ -470,16 +470,37 @@ class Stage:
 
     def _big(self, workspace: Path) -> bool:
         """Whether ``workspace`` is past what a run copies, asked by a walk that stops at the
-        bound: once per workspace, and again once its copy may have grown past it (with what
-        the watcher saw change since), as the view's copy must stay small: a run may have it
-        walked whole (WriteTracker.take)."""
-        mirror = self.workspace
-        with _pending_lock:
-            changed = len(self.pending or ())
-        grown = mirror is not None and mirror.source == workspace and len(mirror.index) + changed > COPY_UP_TO_ENTRIES
-        if self.overlay_for != workspace or grown:
+        bound whenever it may have crossed it since (:meth:`_may_have_crossed`): the view's
+        copy must stay small (a run may have it walked whole: WriteTracker.take), and a run's
+        workspace is a copy or an overlay as a cold start's would be (a rename of a folder
+        that came with it works in one, fails with EXDEV in the other)."""
+        if self.overlay_for != workspace or self._may_have_crossed(workspace):
             self.overlay_for, self.overlay_big = workspace, not _within(workspace, COPY_UP_TO_ENTRIES, COPY_UP_TO_BYTES)
         return self.overlay_big
+
+    def _may_have_crossed(self, workspace: Path) -> bool:
+        """Whether ``workspace``, found on the one side of the copy's bound when last asked, may
+        be on the other now. An overlay's is followed by no copy: always. A copy's, where the
+        watcher's word is not had (no watcher, the folder replaced, events lost): always. Else
+        by the copy's entries and bytes with what the watcher saw change since, a folder made
+        or moved in (what it holds was never seen), or a change as deep as the bound."""
+        mirror = self.workspace
+        with _pending_lock:
+            changed = None if self.pending is None else list(self.pending)
+        if self.overlay_big or mirror is None or mirror.source != workspace or changed is None:
+            return True
+        size = sum(copied.src_sig[0] for copied in mirror.index.values() if copied.kind == "file")
+        for rel in changed:
+            if rel.count("/") >= COPY_UP_TO_DEPTH:
+                return True
+            try:
+                st = os.lstat(workspace / rel)
+            except OSError:
+                continue  # gone: it takes nothing from the bound
+            if stat.S_ISDIR(st.st_mode):
+                return True
+            size += st.st_size if stat.S_ISREG(st.st_mode) else 0
+        return len(mirror.index) + len(changed) > COPY_UP_TO_ENTRIES or size > COPY_UP_TO_BYTES
 
     def note(self, paths: Iterable[Path], recreated: Iterable[Path]) -> None:
         """The watcher saw ``paths`` change (absolute, the user's); a folder
