@@ -12,8 +12,8 @@ from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, python_or_skip, wri
 from verifier_tui.engine import diagnosis
 from verifier_tui.engine.diagnosis import InstallLine, install_lines, missing_module, shadow_text, shadows
 from verifier_tui.engine.model import Outcome
-from verifier_tui.engine.sandbox.view import sh_commands
 from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.task.sh_words import sh_commands
 
 
 def run(task_dir, **options):

@@ -27,7 +27,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import DEBUG_UNDER_PDB, PYTHON_OPTION, Advice
 from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.view import sh_commands, sh_lines
+from verifier_tui.engine.task.sh_words import sh_commands, sh_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable
