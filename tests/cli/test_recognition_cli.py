@@ -615,16 +615,26 @@ def test_test_says_a_plain_test_sh_task_is_judged_by_its_own_script(env, tmp_pat
     assert "note: the sandbox would not run tests/verifier.py: tests/test.sh is the task's own script" in done.stdout
 
 
-@pytest.mark.parametrize("spelling", ["--verifier=/tests/grader.py", '--verifier="/tests/grader.py"'])
-def test_a_shim_that_names_its_verifier_with_an_equals_sign_is_read_too(env, tmp_path, spelling):
-    # The runner takes --verifier=FILE as well as --verifier FILE: a shim
-    # passing --verifier=/tests/grader.py was read as running tests/verifier.py,
-    # and the file it does run was said to score nothing in the sandbox.
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "# was: --verifier /tests/old.py\nset -- --verifier /tests/grader.py --workspace /app\n",
+        "echo --verifier /tests/x.py\nset -- --verifier /tests/grader.py --workspace /app\n",
+        "set -- --verifier=/tests/grader.py --workspace /app\n",
+        'set -- --verifier="/tests/grader.py" --workspace /app\n',
+        'V=/tests/grader.py\nset -- --verifier "$V" --workspace /app\n',
+    ],
+)
+def test_the_verifier_a_shim_names_is_read_as_sh_reads_it(env, tmp_path, lines):
+    # The runner takes --verifier=FILE as well as --verifier FILE, once read as tests/verifier.py; a
+    # comment or an echoed hint naming another file before the runner's real line was taken for it,
+    # and a variable's file for tests/verifier.py: the file the shim does run was said never to score
+    # in the sandbox.
     task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
     tests = task_dir / "tests"
     (tests / "verifier.py").rename(tests / "grader.py")
     shim = tests / "test.sh"
-    shim.write_text(shim.read_text().replace("--verifier /tests/verifier.py", spelling))
+    shim.write_text(shim.read_text().replace("set -- --verifier /tests/verifier.py --workspace /app\n", lines))
     for command in ("run", "test"):
         done = run_tool(env, command, task_dir, "--python", PY)
         no_traceback(done)

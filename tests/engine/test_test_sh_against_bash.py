@@ -1,9 +1,9 @@
-"""tests/test.sh's reading against real programs: the workspace the tool lays a run at, from the line that
-starts the runner, against the words bash passes that line's ``python3`` (a stub on PATH writes them down)
-as the runner's own parser reads them; its install lines against a stub ``pip`` bash runs; and its ``#!``
-line against what the kernel starts. Whatever the
-tool claims must be what the real program does, or the tool must say it cannot tell (a note, a refusal):
-never a confident wrong answer."""
+"""tests/test.sh's reading against real programs: the workspace the tool lays a run at and the verifier it
+takes the shim to run, from the line that starts the runner, against the words bash passes that line's
+``python3`` (a stub on PATH writes them down) as the runner's own parser reads them; its install lines
+against a stub ``pip`` bash runs; and its ``#!`` line against what the kernel starts. Whatever the tool
+claims must be what the real program does, or the tool must say it cannot tell (a note, a refusal, no
+claim): never a confident wrong answer."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from verifier_tui.engine import invocation
 from verifier_tui.engine.diagnosis import install_lines
 from verifier_tui.engine.sandbox.view import APP, braced_workspace, normal_path
+from verifier_tui.engine.task.discovery import shim_names
 from verifier_tui.runner_source import runner_path
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -155,6 +156,56 @@ def test_the_workspace_read_from_test_sh_is_the_one_bash_passes_or_said_unknown(
     if len(runs) != 1:
         return  # a syntax error bash stopped at, or no run: nothing of the runner's to judge
     _judged(script, runs[0], folder / "tests")
+
+
+# lines before the runner's that name another verifier where bash passes it nothing
+_VERIFIER_BEFORE = st.lists(
+    st.sampled_from(
+        [
+            "# was: --verifier /tests/old.py\n",
+            "echo --verifier /tests/old.py\n",
+            "echo hint: --verifier=/tests/old.py >&2\n",
+            "true # --verifier /tests/old.py\n",
+            "cat >/dev/null <<'EOF'\npython3 r.py --verifier /tests/old.py\nEOF\n",
+            "V=/tests/old.py\n",
+        ]
+    ),
+    max_size=3,
+)
+
+
+@SETTINGS
+@given(
+    word=st.builds(
+        lambda head, pieces: head + "".join(pieces),
+        st.sampled_from(["/tests/", "/tests/", "/tests//", "", "/srv/", "//tests/"]),
+        st.lists(st.one_of(_PIECES, st.sampled_from(["v.py", "'my v.py'", "my\\ v.py", '"$V"', "sub/"])), max_size=4),
+    ),
+    between=_BETWEEN,
+    before=_VERIFIER_BEFORE,
+    prefix=_PREFIX,
+    suffix=_SUFFIX,
+)
+def test_the_verifier_read_from_test_sh_is_the_one_bash_passes_or_none(
+    tmp_path_factory, word, between, before, prefix, suffix
+):
+    if between == "=" and word.startswith("\\\n"):
+        between = " "
+    command = f"{prefix}python3 /tests/.ng/run_verifier.py --workspace /app --verifier{between}{word}{suffix}"
+    script = "".join(before) + command + _CLOSING.get(prefix, "") + "\n"
+    folder = tmp_path_factory.mktemp("bash")
+    runs = _bash_runs(folder, script)
+    if len(runs) != 1:
+        return  # a syntax error bash stopped at, or no run: nothing of the runner's to judge
+    named = shim_names(script)
+    try:
+        given_verifier = _runner.parse_args(runs[0][1:])["verifier"]
+    except _runner.UsageError:
+        given_verifier = None  # the runner refuses what bash gave it: it runs no verifier
+    said = f"{script!r}: bash passes {runs[0][1:]!r}; the tool says the shim runs {named!r}"
+    if named is not None:  # a file claimed must be the one the runner opens
+        assert given_verifier is not None, said
+        assert normal_path(given_verifier) == normal_path(f"/tests/{named}"), said
 
 
 # A #! line, from its parts: what the kernel reads as the program ({stub}: a script that writes down its

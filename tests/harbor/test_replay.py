@@ -300,6 +300,33 @@ def test_the_verifier_the_shim_names_is_the_one_replayed(task):
     assert shim_verifier(demo) == demo / "tests" / "checks" / "main.py"
 
 
+# test.sh's lines, each with the --verifier bash passes the runner as the file it names (None: known only as
+# test.sh runs): a comment, a hint echoed and a quoted blank once gave old.py, x.py and "my".
+_NAMED_BY_SH = [
+    ("# was: --verifier /tests/old.py\nset -- --verifier /tests/main.py --workspace /app\n", "main.py"),
+    ("echo --verifier /tests/x.py\nset -- --verifier /tests/main.py --workspace /app\n", "main.py"),
+    ("set -- --verifier '/tests/my verifier.py' --workspace /app\n", "my verifier.py"),
+    ('set -- "--verifier=/tests/main.py" --workspace /app\n', "main.py"),
+    ("set -- --verifier /tests//checks/../main.py --workspace /app\n", None),
+    ('V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ("set -- --verifier /tests/{main,x}.py --workspace /app\n", None),
+]
+
+
+@pytest.mark.parametrize(("lines", "named"), _NAMED_BY_SH)
+def test_the_verifier_replayed_is_the_one_bash_passes_the_runner(task, lines, named):
+    demo = task(
+        verifier=None,
+        files={
+            name: "def verify(workspace):\n    return 1.0\n"
+            for name in ("main.py", "old.py", "x.py", "my", "my verifier.py")
+        },
+        shim=False,
+    )
+    (demo / "tests" / "test.sh").write_text("#!/bin/bash\n" + lines + 'exec python3 /tests/.ng/run_verifier.py "$@"\n')
+    assert shim_verifier(demo) == (None if named is None else demo / "tests" / named)
+
+
 def _snapshot(folder: Path) -> dict:
     return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*")}
 

@@ -11,7 +11,7 @@ user is here to debug).
 from __future__ import annotations
 
 import os
-import re
+import posixpath
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +38,7 @@ from verifier_tui.engine.task.kinds import (
 )
 from verifier_tui.engine.task.loading import as_harbor_loads
 from verifier_tui.engine.task.rows import TaskRows, outside, task_rows
+from verifier_tui.engine.task.sh_words import option_values, sh_lines
 from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task, harbor_place
 from verifier_tui.runner_source import runner_path
 
@@ -46,9 +47,8 @@ if TYPE_CHECKING:
 
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
-# The verifier a shim names for the runner (ours: --verifier /tests/verifier.py).
-# `--verifier=FILE` too: the runner takes both spellings
-_SHIM_VERIFIER_ARG = re.compile(r"--verifier(?:\s+|=)[\"']?/tests/([^\s\"']+)")
+# Where Harbor uploads the task's tests/, whose files a shim's --verifier names (ours: /tests/verifier.py).
+_TESTS = "/tests/"
 # Folders never searched for verifiers: the one skip list, and the vendored helpers.
 _SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
@@ -69,6 +69,7 @@ class Task:
     test_sh: Path | None
     plain_test_sh: bool  # tests/test.sh exists and is the task's own script, not the shim
     shim_runs: Path | None = None  # the file the shim runs (what its --verifier names), when test.sh is one
+    # and names it as written (not "$V")
     dataset_verifier: Path | None = None  # a dataset-wide verifier.py beside dataset.toml
     initial_case: str | None = None  # the case the path named, if it named one
     initial_verifier: Path | None = None  # the verifier file the path named, if it named one
@@ -245,15 +246,22 @@ def resolve(path: Path | str | Target) -> Task:
         verifiers.insert(0, target.verifier)
     test_sh = tests_dir / "test.sh"
     plain = False
-    shims_file = tests_dir / "verifier.py"
+    shims_file: Path | None = tests_dir / "verifier.py"
     if test_sh.is_file():
         # The head only: a script past the bound (test files in a heredoc) is still the task's own, and
         # the shim names the runner in its first lines
         script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES, keep="head").data
         plain = script is not None and SHIM_MARKER.encode() not in script
-        named = shim_names(script.decode(errors="replace")) if script and not plain else None
-        shims_file = tests_dir / named if named else shims_file
-    if shims_file not in verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
+        named, known = shim_reads(script.decode(errors="replace")) if script and not plain else (None, True)
+        # a file named only as test.sh runs ("$V") is claimed neither way: no note says the sandbox runs another
+        shims_file = (tests_dir / named if named else shims_file) if known else None
+    if (
+        shims_file
+        and shims_file not in verifiers
+        and not plain
+        and shims_file.is_file()
+        and not shims_file.is_symlink()
+    ):
         # The shim runs tests/verifier.py whatever it holds: with no top-level
         # verify in sight (renamed, or imported from a helper: `from grader
         # import verify`, after setting grader up) the runner decides, and says
@@ -345,13 +353,27 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
 
 
 def shim_names(script: str) -> str | None:
-    """The file a shim's ``--verifier /tests/...`` names, relative to /tests; None
-    when it names none there. A name that climbs out of /tests (``..``) is none:
-    here it would be a file of the user's beside the task, never to be run."""
-    named = _SHIM_VERIFIER_ARG.search(script)
-    if named is None or ".." in named.group(1).split("/"):
-        return None
-    return named.group(1)
+    """The file a shim's ``--verifier /tests/...`` names, relative to /tests (:func:`shim_reads`)."""
+    return shim_reads(script)[0]
+
+
+def shim_reads(script: str) -> tuple[str | None, bool]:
+    """The file a shim's ``--verifier /tests/...`` names, relative to /tests, read as sh reads test.sh:
+    the first ``--verifier`` (or ``--verifier=``) word a command passes, not one a comment holds or a
+    command only says (echo), with its quotes removed, as bash hands it to the runner; and whether it is
+    known here: not for a word its shell makes as test.sh runs (a variable, braces, a pattern). None
+    when it names no file there. A name that climbs out of /tests (``..``) is none: here it would be a
+    file of the user's beside the task, never to be run."""
+    for _number, line in sh_lines(script):
+        # lexed only where the option is written, as the workspace's reading does
+        for _word, value, how, _inline in option_values(line, "--verifier") if "--verifier" in line else ():
+            if how:
+                return None, False
+            # Linux reads //tests//a.py as /tests/a.py, the path the runner opens
+            path = posixpath.normpath("/" + value.lstrip("/"))
+            named = path.removeprefix(_TESTS) if path.startswith(_TESTS) else None
+            return (None if ".." in value.split("/") else named), True
+    return None, True
 
 
 def shim_runs_another_notice(task: Task, verifier: Path) -> str | None:
