@@ -176,6 +176,11 @@ def _changed_under(folder: Path, limit_ns: int, found: Batch) -> None:
         found.add((Kind.modified, str(folder)))
 
 
+def _outermost(folders: set[Path] | frozenset[Path]) -> list[Path]:
+    """The folders of ``folders`` that lie in none of the others (a set: thousands made at once)."""
+    return [folder for folder in folders if not any(up in folders for up in folder.parents)]
+
+
 def _is_real_dir(path: Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -524,9 +529,8 @@ class Channel:
         if since_ns is not None:
             new = self._shape.flat - old_shape.flat | self._shape.tree - old_shape.tree
             new |= {folder for folder in touched if _is_real_dir(folder)}  # never a link: what is behind is not ours
-            for folder in new:
-                if not any(up in new for up in folder.parents):
-                    _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
+            for folder in _outermost(new):
+                _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
         raw |= fresh
         return fresh
 
@@ -538,8 +542,7 @@ class Channel:
         follow it, still naming it by its old place) or past :data:`_MOST_WATCHES`."""
         while True:
             touched, went = self._reshaped(fresh)
-            made = [folder for folder in touched if _is_real_dir(folder)]
-            made = [folder for folder in made if not any(up in made for up in folder.parents)]
+            made = _outermost({folder for folder in touched if _is_real_dir(folder)})
             if not made and not went:
                 return
             flat, whole, shape = _split_all({str(folder): str(folder) for folder in made})
