@@ -1552,3 +1552,38 @@ async def test_many_folders_made_at_once_beside_a_link_are_followed_in_linear_wo
         await rec.until(lambda change: saved in change.paths, timeout=120)
         monkeypatch.undo()
     assert compared[0] < 100 * made, compared[0]
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["threads", "process"])
+async def test_a_folder_remade_again_and_again_beside_a_link_blocks_no_report(tmp_path: Path, isolate: bool) -> None:
+    """A build folder removed and made again many times a second in a folder on the way to a link:
+    each batch saw a watched folder go, built the watch again, and waited for a batch without one
+    before reporting anything, so while the build ran no save anywhere was reported. A save is
+    reported while it goes on, and one in the build folder once it ends."""
+    outside = folder(tmp_path / "outside" / "d")
+    workspace = tmp_path / "workspace"
+    _linked_workspace(workspace, outside.parent)
+    build = folder(workspace / "build")
+    stop = threading.Event()
+    remade = [0]
+
+    def churn() -> None:
+        while not stop.is_set():
+            shutil.rmtree(build, ignore_errors=True)
+            build.mkdir()
+            (build / "x").write_text("x")
+            remade[0] += 1
+            stop.wait(0.03)
+
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        churning = threading.Thread(target=churn)
+        churning.start()
+        try:
+            await wait_until(lambda: remade[0] >= 5, "the build under way")
+            saved = _write(workspace / "a" / "saved.txt")
+            await rec.until(lambda change: saved in change.paths)
+        finally:
+            stop.set()
+            churning.join()
+        later = _write(build / "later.txt")
+        await rec.until(lambda change: later in change.paths)

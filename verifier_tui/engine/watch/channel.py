@@ -412,6 +412,7 @@ class Channel:
         self._said_unwatched = False  # SOME_UNWATCHED posted (once)
         self._shape = Shape()  # how the current ``watch`` split the roots (:func:`_split`)
         self._watches: list[Batches] = []  # the OS watches it reads in turn (:func:`_together`)
+        self._unfollowed: tuple[Batch, int] | None = None  # left for the next batch (:meth:`_follow_shape`), since when
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -539,7 +540,15 @@ class Channel:
         (:meth:`_reshaped`), as often as ``fresh`` says some were: each time
         with a watch of their own, walking only them; with the whole ``watch``
         built again where a watched folder went (moved away, its watch would
-        follow it, still naming it by its old place) or past :data:`_MOST_WATCHES`."""
+        follow it, still naming it by its old place) or past :data:`_MOST_WATCHES`.
+        After a rebuild the batch is reported as it is, and what the new watch
+        caught is followed with the next one: a folder made again and again (a
+        build's) would have each rebuild find it gone again, and nothing reported
+        while it lasts."""
+        if self._unfollowed is not None:
+            fresh = fresh | self._unfollowed[0]
+            since_ns = min(since_ns, self._unfollowed[1])
+            self._unfollowed = None
         while True:
             touched, went = self._reshaped(fresh)
             made = _outermost({folder for folder in touched if _is_real_dir(folder)})
@@ -548,8 +557,11 @@ class Channel:
             flat, whole, shape = _split_all({str(folder): str(folder) for folder in made})
             many = len(self._watches) + bool(flat) + bool(whole) > _MOST_WATCHES
             if went or many or any(_NOT_UTF8.search(str(folder)) for folder in made):
-                fresh = self._rebuild(raw, since_ns, touched)
-                continue
+                before = self._batches
+                built = self._rebuild(raw, since_ns, touched)
+                # not built (a folder went as it was walked): what asked for it is asked again
+                self._unfollowed = (built if self._batches is not before else fresh), since_ns
+                return
             self._watches += [self._part(paths, deep, 1) for paths, deep in ((flat, False), (whole, True)) if paths]
             self._shape = Shape(
                 self._shape.flat | shape.flat, self._shape.tree | shape.tree, self._shape.cuts | shape.cuts
