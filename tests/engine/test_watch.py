@@ -1587,3 +1587,32 @@ async def test_a_folder_remade_again_and_again_beside_a_link_blocks_no_report(tm
             churning.join()
         later = _write(build / "later.txt")
         await rec.until(lambda change: later in change.paths)
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["beside-a-link", "no-link"])
+async def test_a_folder_holding_a_link_moved_into_a_folder_watched_whole_is_not_walked(
+    tmp_path: Path, linked: bool
+) -> None:
+    """A folder holding a link to a big folder outside, moved (or checked out, folder and link at
+    once) into a folder watched whole: the OS watch's handler of a new folder walked it following
+    the link, and watched the 2,000 folders behind it. They are let go of, and saves in the moved
+    folder are seen."""
+    outside = tmp_path / "outside"
+    for n in range(300):
+        (outside / f"d{n}").mkdir(parents=True)
+    workspace = tmp_path / "workspace"
+    if linked:
+        _linked_workspace(workspace, outside)
+    else:
+        folder(workspace / "a")
+    staged = folder(tmp_path / "staged" / "lib")
+    (staged / "deps").symlink_to(outside)
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        assert rec.watcher._proc is not None
+        staged.parent.rename(workspace / "a" / "pkg")
+        await rec.until(lambda change: workspace / "a" / "pkg" in change.paths)
+        for saved in (workspace / "a" / "pkg" / "lib" / "saved.txt", workspace / "a" / "saved.txt"):
+            saved.write_text("x")
+            await rec.until(lambda change, saved=saved: saved in change.paths)
+        own = sum(1 for p in workspace.rglob("*") if p.is_dir() and not p.is_symlink()) + 1
+        assert inotify_watches(rec.watcher._proc.pid) <= 3 * own

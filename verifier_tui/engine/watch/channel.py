@@ -575,13 +575,20 @@ class Channel:
         """The folders inside folders watched alone (:func:`_split`) that the
         ``watch`` does not cover as it should: made or moved in (a folder
         inside would not be watched), watched and made again or gone, a link
-        that is a folder now; and whether a watched one went."""
+        that is a folder now; and whether the whole ``watch`` must be built
+        again: a watched one went, or a folder made in one watched whole holds
+        a cut. notify's handler of a new folder there walks it following links
+        (as its first walk does), so a folder moved or checked out with a link
+        inside had whatever lies behind the link watched until then."""
         shape = self._shape
         touched: set[Path] = set()
         went = False
-        for kind, raw_path in events if shape.flat else ():
+        grown: set[Path] = set()
+        for kind, raw_path in events if shape.flat or shape.tree else ():
             path = Path(raw_path)
             if path.parent not in shape.flat:
+                if kind == _ADDED and any(up in shape.tree for up in path.parents) and _is_real_dir(path):
+                    grown.add(path)
                 continue
             if path in shape.flat or path in shape.tree:
                 if kind in (_ADDED, _DELETED):
@@ -589,6 +596,10 @@ class Channel:
                     went |= kind == _DELETED
             elif (kind == _ADDED or path not in shape.cuts) and _is_real_dir(path):
                 touched.add(path)
+        for folder in _outermost(grown):
+            if _split(str(folder))[2]:
+                touched.add(folder)
+                went = True
         return frozenset(touched), went
 
     # -- the loop ---------------------------------------------------------
