@@ -1283,18 +1283,25 @@ async def test_test_watch_runs_no_round_for_an_instructions_text(tmp_path: Path)
     assert len(asked) == 1
 
 
-SAVES_PAST_A_LOCKED_FOLDER = """
+#: The start of a script an ordinary user runs: a watch of the workspace ``sys.argv[1]`` by threads,
+#: what it reports gathered in ``seen``, ``until(path)`` waiting (4 s at most) for a change naming it.
+WATCHED_BY_A_USER = """
 import asyncio, os, sys
 from pathlib import Path
 from verifier_tui.engine.changes import WatchTarget
 from verifier_tui.engine.watch.watcher import Watcher
 
 root = Path(sys.argv[1])
-folders = sorted(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink() and os.access(p, os.R_OK))
+seen = set()
 
-async def main():
+async def until(path):
+    for _ in range(400):
+        if path in seen:
+            return
+        await asyncio.sleep(0.01)
+
+async def watched(act):
     watcher = Watcher([WatchTarget(root, "workspace")], isolate=False)
-    seen = set()
 
     async def consume():
         async for change in watcher.changes():
@@ -1302,20 +1309,27 @@ async def main():
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(watcher.ready(), 10)
+    await act()
+    watcher.stop()
+    await asyncio.wait_for(task, 10)
+"""
+
+SAVES_PAST_A_LOCKED_FOLDER = (
+    WATCHED_BY_A_USER
+    + """
+folders = sorted(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink() and os.access(p, os.R_OK))
+
+async def act():
     for folder in folders:
         saved = folder / "saved.txt"
         saved.write_text("x")
-        for _ in range(400):
-            if saved in seen:
-                break
-            await asyncio.sleep(0.01)
-    watcher.stop()
-    await asyncio.wait_for(task, 10)
-    print(sorted(str(p.parent.relative_to(root)) for p in seen if p.name == "saved.txt"))
-    print(sorted(str(p.relative_to(root)) for p in folders))
+        await until(saved)
 
-asyncio.run(main())
+asyncio.run(watched(act))
+print(sorted(str(p.parent.relative_to(root)) for p in seen if p.name == "saved.txt"))
+print(sorted(str(p.relative_to(root)) for p in folders))
 """
+)
 
 
 @pytest.mark.parametrize("behind", [False, True], ids=["in-the-tree", "behind-a-link"])
@@ -1616,3 +1630,33 @@ async def test_a_folder_holding_a_link_moved_into_a_folder_watched_whole_is_not_
             await rec.until(lambda change, saved=saved: saved in change.paths)
         own = sum(1 for p in workspace.rglob("*") if p.is_dir() and not p.is_symlink()) + 1
         assert inotify_watches(rec.watcher._proc.pid) <= 3 * own
+
+
+SAVE_IN_A_FOLDER_MADE_READABLE = (
+    WATCHED_BY_A_USER
+    + """
+async def act():
+    (root / "locked").chmod(0o755)
+    await until(root / "locked")
+    for saved in (root / "locked" / "saved.txt", root / "locked" / "deeper" / "saved.txt"):
+        saved.write_text("x")
+        await until(saved)
+
+asyncio.run(watched(act))
+print(sorted(str(p.relative_to(root)) for p in seen if p.name == "saved.txt"))
+"""
+)
+
+
+def test_a_folder_the_user_could_not_read_made_readable_is_watched(ordinary_user) -> None:
+    """A folder its user could not read when the watch was built (a container's, mode 000) is
+    made readable (chmod 755): it stayed unwatched, and saves in it ran nothing. It is watched
+    from then on."""
+    workspace = ordinary_user.root / "workspace"
+    (workspace / "locked" / "deeper").mkdir(parents=True)
+    (workspace / "tests").mkdir()
+    ordinary_user.own(ordinary_user.root)
+    (workspace / "locked").chmod(0o000)
+    done = ordinary_user.run_python(SAVE_IN_A_FOLDER_MADE_READABLE, workspace, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == str(["locked/deeper/saved.txt", "locked/saved.txt"])

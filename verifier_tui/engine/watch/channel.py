@@ -188,6 +188,11 @@ def _is_real_dir(path: Path) -> bool:
         return False
 
 
+def _readable(path: Path) -> bool:
+    """Whether inotify would watch the folder now (it asks to read it)."""
+    return os.access(path, os.R_OK | os.X_OK)
+
+
 def _is_empty_file(path: Path) -> bool:
     try:
         st = os.lstat(path)
@@ -564,7 +569,7 @@ class Channel:
                 return
             self._watches += [self._part(paths, deep, 1) for paths, deep in ((flat, False), (whole, True)) if paths]
             self._shape = Shape(
-                self._shape.flat | shape.flat, self._shape.tree | shape.tree, self._shape.cuts | shape.cuts
+                self._shape.flat | shape.flat, self._shape.tree | shape.tree, self._shape.cuts - set(made) | shape.cuts
             )
             fresh = self._wait()  # builds them, and takes what every watch caught meanwhile
             for folder in made:  # what was saved there before their watch existed
@@ -594,8 +599,8 @@ class Channel:
                 if kind in (_ADDED, _DELETED):
                     touched.add(path)
                     went |= kind == _DELETED
-            elif (kind == _ADDED or path not in shape.cuts) and _is_real_dir(path):
-                touched.add(path)
+            elif _is_real_dir(path) and (kind == _ADDED or path not in shape.cuts or _readable(path)):
+                touched.add(path)  # a refused folder made readable (chmod) tells its parent's watch
         for folder in _outermost(grown):
             if _split(str(folder))[2]:
                 touched.add(folder)
