@@ -782,3 +782,23 @@ def test_a_crlf_test_sh_bash_starts_is_not_scored_as_the_runner_alone_would(env,
     done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode != 0 and "1 passed" not in done.stdout, done.stdout
     assert one_line_refusal(run_tool(env, "explain", task_dir, "--python", PY)) == f"verifier-tui: {CRLF_REFUSAL}"
+
+
+def test_a_shim_naming_its_verifier_by_a_variable_still_runs_tests_verifier_py(env, tmp_path):
+    # V=/tests/verifier.py; --verifier "$V": the file is known only as test.sh runs. tests/verifier.py, which
+    # only sets up and imports verify from a helper, was dropped as the candidate and the helper ran in its
+    # place: 0.0 where Harbor's shim, running verifier.py, scores 1.0.
+    task_dir = make_task(tmp_path / "t", "import os\nos.environ['LENIENT'] = '1'\nfrom grader_impl import verify\n")
+    tests = task_dir / "tests"
+    (tests / "grader_impl.py").write_text(
+        "import os\n\ndef verify(workspace):\n    return 1.0 if os.environ.get('LENIENT') == '1' else 0.0\n"
+    )
+    shim = tests / "test.sh"
+    old = "set -- --verifier /tests/verifier.py --workspace /app\n"
+    shim.write_text(shim.read_text().replace(old, 'V=/tests/verifier.py\nset -- --verifier "$V" --workspace /app\n'))
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    no_traceback(done)
+    assert "tests/verifier.py" in done.stdout.splitlines()[0], done.stdout
+    assert "grader_impl" not in done.stdout.splitlines()[0], done.stdout
+    assert 'verdict: {"reward": 1.0}' in done.stdout, done.stdout
+    assert "only known as test.sh runs" in done.stdout, done.stdout

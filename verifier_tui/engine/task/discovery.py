@@ -70,6 +70,7 @@ class Task:
     plain_test_sh: bool  # tests/test.sh exists and is the task's own script, not the shim
     shim_runs: Path | None = None  # the file the shim runs (what its --verifier names), when test.sh is one
     # and names it as written (not "$V")
+    shim_named_as_it_runs: bool = False  # the shim's --verifier is made as test.sh runs ("$V")
     dataset_verifier: Path | None = None  # a dataset-wide verifier.py beside dataset.toml
     initial_case: str | None = None  # the case the path named, if it named one
     initial_verifier: Path | None = None  # the verifier file the path named, if it named one
@@ -246,22 +247,18 @@ def resolve(path: Path | str | Target) -> Task:
         verifiers.insert(0, target.verifier)
     test_sh = tests_dir / "test.sh"
     plain = False
-    shims_file: Path | None = tests_dir / "verifier.py"
+    known = True
+    shims_file = tests_dir / "verifier.py"
     if test_sh.is_file():
         # The head only: a script past the bound (test files in a heredoc) is still the task's own, and
         # the shim names the runner in its first lines
         script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES, keep="head").data
         plain = script is not None and SHIM_MARKER.encode() not in script
         named, known = shim_reads(script.decode(errors="replace")) if script and not plain else (None, True)
-        # a file named only as test.sh runs ("$V") is claimed neither way: no note says the sandbox runs another
-        shims_file = (tests_dir / named if named else shims_file) if known else None
-    if (
-        shims_file
-        and shims_file not in verifiers
-        and not plain
-        and shims_file.is_file()
-        and not shims_file.is_symlink()
-    ):
+        # a file named only as test.sh runs ("$V") stays tests/verifier.py, the shim's own default, as the
+        # candidate (never a helper beside it), but no note claims the sandbox runs another
+        shims_file = tests_dir / named if named else shims_file
+    if shims_file not in verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
         # The shim runs tests/verifier.py whatever it holds: with no top-level
         # verify in sight (renamed, or imported from a helper: `from grader
         # import verify`, after setting grader up) the runner decides, and says
@@ -280,7 +277,8 @@ def resolve(path: Path | str | Target) -> Task:
         cases=cases,
         test_sh=test_sh if test_sh.is_file() else None,
         plain_test_sh=plain,
-        shim_runs=shims_file if test_sh.is_file() and not plain else None,
+        shim_runs=shims_file if test_sh.is_file() and not plain and known else None,
+        shim_named_as_it_runs=not known,
         dataset_verifier=dataset,
         initial_case=target.case,
         initial_verifier=target.verifier,
@@ -347,6 +345,11 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
         )
     elif shim_notice := shim_runs_another_notice(task, verifier):
         out.append(shim_notice)
+    elif task.shim_named_as_it_runs and verifier == task.tests_dir / "verifier.py":
+        out.append(
+            f"the shim ({_display(task, task.test_sh)}) names its --verifier by a word only known as test.sh "
+            f"runs: verifier-tui takes it for {_display(task, verifier)}, the shim's own"
+        )
     if uses_episode_api(verifier):
         out.append(episode_api_notice(_display(task, verifier)))
     return out
