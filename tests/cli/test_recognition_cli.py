@@ -185,6 +185,18 @@ def test_a_task_inside_a_folder_shaped_like_a_workspace_is_opened_as_the_task_it
     assert "workspace of" not in line, line
 
 
+def test_a_task_shaped_workspace_of_a_real_case_is_the_agents(env, tmp_path):
+    """An agent that left ``tests/test.sh`` and ``tests/verifier.py`` in its workspace: ``run
+    TASK/cases/wrong/workspace`` ran the agent's verifier as a task (1.0). The workspace folder of a real
+    task's case, and what is in it but a task strictly below it, is the agent's."""
+    task = make_task(tmp_path / "t", cases={"wrong": {"answer.txt": "no"}})
+    workspace = task / "cases" / "wrong" / "workspace"
+    write(workspace / "tests" / "test.sh", SHIM)
+    write(workspace / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    one_line_refusal(run_tool(env, "run", workspace, "--python", PY), "is the workspace of case wrong")
+    one_line_refusal(run_tool(env, "run", workspace / "tests", "--python", PY), "in the workspace of case wrong")
+
+
 AGENTS_VERIFY = "def verify(workspace):\n    return 1.0\n"
 
 

@@ -169,13 +169,13 @@ def _task_target(path: Path) -> Target:
 def _case_around(path: Path) -> Path | None:
     """The case folder whose workspace (``TASK/cases/NAME/workspace/``, under a task by the one rule)
     ``path`` is or lies in, with no task between: Harbor runs a task folder given to it wherever it lies,
-    so a task in a workspace (a path shaped like one) is the task it is; what is no task there is the
-    agent's."""
+    so a task strictly below a workspace is the task it is; the workspace itself is the agent's even
+    when the agent left it shaped like a task (its own tests/test.sh)."""
     for folder in (path, *path.parents):
-        if looks_like_task(folder):
-            return None
         if folder.name == "workspace" and folder.parent.parent.name == "cases" and folder.is_dir():
             return folder.parent if looks_like_task(folder.parent.parent.parent) else None
+        if looks_like_task(folder):
+            return None
     return None
 
 
