@@ -814,3 +814,22 @@ def test_a_shim_naming_its_verifier_by_a_variable_still_runs_tests_verifier_py(e
     assert "grader_impl" not in done.stdout.splitlines()[0], done.stdout
     assert 'verdict: {"reward": 1.0}' in done.stdout, done.stdout
     assert "only known as test.sh runs" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(
+    "first", ["#!/usr/bin/env -S vtui-nosuch-shell --script", "#!/usr/local/bin/vtui-nosuch-python3"]
+)
+def test_a_test_sh_program_this_machine_lacks_does_not_stop_a_run_of_the_runner(env, tmp_path, first):
+    # run exited 127 ("Harbor would raise RewardFileNotFoundError") and explain 2 for a #! program missing
+    # here, though the image may well have it (uv, the image's own python3): a run of the runner alone
+    # never starts test.sh's program, so it carries on with a note.
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(first + "\n" + shim.read_text().split("\n", 1)[1])
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0 and 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+    assert "the image may have it" in done.stdout, done.stdout
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -215,6 +215,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         prepared.path_map = [(scratch, user) for scratch, user in prepared.path_map if scratch != limits.app]
     if prepared.start_error is not None:
         return prepared
+    missing = None if unstartable else test_sh_program_missing(stage.tests_dir / "test.sh", workdir, ends_here=False)
+    if missing is not None:  # only a run of test.sh itself ends for it (unstartable)
+        prepared.notices.append(missing[0])
     prepared.shim_refusal = unstartable[0] if unstartable else shim_refusal(interpreter)
     if unstartable is not None:
         prepared.notices.append(unstartable[0])
@@ -522,7 +525,9 @@ def _shebang(test_sh: Path) -> tuple[list[str], bytes]:
 NO_PROGRAM_EXIT = 126
 
 
-def test_sh_unstartable(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> tuple[str, int] | None:
+def test_sh_unstartable(
+    test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR, *, missing: bool = True
+) -> tuple[str, int] | None:
     """Why Harbor could not start ``test_sh``, said as the run's one line, and what test.sh exits with
     (None: it could). Harbor 0.26 runs it as a file (harbor/verifier/verifier.py: ``chmod +x``, then its
     path as the command, harbor/utils/scripts.py ``build_execution_command``; only a Windows host strips
@@ -531,7 +536,8 @@ def test_sh_unstartable(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) ->
     (127). A ``#!`` followed by nothing but blanks before a NUL or the file's end names the program ""
     (fs/binfmt_script.c reads it so), which the kernel refuses (126; an empty ``#!`` line, one that
     ends, the kernel leaves to bash). A program the sandbox does not have (:func:`_test_sh_program`)
-    cannot start either (127, bash's or env's). What an interpreter does with a \\r in its argument
+    cannot start either (127, bash's or env's), unless ``missing`` is False: that one is this machine's
+    answer, and the image may have the program. What an interpreter does with a \\r in its argument
     (``#!/bin/bash -e\\r``) is its own, and the replay meets it by running test.sh as the kernel would
     (:func:`test_sh_argv`)."""
     program = _test_sh_program(test_sh, workdir)
@@ -550,14 +556,28 @@ def test_sh_unstartable(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) ->
             f"run in the sandbox (exit {SHIM_REFUSAL_EXIT}); save it with LF endings",
             SHIM_REFUSAL_EXIT,
         )
+    return test_sh_program_missing(test_sh, workdir, ends_here=True) if missing else None
+
+
+def test_sh_program_missing(test_sh: Path, workdir: str, *, ends_here: bool) -> tuple[str, int] | None:
+    """The note for a test.sh whose ``#!`` program this machine lacks (:func:`_test_sh_program`), and
+    what Harbor's bash exits with where the image lacks it too. ``ends_here``: a run of test.sh itself,
+    which ends as the kernel ends it here; a run of the runner alone never starts that program."""
+    program = _test_sh_program(test_sh, workdir)
     if isinstance(program.found, str):
         return None
+    first = cut_middle(unbroken(program.head.split(b"\n", 1)[0].decode(errors="replace")), 120)
     what = "is not" if program.found == SHIM_REFUSAL_EXIT else "is no program (a folder, a file not executable)"
-    where = f"from the working directory {workdir}" if program.relative else "in the sandbox"
+    where = f"from the working directory {workdir}" if program.relative else "on this machine"
+    here = (
+        "but this run of test.sh ends as it would there"
+        if ends_here
+        else "so verifier-tui runs the runner all the same"
+    )
     return (
         f"tests/test.sh's first line `{first}` names {cut_middle(unbroken(program.name), 120)}, which {what} "
-        f"{where} (this machine's programs are the sandbox's): Harbor's bash cannot start test.sh "
-        f"(exit {program.found}, no reward) where the image lacks it too; name a program it has",
+        f"{where}: where the image lacks it too, Harbor's bash cannot start test.sh (exit {program.found}, no "
+        f"reward); the image may have it, {here}",
         program.found,
     )
 
@@ -682,7 +702,7 @@ def test_sh_refusals(
     """Why the sandbox never starts ``test_sh`` (:func:`test_sh_unstartable`), else why a run of the
     runner alone is refused for it (:func:`_crlf_test_sh`, :func:`_braced_test_sh`; a run of the script
     itself never is). ``workdir``: where Harbor starts it (:func:`_test_sh_program`)."""
-    unstartable = test_sh_unstartable(test_sh, workdir)
+    unstartable = test_sh_unstartable(test_sh, workdir, missing=via_test_sh)
     if unstartable is not None or via_test_sh:
         return unstartable, None
     return None, _crlf_test_sh(test_sh) or _braced_test_sh(test_sh, workdir)
