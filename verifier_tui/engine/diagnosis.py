@@ -67,54 +67,13 @@ _INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile", "t
 #: install nothing.
 _SCRIPT = "test.sh"
 _INSTALLERS = ("pip", "uv", "apt")  # a line naming none of these is never lexed
-_PIP = re.compile(r"pip(?:3(?:\.\d+)?)?")
 _PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-#: sh's reserved words that may stand before a command (``if ! pip install X; then``, ``{ pip install X; }``).
-_RESERVED = frozenset({"if", "then", "elif", "else", "do", "while", "until", "!", "{", "time"})
-#: Commands that run the words after their options (coreutils', sudo's, findutils' xargs): their short
-#: options that take a value, their long ones, and how many words they take before the command (timeout's
-#: duration). bash's ``exec -a NAME`` and GNU time's ``-f FORMAT -o FILE`` are among them.
-_WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
-    "env": ("uCS", frozenset({"--unset", "--chdir", "--split-string"}), 0),
-    "timeout": ("sk", frozenset({"--signal", "--kill-after"}), 1),
-    "nice": ("n", frozenset({"--adjustment"}), 0),
-    "nohup": ("", frozenset(), 0),
-    "exec": ("a", frozenset(), 0),
-    "command": ("", frozenset(), 0),
-    "time": ("fo", frozenset({"--format", "--output"}), 0),
-    "sudo": ("ugCDhprtTU", frozenset({"--user", "--group", "--close-from", "--chdir", "--host", "--prompt"}), 0),
-    "xargs": ("aEdILnPs", frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars"}), 0),
-}
-#: The options of pip install (its own and pip's global ones, which pip reads wherever they stand: ``pip
-#: --cache-dir /tmp install X``) and of uv pip install / uv add whose value is the next word, not a package.
-_PIP_VALUES = (
-    "CcefiprtP",
-    frozenset(
-        {
-            *("--abi", "--build-constraint", "--cache-dir", "--cert", "--client-cert", "--config-settings"),
-            *("--constraint", "--constraints", "--default-timeout", "--editable", "--exists-action"),
-            *("--extra-index-url", "--find-links", "--global-option", "--group", "--implementation"),
-            *("--index-url", "--keyring-provider", "--local-log", "--log", "--log-file", "--no-binary"),
-            *("--only-binary", "--platform", "--prefix", "--progress-bar", "--proxy", "--python"),
-            *("--python-version", "--report", "--requirement", "--requirements", "--retries", "--root"),
-            *("--root-user-action", "--src", "--target", "--timeout", "--trusted-host", "--upgrade-strategy"),
-            *("--use-deprecated", "--use-feature", "--resume-retries", "--index", "--default-index"),
-            *("--index-strategy", "--resolution", "--prerelease", "--exclude-newer", "--link-mode"),
-            *("--python-platform", "--upgrade-package", "--reinstall-package", "--no-build-package"),
-            *("--override", "--overrides", "--extra", "--directory", "--project", "--config-file", "--color"),
-            *("--allow-insecure-host", "--torch-backend", "--dev-group", "--optional", "--package"),
-        }
-    ),
-)
-#: uvx's and uv run's (``uvx -p 3.13 -w pytest==8.4.1``, as Terminal-Bench's test.sh files run pytest).
-_UV_RUN_VALUES = (
-    _PIP_VALUES[0] + "w",
-    _PIP_VALUES[1] | {"--with", "--with-editable", "--with-requirements", "--from", "--env-file"},
-)
-#: apt-get's: -o OPTION, -t RELEASE, -c CONFIG (its -f, fix broken, is a flag).
-_APT_VALUES = ("otc", frozenset({"--option", "--target-release", "--config-file"}))
-_REQUIREMENTS = frozenset({"-r", "--requirement", "--requirements"})
+#: The words that start an install (pip, pip3.12, uv, uvx, apt-get), whatever runs them (sudo, timeout 300).
+_INSTALLER = re.compile(r"pip(?:3(?:\.\d+)?)?|uvx?|apt(?:-get)?")
+#: An option of pip install's (uv pip's) that installs what a file lists: -r FILE, -qr FILE, -rFILE, --requirement.
+_LISTS_A_FILE = re.compile(r"-[A-Za-z]*r.*|--requirements?(?:=.*)?")
+#: uvx's and uv run's package option, its value in the word (-wNAME, -w=NAME, --with=NAME) or the next.
+_WITH = re.compile(r"-w=?(.*)|--with(?:=(.*))?")
 #: A requirement's name (PEP 508), then its end or what may follow it: extras, a version, a marker, a URL.
 _REQUIRES = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:$|[\[=<>!~;@ ])")
 _REQUIREMENTS_FOLDERS = (".", "environment", "tests")
@@ -204,86 +163,38 @@ def _script_installs(path: Path, text: str, names: set[str], spelt: re.Pattern[s
 
 
 def _installs(words: list[str]) -> tuple[list[str], bool]:
-    """The names of the packages one command of test.sh installs (pip, pip3, python -m pip, uv pip
-    install, uv add; the values of uvx's and uv run's -w/--with; apt's python3-NAME as module NAME), and
-    whether it installs what a file lists (``-r FILE``, ``--with-requirements FILE``)."""
-    words = _command_run(words)
-    if not words:
-        return [], False
-    name, rest = words[0].rsplit("/", 1)[-1], words[1:]
-    if _PYTHON.fullmatch(name) and rest[:2] == ["-m", "pip"]:
-        name, rest = "pip", rest[2:]
-    elif name == "uv" and rest[:1] == ["pip"]:
-        name, rest = "pip", rest[1:]
-    runs = 1 if rest[:1] == ["run"] else 2 if rest[:2] == ["tool", "run"] else None
-    if name == "uvx" or (name == "uv" and runs):
-        # uv's own options end at the tool's name (``uvx pytest -w 4``: pytest's -w); clap reads -w=X as X
-        read, _ = _options(rest, 0 if name == "uvx" else runs or 0, *_UV_RUN_VALUES, stop=True)
-        withs = [value.removeprefix("=") for option, value in read if option in ("-w", "--with")]
-        from_a_file = any(option == "--with-requirements" for option, _ in read)
-        return [_requirement(package) for value in withs for package in value.split(",")], from_a_file
-    apt = name in ("apt", "apt-get")
-    read, _ = _options(rest, 0, *(_APT_VALUES if apt else _PIP_VALUES))
-    verbs = [word for option, word in read if not option][:1]
-    installs = verbs == ["install"] and (apt or _PIP.fullmatch(name)) or (name == "uv" and verbs == ["add"])
-    if not installs:
-        return [], False
-    after = read[read.index(("", verbs[0])) + 1 :]
-    packages = [word for option, word in after if not option]
-    from_a_file = any(option in _REQUIREMENTS for option, _ in after)
-    if apt:  # Debian names a module's package python3-NAME (python3-yaml, python3-pil)
-        return [_requirement(p.removeprefix("python3-")) for p in packages if p.startswith("python3-")], False
-    return [_requirement(package) for package in packages], from_a_file
-
-
-def _command_run(words: list[str]) -> list[str]:
-    """The words of the command a test.sh command runs in the end: past sh's reserved words before it
-    (``if ! pip install X``, ``{ pip install X; }``), assignments (``X=1 pip``) and commands that run the
-    words after their own options (``timeout 300 pip``, ``env -i X=1 pip``, ``sudo -H pip``)."""
-    while words:
-        wrapper = _WRAPPERS.get(words[0].rsplit("/", 1)[-1])
-        if words[0] in _RESERVED or _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        elif wrapper is None:
+    """The names of the packages one command of test.sh installs, and whether it installs what a file
+    lists. It is read from its first word naming an installer (pip, pip3, python -m pip, uv pip, uv add,
+    uvx, uv run, apt, apt-get), whatever runs that (``sudo``, ``timeout 300``, ``if !``): the words after
+    ``install`` (uv's ``add``) that are no option, or uvx's and uv run's ``-w``/``--with`` values; a
+    ``-…r`` word, ``--requirement`` or ``--with-requirements`` installs from a file. An option's value is
+    not told from a package: a module's name would have to be one (``--trusted-host NAME``) to mislead."""
+    if words[:1] == ["command"] and words[1:2] in (["-v"], ["-V"]):
+        return [], False  # says where a command is
+    for at, word in enumerate(words):
+        name, rest = word.rsplit("/", 1)[-1], words[at + 1 :]
+        if _INSTALLER.fullmatch(name) or (_PYTHON.fullmatch(name) and rest[:2] == ["-m", "pip"]):
             break
-        else:
-            letters, longs, operands = wrapper
-            read, end = _options(words, 1, letters, longs, stop=True)
-            if words[0] == "command" and any(set(option) & {"v", "V"} for option, _ in read):
-                return []  # command -v only says where the command is
-            words = words[end + operands :]
-    return words
-
-
-def _options(
-    words: list[str], at: int, letters: str, longs: frozenset[str], *, stop: bool = False
-) -> tuple[list[tuple[str, str]], int]:
-    """A command's words from ``at``, each as (option, its value) or ("", the word), and where the reading
-    ended: ``letters`` are its short options that take a value (the next word, or the rest of the cluster:
-    ``-qr reqs.txt``, ``-rreqs.txt``), ``longs`` its long ones (the next word, or after ``=``); ``stop``: at
-    the first word that is no option (past a ``--``)."""
-    read: list[tuple[str, str]] = []
-    while at < len(words):
-        word, at = words[at], at + 1
-        if word == "--" or not word.startswith("-") or word == "-":
-            if stop:
-                return read, at - (word != "--")
-            read.append(("", word))
-        elif word.startswith("--"):
-            option, equals, value = word.partition("=")
-            if not equals and option in longs and at < len(words):
-                value, at = words[at], at + 1
-            read.append((option, value))
-        else:
-            cut = next((cut for cut, letter in enumerate(word[1:], 2) if letter in letters), 0)
-            if not cut:
-                read.append((word, ""))
-            elif cut < len(word):
-                read.append((f"-{word[cut - 1]}", word[cut:]))
-            else:
-                read.append((f"-{word[-1]}", words[at] if at < len(words) else ""))
-                at += 1
-    return read, at
+    else:
+        return [], False
+    if _PYTHON.fullmatch(name) or (name == "uv" and rest[:1] == ["pip"]):
+        name, rest = "pip", rest[rest.index("pip") + 1 :]
+    if name == "uvx" or (name == "uv" and rest[:1] in (["run"], ["tool"])):
+        withs = [
+            found[1] or found[2] or value
+            for word, value in zip(rest, [*rest[1:], ""], strict=True)
+            if (found := _WITH.fullmatch(word))
+        ]
+        from_a_file = any(word.partition("=")[0] == "--with-requirements" for word in rest)
+        return [_requirement(package) for value in withs for package in value.split(",")], from_a_file
+    verb = "add" if name == "uv" else "install"
+    if verb not in rest:
+        return [], False
+    after = rest[rest.index(verb) + 1 :]
+    packages = [word for word in after if not word.startswith("-")]
+    if name.startswith("apt"):  # Debian names a module's package python3-NAME (python3-yaml, python3-pil)
+        return [_requirement(p.removeprefix("python3-")) for p in packages if p.startswith("python3-")], False
+    return [_requirement(package) for package in packages], any(_LISTS_A_FILE.fullmatch(word) for word in after)
 
 
 def _requirement(word: str) -> str:
