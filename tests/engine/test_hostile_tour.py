@@ -573,6 +573,33 @@ def test_a_folder_of_the_interpreters_import_path_past_a_page_of_overlay_options
         shutil.rmtree(project)
 
 
+@pytest.mark.parametrize("length", [4_080, 4_090])
+def test_a_folder_of_the_interpreters_import_path_near_path_max_is_left_out_and_said(tmp_path, env, namespace, length):
+    """bwrap opens a bind's source as ``/oldroot`` and its path: from ~4,088 characters past PATH_MAX,
+    and every run failed (``bwrap: Can't get type of source ...: File name too long``, a 4,000-character
+    line). Such a folder is left out of the view, and a notice names it and says why."""
+    project = Path(tempfile.mkdtemp(prefix="vtui-long-", dir="/tmp"))
+    try:
+        left = length - len(str(project)) - 1
+        folder = project.joinpath(*["d" * 200] * (left // 201), "e" * (left % 201))
+        folder.mkdir(parents=True)
+        assert len(str(folder)) == length
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(project / "dev.sock"))
+        server.listen(4)
+        data = _run_with_importable(tmp_path, env, folder, server, project / "dev.sock")
+        shown = length < 4_088
+        assert data["stdout"] == f"{shown}\nno: FileNotFoundError\n", data["stdout"]
+        left_out = [notice for notice in data["notices"] if "is left out of the view" in notice]
+        if shown:
+            assert not left_out, data["notices"]
+        else:
+            assert len(left_out) == 1 and len(left_out[0]) < 400, left_out
+            assert str(folder)[:40] in left_out[0] and "PATH_MAX" in left_out[0], left_out
+    finally:
+        shutil.rmtree(project)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a folder takes root")
 @pytest.mark.parametrize("mounted", ["data", ".venv"])
 def test_a_folder_of_the_interpreters_import_path_holding_a_mount_is_bound_and_said(tmp_path, env, namespace, mounted):

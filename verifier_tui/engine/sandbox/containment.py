@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.advice import PYTHON_OPTION, Advice
+from verifier_tui.engine.plain import cut_middle
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
@@ -173,6 +174,13 @@ def _in_view(
     if limits.app_note:
         out.notices.append(limits.app_note)
     shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
+    out.notices += [
+        f"the chosen interpreter's folder {cut_middle(folder, 200)} is left out of the view: its path, "
+        "after bwrap's /oldroot, is past PATH_MAX (File name too long), so no bind can show it"
+        for folder in shown
+        if not isolation.bwrap_reaches(folder)
+    ]
+    shown = tuple(folder for folder in shown if isolation.bwrap_reaches(folder))
     bound = _not_overlaid(shown, stage.bwrap)
     out.notices += [
         f"the chosen interpreter's folder {folder} {why}: it is shown by a read-only bind, through which "
