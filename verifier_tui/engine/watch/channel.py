@@ -22,10 +22,10 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.record import record, replace
@@ -176,9 +176,17 @@ def _changed_under(folder: Path, limit_ns: int, found: Batch) -> None:
         found.add((Kind.modified, str(folder)))
 
 
-def _outermost(folders: set[Path] | frozenset[Path]) -> list[Path]:
-    """The folders of ``folders`` that lie in none of the others (a set: thousands made at once)."""
-    return [folder for folder in folders if not any(up in folders for up in folder.parents)]
+_P = TypeVar("_P", str, Path)
+
+
+def _outermost(folders: Iterable[_P]) -> list[_P]:
+    """The folders of ``folders`` that lie in none of the others (thousands made at once: sorted by
+    their parts, a folder comes just before those inside it)."""
+    kept: list[_P] = []
+    for folder in sorted(set(folders), key=lambda each: os.fspath(each).split(os.sep)):
+        if not kept or not os.fspath(folder).startswith(os.path.join(kept[-1], "")):
+            kept.append(folder)
+    return kept
 
 
 def _is_real_dir(path: Path) -> bool:
@@ -332,6 +340,27 @@ def _split(root: str) -> tuple[list[str], list[str], list[str]]:
     if not flat or any(_NOT_UTF8.search(each) for each in (*flat, *tree)):
         return [], [""], []
     return sorted(flat), sorted(tree), sorted(cuts)
+
+
+def _holds_cut(root: Path) -> bool:
+    """Whether a folder inside ``root`` is one :func:`_split` cuts at (a link to a folder, a folder
+    inotify refuses): a walk that stops at the first and keeps nothing it walked, as a workspace
+    with no link, the most, is walked at every batch that makes a folder. (:func:`_split` says which.)"""
+    waiting = [str(root)]
+    while waiting:
+        part = waiting.pop()
+        try:
+            with os.scandir(part) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        if entry.is_dir():
+                            return True
+                    elif entry.is_dir(follow_symlinks=False):
+                        waiting.append(entry.path)
+        except OSError:
+            if part != str(root):  # (as _split: ``root`` itself is no cut)
+                return True
+    return False
 
 
 def _split_all(named: dict[str, str]) -> tuple[list[str], list[str], Shape]:
@@ -588,12 +617,10 @@ class Channel:
         shape = self._shape
         touched: set[Path] = set()
         went = False
-        grown: set[Path] = set()
-        for kind, raw_path in events if shape.flat or shape.tree else ():
+        grown = [raw_path for kind, raw_path in events if kind == _ADDED] if shape.tree else []
+        for kind, raw_path in events if shape.flat else ():
             path = Path(raw_path)
             if path.parent not in shape.flat:
-                if kind == _ADDED and any(up in shape.tree for up in path.parents) and _is_real_dir(path):
-                    grown.add(path)
                 continue
             if path in shape.flat or path in shape.tree:
                 if kind in (_ADDED, _DELETED):
@@ -601,8 +628,14 @@ class Channel:
                     went |= kind == _DELETED
             elif _is_real_dir(path) and (kind == _ADDED or path not in shape.cuts or _readable(path)):
                 touched.add(path)  # a refused folder made readable (chmod) tells its parent's watch
-        for folder in _outermost(grown):
-            if _split(str(folder))[2]:
+        for folder in map(Path, _outermost(grown)):  # (a batch adds thousands of paths: only these are asked)
+            if (
+                folder.parent not in shape.flat  # (made in a folder watched alone: split above)
+                and any(up in shape.tree for up in folder.parents)
+                and _is_real_dir(folder)
+                and _holds_cut(folder)
+                and _split(str(folder))[2]
+            ):
                 touched.add(folder)
                 went = True
         return frozenset(touched), went
