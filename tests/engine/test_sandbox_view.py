@@ -483,6 +483,28 @@ def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, e
     assert data["rewards"] == {"reward": 1.0} and data["out_of_memory"] == [], data["notices"]
 
 
+@pytest.mark.parametrize("length", [4_080, 4_090])
+def test_a_workspace_path_past_path_max_for_bwrap_is_refused_in_a_line(tmp_path, env, length):
+    """A test.sh passing a --workspace of 4,090 characters: bwrap makes it as ``/newroot`` and the path,
+    past PATH_MAX, and the run was refused with ``bwrap: Can't mkdir .../cases/only/workspace: File name
+    too long``, naming the case's folder. It is refused in a line saying the workspace's path is too long;
+    one of 4,080 characters runs."""
+    needs_namespaces()
+    workspace = "/srv/" + "/".join(["w" * 200] * 20)
+    workspace += "/" + "x" * (length - len(workspace) - 1)
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", f"--workspace {workspace}"))
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    if length < 4_088:
+        assert data["rewards"] == {"reward": 1.0}, data["outcome_words"]
+        return
+    assert data["rewards"] is None and data["outcome"] == "could_not_start", data
+    said = data["outcome_words"]
+    assert "\n" not in said and len(said) < 500, said
+    assert f"--workspace {workspace[:40]}" in said and "too long" in said and "cases/only" not in said, said
+
+
 def test_a_workspace_bound_over_the_interpreters_folder_is_one_line(tmp_path, env):
     """A test.sh passing --workspace over the folder the chosen interpreter
     lives in (a venv under /tmp and --workspace /tmp): the bind hid the

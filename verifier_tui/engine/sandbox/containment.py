@@ -171,16 +171,23 @@ def _in_view(
             "a folder the sandbox needs: give the task's workspace another path"
         )
         return
+    if not isolation.bwrap_reaches(limits.app):
+        out.start_error = (
+            f"tests/test.sh passes --workspace {cut_middle(limits.app, 200)}, a path of {len(limits.app):,} "
+            "characters: too long for the view, where bwrap makes it past PATH_MAX (File name too long); "
+            "give the task's workspace a shorter path"
+        )
+        return
     if limits.app_note:
         out.notices.append(limits.app_note)
     shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
+    too_long = [folder for folder in shown if not isolation.bwrap_reaches(folder, os.path.realpath(folder))]
     out.notices += [
         f"the chosen interpreter's folder {cut_middle(folder, 200)} is left out of the view: its path, "
         "after bwrap's /oldroot, is past PATH_MAX (File name too long), so no bind can show it"
-        for folder in shown
-        if not isolation.bwrap_reaches(folder)
+        for folder in too_long
     ]
-    shown = tuple(folder for folder in shown if isolation.bwrap_reaches(folder))
+    shown = tuple(folder for folder in shown if folder not in too_long)
     bound = _not_overlaid(shown, stage.bwrap)
     out.notices += [
         f"the chosen interpreter's folder {folder} {why}: it is shown by a read-only bind, through which "

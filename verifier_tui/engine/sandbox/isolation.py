@@ -549,12 +549,12 @@ def overlay_can_take(lower: str, upper: str | None = None, work: str | None = No
     return len(os.fsencode(options)) < os.sysconf("SC_PAGE_SIZE")
 
 
-def bwrap_reaches(path: str) -> bool:
-    """Whether bwrap can bind ``path``: bwrap 0.11 opens a bind's source as ``/oldroot`` and the path,
-    and its mount point as ``/newroot`` and the path (both resolved), each with its NUL within
+def bwrap_reaches(*paths: str) -> bool:
+    """Whether bwrap can bind or make each of ``paths``: bwrap 0.11 opens a bind's source as ``/oldroot``
+    and the path, and makes its mount point as ``/newroot`` and the path, each with its NUL within
     PATH_MAX; from ~4,088 characters it fails the whole view (``File name too long``)."""
     most = os.pathconf("/", "PC_PATH_MAX")
-    return all(len(os.fsencode(f"/oldroot{p}")) < most for p in (path, os.path.realpath(path)))
+    return all(len(os.fsencode(f"/oldroot{path}")) < most for path in paths)
 
 
 _ESCAPED = re.compile(r"[\\,:]")
