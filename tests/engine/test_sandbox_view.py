@@ -9,6 +9,7 @@ import errno
 import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -1234,6 +1235,52 @@ def test_a_probe_that_timed_out_is_said_again_at_once_within_one_command(tmp_pat
     with pytest.raises(isolation.IsolationError):
         isolation.choose()
     assert started.read_text().count("x") == 2
+
+
+def test_a_tmpdir_too_long_for_the_views_overlay_is_one_line_and_never_remembered(tmp_path, env, private_cache):
+    """TMPDIR 3,000 characters deep: the probe's overlay names three folders in it, past the one page
+    of mount options the kernel copies, so bwrap failed on a cut path. Auto said ``sandbox: copy (no
+    namespaces here: bwrap: Can't make overlay mount ...`` in a 9,000-character line, ``namespace``
+    refused in the same words, and the answer was cached: a minute of runs with an ordinary TMPDIR got
+    the copy. Now every face says in one short line what is too long, the limit and the fix, exit 2,
+    and nothing is remembered; the limit said is where the view really stops."""
+    needs_namespaces()
+    isolation.forget()  # what needs_namespaces found: the first command probes
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    write(task_dir / "cases" / "only" / "expected.json", '{"exit_code": 0}')
+
+    def folder_of(length: int) -> Path:
+        folder = tmp_path / "d"
+        while len(str(folder)) < length - 201:
+            folder /= "d" * 200
+        folder /= "d" * (length - len(str(folder)) - 1)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    deep = folder_of(3000)
+    page = os.sysconf("SC_PAGE_SIZE")
+    for asked in ("auto", "namespace"):
+        long_env = dict(env, TMPDIR=str(deep), VERIFIER_TUI_SANDBOX=asked)
+        for face in (["run"], ["run", "--json"], ["test"], ["test", "--json"], []):  # []: the TUI's launch
+            done = run_tool(long_env, *face, task_dir, "--python", PY)
+            said = (asked, face, done.returncode, done.stdout[:300], done.stderr[:300])
+            assert done.returncode == 2 and done.stdout == "", said
+            assert re.fullmatch(
+                "verifier-tui: cannot try the sandbox's view: TMPDIR is too long \\(3,000 bytes; at most [0-9,]+, "
+                f"as the view's overlay names three folders in it in one {page:,}-byte page of mount options\\); "
+                "set TMPDIR to a shorter folder\n",
+                done.stderr,
+            ), said
+    assert not list(deep.iterdir())  # no probe or scratch folder left behind
+    cached = json.loads((private_cache / "verifier-tui" / "isolation.json").read_text())
+    assert all(entry["problem"] is None for entry in cached.values()), cached
+    assert run_json(env, task_dir)["sandbox"] == "namespace"  # an ordinary TMPDIR: the view at once
+    # The limit said is true: a TMPDIR of that many characters gets the view, one more is refused.
+    most = int(re.search("at most ([0-9,]+)", done.stderr)[1].replace(",", ""))
+    at_most = dict(env, TMPDIR=str(folder_of(most)), VERIFIER_TUI_SANDBOX="namespace")
+    assert run_json(at_most, task_dir)["sandbox"] == "namespace"
+    done = run_tool(dict(env, TMPDIR=str(folder_of(most + 1))), "run", task_dir, "--python", PY)
+    assert done.returncode == 2 and f"({most + 1:,} bytes; at most {most:,}," in done.stderr, done.stderr
 
 
 def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):

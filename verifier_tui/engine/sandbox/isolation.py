@@ -57,6 +57,7 @@ import resource
 import shutil
 import stat
 import sys
+import tempfile
 import time
 
 from verifier_tui.engine import cache, procfs
@@ -290,6 +291,9 @@ def view_problem(fresh: bool = False) -> tuple[str, str | None]:
     candidates = bwrap_candidates()
     if not candidates:
         return "", f"no bubblewrap for this machine ({INSTALL_HINT})"
+    too_long = tmpdir_too_long()
+    if too_long is not None:  # TMPDIR's, not the machine's: never remembered, whatever was
+        raise IsolationError(f"cannot try the sandbox's view: {too_long}")
     key = _cache_key()
     now = time.time()
     known = None if fresh else cache.load(_CACHE_FILE, _valid_entry).get(key)
@@ -411,11 +415,13 @@ _NO_DESCRIPTOR = {errno.EMFILE, errno.ENFILE}
 _FOR_NOW = _NO_DESCRIPTOR | NO_ROOM | {errno.EAGAIN, errno.ENOMEM}
 
 
+_PROBE_PREFIX = "verifier-tui-probe-"
+
+
 def _try_view(bwrap: str) -> str | None:
     import subprocess
-    import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="verifier-tui-probe-") as where:
+    with tempfile.TemporaryDirectory(prefix=_PROBE_PREFIX) as where:
         names = ("lower", "upper", "work", "ctl", "tests", "reward", "inputs")
         lower, upper, work, ctl, tests, reward, inputs = (os.path.join(where, n) for n in names)
         for folder in (lower, upper, work, ctl, tests, reward, inputs):
@@ -530,23 +536,56 @@ def _status_lines(ctl: str) -> list[str]:
 
 def overlay_can_take(lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0) -> bool:
     """Whether bwrap's overlay of ``lower`` over ``upper`` and ``work`` (None: its ``--tmp-overlay``
-    numbered ``tmp_index``) gives overlayfs the folders it names. bwrap 0.11 (SETUP_OVERLAY_MOUNT)
-    takes each folder's realpath, escapes it (:data:`_ESCAPED`) after ``/oldroot``, and passes the
-    options to mount(2), whose kernel copies one page of them and cuts the rest (4,095 bytes and the
-    NUL, tried here): the folder named past that is a shorter path, which a hostile job had made a
-    link to any folder of this machine. Nor can it carry what an LSM reads as its own (_UNSAFE)."""
+    numbered ``tmp_index``) gives overlayfs the folders it names: its options (:func:`_overlay_options`)
+    within the one page mount(2)'s kernel copies of them (4,095 bytes and the NUL, tried here), which
+    cuts the rest: the folder named past that is a shorter path, which a hostile job had made a link
+    to any folder of this machine."""
+    options = _overlay_options(lower, upper, work, tmp_index)
+    return options is not None and len(options) < os.sysconf("SC_PAGE_SIZE")
+
+
+def _overlay_options(lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0) -> bytes | None:
+    """The options bwrap 0.11 (SETUP_OVERLAY_MOUNT) passes mount(2) for that overlay: each folder's
+    realpath escaped (:data:`_ESCAPED`) after ``/oldroot``. None: they cannot carry what an LSM reads as
+    its own (_UNSAFE)."""
     folders = [os.path.realpath(folder) for folder in (upper, work, lower) if folder is not None]
     for folder in folders:
         pieces = folder.split(",")[1:]
         if any(ch in folder for ch in _UNSAFE) or any("=" in p or p.startswith("seclabel") for p in pieces):
-            return False
+            return None
     escaped = [_ESCAPED.sub(r"\\\g<0>", folder) for folder in folders]
     if upper is None:
         head = f"upperdir=/tmp-overlay-upper-{tmp_index},workdir=/tmp-overlay-work-{tmp_index},"
     else:
         head = f"upperdir=/oldroot{escaped[0]},workdir=/oldroot{escaped[1]},"
-    options = f"{head}lowerdir=/oldroot{escaped[-1]},userxattr"
-    return len(os.fsencode(options)) < os.sysconf("SC_PAGE_SIZE")
+    return os.fsencode(f"{head}lowerdir=/oldroot{escaped[-1]},userxattr")
+
+
+def tmpdir_too_long() -> str | None:
+    """Why TMPDIR's folder is too long for the sandbox's view, in one line (None: it is not). The
+    probe's overlay (:func:`_try_view`) names three folders in one folder of TMPDIR's, as a big
+    workspace's names its upper and work folders in the scratch: past one page of options bwrap's
+    mount fails on a cut path, which the probe would take for a machine without namespaces. The
+    scratch is not moved somewhere shorter instead: TMPDIR is where the user keeps it (and is told
+    to move it for room), and the sweep of a killed tool's folders looks there alone."""
+    page = os.sysconf("SC_PAGE_SIZE")
+
+    def options(top: str) -> bytes | None:
+        where = os.path.join(top, _PROBE_PREFIX + "x" * 8)  # (tempfile's names: the prefix and 8 characters)
+        lower, upper, work = (os.path.join(where, name) for name in ("lower", "upper", "work"))
+        return _overlay_options(lower, upper, work)
+
+    top = tempfile.gettempdir()
+    spelled, bare = options(top), options("/")
+    if spelled is None or bare is None or len(spelled) < page:
+        return None
+    takes, most = (len(spelled) - len(bare)) // 3, (page - 1 - len(bare)) // 3
+    # bwrap names each folder by its realpath: a short TMPDIR may lead to a long one.
+    what = "TMPDIR" if os.path.realpath(top) == os.path.abspath(top) else "the folder TMPDIR leads to"
+    return (
+        f"{what} is too long ({takes:,} bytes; at most {most:,}, as the view's overlay names three folders "
+        f"in it in one {page:,}-byte page of mount options); set TMPDIR to a shorter folder"
+    )
 
 
 def bwrap_reaches(*paths: str) -> bool:
