@@ -24,7 +24,7 @@ import pytest
 from tests.helpers.commands import run_tool
 from tests.helpers.harbor import make_trial
 from tests.helpers.processes import bwrap_probes_that_fail, in_a_cgroup, machine_without_namespaces, needs_namespaces
-from tests.helpers.tasks import PY, make_task, write
+from tests.helpers.tasks import LONG_PATH_NOTE, PY, big_task_at_a_long_path, make_task, write
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
@@ -1495,6 +1495,26 @@ def test_a_big_workspace_at_a_long_path_runs_on_a_copy_or_is_refused_in_a_line(t
     else:
         assert (done.returncode, done.stdout) == (2, ""), done.stdout
         assert done.stderr.endswith("/workspace: File name too long\n") and done.stderr.count("\n") == 1
+
+
+def test_a_big_workspace_copied_for_its_long_path_says_why_and_how_to_have_it_overlaid(tmp_path, env, namespace):
+    """A big workspace is an overlay, staged in one mount; one whose path is too long for the overlay's
+    mount options was copied instead, file by file at each new session, and nothing said why the run
+    was slow. One note says it in run's text and --json, with the way out: a shorter path."""
+    task_dir = big_task_at_a_long_path(tmp_path, RENAMES_A_FOLDER)
+    env = dict(env, **{isolation.VARIABLE: "namespace"})
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert data["stdout"] == "", data["stderr"]  # a copy: the rename works
+    said = [n for n in data["notices"] if LONG_PATH_NOTE in n]
+    assert len(said) == 1, data["notices"]
+    assert "copied" in said[0] and "shorter" in said[0], said
+    text = run_tool(env, "run", task_dir, "--python", PY).stdout
+    assert f"note: {said[0]}" in text.splitlines(), text
+    # A small workspace at that path is a copy as anywhere: nothing to say
+    for index in range(1100):
+        (task_dir / "cases" / "only" / "workspace" / f"f{index}.txt").unlink()
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert not any(LONG_PATH_NOTE in n for n in data["notices"]), data["notices"]
 
 
 def test_a_workspace_grown_past_the_copys_bound_mid_session_becomes_an_overlay(tmp_path, namespace):

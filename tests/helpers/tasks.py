@@ -146,6 +146,23 @@ def make_task(
     return root
 
 
+def big_task_at_a_long_path(under: Path, verifier: str = DEFAULT_VERIFIER, length: int = 4_000) -> Path:
+    """A task whose case ``only`` has a workspace of 1,100 files (past the copy's bound) at a path of about
+    ``length`` characters: within PATH_MAX, past a page of an overlay's mount options."""
+    left = length - len(f"{under}/t/cases/only/workspace")
+    folders, last = divmod(left, 201)
+    if last < 2:  # (no name is empty)
+        folders, last = folders - 1, last + 201
+    deep = under.joinpath(*["d" * 200] * folders, "e" * (last - 1))
+    assert len(str(deep / "t/cases/only/workspace")) == length
+    files = {f"f{index}.txt": "x" for index in range(1100)}
+    return make_task(deep / "t", verifier, cases={"only": {"src/a.py": "a", **files}})
+
+
+#: What the note on such a workspace says (engine/sandbox/stage.py).
+LONG_PATH_NOTE = "but its path is too long for an overlay's mount options"
+
+
 def make_step_folders(root: Path) -> None:
     """``steps/<name>/instruction.md`` for each ``[[steps]]`` of ``root``'s task.toml that
     names a plain folder (one task.toml refuses otherwise is left as written)."""

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 from textual.widgets import Log
 
-from tests.helpers.tasks import copy_example, make_task
+from tests.helpers.tasks import LONG_PATH_NOTE, big_task_at_a_long_path, copy_example, make_task
 from tests.tui.app_under_test import SIZE, make_app, recorded, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted
@@ -323,6 +323,18 @@ async def test_the_header_of_a_run_that_asked_for_no_network_never_says_it_lost_
         header = " ".join(widget_text(app, "#header").split())
         tooltip = str(app.screen.query_one("#header").tooltip)
     assert "failed this run" not in header and "failed this run" not in tooltip, header
+
+
+async def test_a_big_workspace_copied_for_its_long_path_says_why_under_the_verdict(tmp_path, namespace):
+    """The view copies a big workspace whose path is too long for an overlay's mount options (slow), and
+    the screen said nothing of why: its note is under the verdict, as run's is."""
+    app = make_app(big_task_at_a_long_path(tmp_path / "tasks"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        reward = " ".join(widget_text(app, "#reward-body").split())
+    said = [" ".join(n.split()) for n in result.notices if LONG_PATH_NOTE in n]
+    assert len(said) == 1 and f"note: {said[0]}" in reward, (result.notices, reward)
 
 
 @pytest.mark.parametrize("started_in", ["the task", "elsewhere"])

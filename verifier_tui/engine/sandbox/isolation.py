@@ -536,12 +536,21 @@ def _status_lines(ctl: str) -> list[str]:
 
 def overlay_can_take(lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0) -> bool:
     """Whether bwrap's overlay of ``lower`` over ``upper`` and ``work`` (None: its ``--tmp-overlay``
-    numbered ``tmp_index``) gives overlayfs the folders it names: its options (:func:`_overlay_options`)
-    within the one page mount(2)'s kernel copies of them (4,095 bytes and the NUL, tried here), which
-    cuts the rest: the folder named past that is a shorter path, which a hostile job had made a link
-    to any folder of this machine."""
+    numbered ``tmp_index``) gives overlayfs the folders it names: its options within the page
+    (:func:`overlay_options_over`)."""
+    over = overlay_options_over(lower, upper, work, tmp_index)
+    return over is not None and over <= 0
+
+
+def overlay_options_over(
+    lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0
+) -> int | None:
+    """How many bytes that overlay's options (:func:`_overlay_options`) are past the one page mount(2)'s
+    kernel copies of them (4,095 bytes and the NUL, tried here), which cuts the rest: the folder named
+    past that is a shorter path, which a hostile job had made a link to any folder of this machine.
+    0 or less: none; None: the options cannot carry the folders at all."""
     options = _overlay_options(lower, upper, work, tmp_index)
-    return options is not None and len(options) < os.sysconf("SC_PAGE_SIZE")
+    return None if options is None else len(options) + 1 - os.sysconf("SC_PAGE_SIZE")
 
 
 def _overlay_options(lower: str, upper: str | None = None, work: str | None = None, tmp_index: int = 0) -> bytes | None:

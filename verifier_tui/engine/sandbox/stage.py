@@ -54,7 +54,7 @@ from verifier_tui.engine import cache, procfs, untrusted
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
-from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take
+from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take, overlay_options_over
 from verifier_tui.engine.sandbox.mirror import (
     Mirror,
     is_kind,
@@ -131,6 +131,8 @@ class Stage:
     overlay_for: Path | None = None
     """The workspace whose size chose between the copy and the overlay (:meth:`_big`)."""
     overlay_big: bool = False
+    copied_for_its_path: Path | None = None
+    """The workspace past the copy's bound copied all the same, for a path no overlay can name (said once)."""
     vendored_from: Path | None = None
     vendor: Mirror | None = None
     """The copy of nemo_gym/verifiers in ``.ng/nemo_gym`` (a mirror: what a
@@ -325,20 +327,23 @@ class Stage:
             self._stage_tests(tests_source, keep, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests)
         assert self.tests is not None
         notes += [f"tests: {n}" for n in self.tests.notes]
-        overlay = (
-            self.namespace
-            and workspace is not None
-            and overlay_can_take(str(workspace), str(self.upper_dir), str(self.work_dir))
-            and self._big(workspace)
-        )
+        layers = (str(workspace), str(self.upper_dir), str(self.work_dir))
+        big = self.namespace and workspace is not None and self._big(workspace)
+        overlay = big and overlay_can_take(*layers)
         if overlay and self.overlay_lower != workspace:
             notes.append(
-                f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB, "
-                f"or folders nested more than {COPY_UP_TO_DEPTH} deep: "
-                "it is an overlay over yours, not a copy, so renaming a folder that came with it fails "
-                "with EXDEV (in the sandbox it works)"
+                f"{_PAST_THE_COPY}: it is an overlay over yours, not a copy, so renaming a folder that came with it "
+                "fails with EXDEV (in the sandbox it works)"
+            )
+        over = (overlay_options_over(*layers) or 0) if big and not overlay else 0
+        if over > 0 and self.copied_for_its_path != workspace:
+            notes.append(
+                f"{_PAST_THE_COPY}, but its path is too long for an overlay's mount options (the kernel reads a "
+                f"page of them, {os.sysconf('SC_PAGE_SIZE'):,} bytes): it is copied instead, all of it at each new "
+                f"session, which is slow; at a path {over:,} bytes shorter it is overlaid in one mount"
             )
         self.overlay_lower = workspace if overlay else None
+        self.copied_for_its_path = workspace if over > 0 else None
         if self.held:
             pass  # the copy is as it was staged for the held run (see the field)
         elif workspace is None:
@@ -748,6 +753,10 @@ COPY_UP_TO_BYTES = 32 << 20
 # _sync_entry) and the run's own stack is under it: 100 levels stay far below
 # Python's limit of about 1,000 frames, and no real workspace is that deep.
 COPY_UP_TO_DEPTH = 100
+_PAST_THE_COPY = (
+    f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB, "
+    f"or folders nested more than {COPY_UP_TO_DEPTH} deep"
+)
 
 
 def _within(folder: Path, entries: int, size: int) -> bool:
