@@ -1597,6 +1597,32 @@ def test_a_workspace_shrunk_below_the_bound_mid_session_is_a_copy_again(tmp_path
     assert _renames_under_a_watcher(task_dir, shrink) == (EXDEV_WORDS, "", "")
 
 
+def test_an_overlaid_workspace_is_measured_again_only_when_something_under_it_changed(tmp_path, namespace, monkeypatch):
+    """Under a watcher, an overlay's size was walked (up to the copy's bound: about 3 ms) at every
+    staging, a save of the verifier alone too. It is walked again only when the watcher saw something
+    under the workspace change: one shrunk below the bound is a copy again, as a cold start's."""
+    from verifier_tui.engine.sandbox import stage
+
+    made = {f"f{index}.txt": "x" for index in range(1100)}
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a", **made}})
+    ws, verifier = task_dir / "cases" / "only" / "workspace", task_dir / "tests" / "verifier.py"
+    walked: list[Path] = []
+    within = stage._within
+    monkeypatch.setattr(stage, "_within", lambda folder, *bounds: walked.append(folder) or within(folder, *bounds))
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        session.follow_changes(True)
+        first = session.run()
+        verifier.write_text(verifier.read_text() + "# saved\n")
+        session.note_change(Change(frozenset({verifier})))
+        saved = session.run()
+        for name in made:
+            (ws / name).unlink()
+        session.note_change(Change(frozenset(ws / name for name in made)))
+        shrunk = session.run()
+    assert (first.stdout.text, saved.stdout.text, shrunk.stdout.text) == (EXDEV_WORDS, EXDEV_WORDS, "")
+    assert walked == [ws, ws]
+
+
 def test_without_a_watcher_a_workspace_grown_past_the_bound_is_an_overlay_at_the_next_run(tmp_path, namespace):
     """With no watcher to count what changed, the size is asked at every staging (a walk that stops past the bound)."""
     task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a"}})

@@ -327,8 +327,14 @@ class Stage:
             self._stage_tests(tests_source, keep, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests)
         assert self.tests is not None
         notes += [f"tests: {n}" for n in self.tests.notes]
+        with _pending_lock:
+            # What the watcher saw change under the workspace since the last staging, taken now: a
+            # save noted from here on is the next staging's (a held run's copy waits for it: see the field)
+            changed = None if self.pending is None else set(self.pending)
+            if not self.held:
+                self.pending = set() if self.live else None
         layers = (str(workspace), str(self.upper_dir), str(self.work_dir))
-        big = self.namespace and workspace is not None and self._big(workspace)
+        big = self.namespace and workspace is not None and self._big(workspace, changed)
         overlay = big and overlay_can_take(*layers)
         if overlay and self.overlay_lower != workspace:
             notes.append(
@@ -371,10 +377,8 @@ class Stage:
                 self.workspace = Mirror(
                     workspace, self.app_dir, verbatim_links=self.namespace, contained=self.namespace
                 )
-                self.pending = None
+                changed = None  # (what was seen was of another workspace, or of the overlay)
             self.workspace.track = True  # what a run (or one held) writes in the copy, for app_settled
-            with _pending_lock:
-                changed, self.pending = self.pending, (set() if self.live else None)
             self.workspace.sync(changed)
             _whole(self.workspace, "the workspace")
         if self.workspace is not None:  # (held: as the last sync left the copy)
@@ -473,26 +477,30 @@ class Stage:
             and mirror.untouched()
         )
 
-    def _big(self, workspace: Path) -> bool:
+    def _big(self, workspace: Path, changed: set[str] | None) -> bool:
         """Whether ``workspace`` is past what a run copies, asked by a walk that stops at the
-        bound whenever it may have crossed it since (:meth:`_may_have_crossed`): the view's
-        copy must stay small (a run may have it walked whole: WriteTracker.take), and a run's
-        workspace is a copy or an overlay as a cold start's would be (a rename of a folder
-        that came with it works in one, fails with EXDEV in the other)."""
-        if self.overlay_for != workspace or self._may_have_crossed(workspace):
+        bound whenever it may have crossed it since (:meth:`_may_have_crossed`, by what the
+        watcher saw ``changed`` under it): the view's copy must stay small (a run may have it
+        walked whole: WriteTracker.take), and a run's workspace is a copy or an overlay as a cold
+        start's would be (a rename of a folder that came with it works in one, fails with EXDEV
+        in the other)."""
+        if self.overlay_for != workspace or self._may_have_crossed(workspace, changed):
             self.overlay_for, self.overlay_big = workspace, not _within(workspace, COPY_UP_TO_ENTRIES, COPY_UP_TO_BYTES)
         return self.overlay_big
 
-    def _may_have_crossed(self, workspace: Path) -> bool:
+    def _may_have_crossed(self, workspace: Path, changed: set[str] | None) -> bool:
         """Whether ``workspace``, found on the one side of the copy's bound when last asked, may
-        be on the other now. An overlay's is followed by no copy: always. A copy's, where the
-        watcher's word is not had (no watcher, the folder replaced, events lost): always. Else
-        by the copy's entries and bytes with what the watcher saw change since, a folder made
-        or moved in (what it holds was never seen), or a change as deep as the bound."""
+        be on the other now. Where the watcher's word is not had (no watcher, the folder replaced,
+        events lost): always. An overlay's, which no copy counts: whenever anything under it
+        changed (a walk to the bound, about 3 ms). A copy's: by the copy's entries and bytes with
+        what changed, a folder made or moved in (what it holds was never seen), or a change as
+        deep as the bound."""
+        if changed is None:
+            return True
+        if self.overlay_big:
+            return bool(changed)
         mirror = self.workspace
-        with _pending_lock:
-            changed = None if self.pending is None else list(self.pending)
-        if self.overlay_big or mirror is None or mirror.source != workspace or changed is None:
+        if mirror is None or mirror.source != workspace:
             return True
         size = sum(copied.src_sig[0] for copied in mirror.index.values() if copied.kind == "file")
         for rel in changed:
@@ -515,9 +523,9 @@ class Stage:
 
     def _note(self, paths: Iterable[Path], recreated: Iterable[Path]) -> None:
         mirror = self.workspace
-        if not self.live or mirror is None or self.pending is None:
+        root = mirror.source if mirror is not None else self.overlay_lower
+        if not self.live or root is None or self.pending is None:
             return
-        root = mirror.source
         if any(root == r or root.is_relative_to(r) or r.is_relative_to(root) for r in recreated):
             self.pending = None
             return
