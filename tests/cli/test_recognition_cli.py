@@ -696,7 +696,7 @@ def test_a_shim_naming_a_file_out_of_tests_is_never_what_runs(env, tmp_path):
     assert "outside.py" not in done.stdout + done.stderr
     from verifier_tui.engine.harbor.replay import shim_verifier
 
-    assert shim_verifier(task_dir) is None
+    assert shim_verifier(task_dir) == (None, None)
 
 
 def test_a_folder_of_links_says_its_links_are_not_followed(env, tmp_path):
@@ -797,7 +797,7 @@ def test_a_crlf_test_sh_bash_starts_is_not_scored_as_the_runner_alone_would(env,
 
 
 def test_a_shim_naming_its_verifier_by_a_variable_still_runs_tests_verifier_py(env, tmp_path):
-    # V=/tests/verifier.py; --verifier "$V": the file is known only as test.sh runs. tests/verifier.py, which
+    # V=${V:-/tests/verifier.py}; --verifier "$V": the file is known only as test.sh runs. tests/verifier.py, which
     # only sets up and imports verify from a helper, was dropped as the candidate and the helper ran in its
     # place: 0.0 where Harbor's shim, running verifier.py, scores 1.0.
     task_dir = make_task(tmp_path / "t", "import os\nos.environ['LENIENT'] = '1'\nfrom grader_impl import verify\n")
@@ -807,13 +807,14 @@ def test_a_shim_naming_its_verifier_by_a_variable_still_runs_tests_verifier_py(e
     )
     shim = tests / "test.sh"
     old = "set -- --verifier /tests/verifier.py --workspace /app\n"
-    shim.write_text(shim.read_text().replace(old, 'V=/tests/verifier.py\nset -- --verifier "$V" --workspace /app\n'))
+    new = 'V=${V:-/tests/verifier.py}\nset -- --verifier "$V" --workspace /app\n'
+    shim.write_text(shim.read_text().replace(old, new))
     done = run_tool(env, "run", task_dir, "--python", PY)
     no_traceback(done)
     assert "tests/verifier.py" in done.stdout.splitlines()[0], done.stdout
     assert "grader_impl" not in done.stdout.splitlines()[0], done.stdout
     assert 'verdict: {"reward": 1.0}' in done.stdout, done.stdout
-    assert "only known as test.sh runs" in done.stdout, done.stdout
+    assert "names its --verifier by a word made as it runs" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize(

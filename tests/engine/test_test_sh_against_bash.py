@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from verifier_tui.engine import invocation
 from verifier_tui.engine.diagnosis import install_lines
 from verifier_tui.engine.sandbox.view import APP, braced_workspace, normal_path
-from verifier_tui.engine.task.discovery import shim_names
+from verifier_tui.engine.task.discovery import shim_names, shim_reads
 from verifier_tui.runner_source import runner_path
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -78,6 +78,9 @@ _CLOSING = {"{ ": "; }", "( ": " )", "if true; then ": "; fi", "if ! ": "; then 
 _SUFFIX = st.sampled_from(["", " # --workspace /srv/no", " && true", "; true", " 2>&1", " >/dev/null", " | cat"])
 
 
+_SETS_V = "\x56=/tests/w.py\n"  # sets V, read only as test.sh runs
+
+
 def _bash_runs(folder: Path, script: str) -> list[list[str]]:
     """Each command line bash gives ``python3`` running ``script`` as test.sh (as Harbor's ``bash -c``
     starts a test.sh without a #! line): a stub on PATH writes its words down, NUL-separated."""
@@ -88,6 +91,7 @@ def _bash_runs(folder: Path, script: str) -> list[list[str]]:
     (folder / "tests").mkdir()
     (folder / "tests" / "test.sh").write_text(script)
     (folder / "cwd").mkdir()
+    (folder / "cwd" / "sets").write_text(_SETS_V)  # what a test.sh may source or eval: text not read here
     out = folder / "argv"
     env = {"PATH": f"{folder / 'bin'}:/usr/bin:/bin", "HOME": "/root", "X": "/srv/env", "STUB_OUT": str(out)}
     subprocess.run(
@@ -206,6 +210,48 @@ def test_the_verifier_read_from_test_sh_is_the_one_bash_passes_or_none(
     if named is not None:  # a file claimed must be the one the runner opens
         assert given_verifier is not None, said
         assert normal_path(given_verifier) == normal_path(f"/tests/{named}"), said
+
+
+# what may set V before the runner's line (or after it), certain or not; and how the runner's line reads it
+_V_SETS = st.sampled_from(
+    [
+        *("V=/tests/v.py\n", "V='/tests/my v.py'\n", "export V=/tests/w.py\n", "A=1 V=/tests/v.py\n"),
+        *("V=/tests/*.py\n", "V=/tests/{a,b}.py\n", "V=/tests/v.py:~/x\n", 'V="$X"\n', "V=\n"),
+        *("V=/tests/a.py; V=/tests/b.py\n", "V=/tests/v.py &\nwait\n", "V=/tests/v.py | cat\n", "V=/tests/v.py cat\n"),
+        *("if true; then\nV=/tests/v.py\nfi\n", "(\nV=/tests/v.py\n)\n", "f() { V=/tests/w.py; }\n", "f\n"),
+        *("true && V=/tests/w.py\n", "read -r V </dev/null\n", ": ${V:=/tests/w.py}\n", "eval V=/tests/w.py\n"),
+        *("for V in /tests/w.py; do :; done\n", "IFS=/\n", "unset V\n", "V+=x\n", "echo $V ${V} >/dev/null\n"),
+        *('"V"=/tests/w.py\n', "cd /\n", "set -e\n", "printf -v V /tests/w.py\n", "declare V=/tests/w.py\n"),
+        *("if true; then . ./sets; fi\n", "true && source ./sets\n", '{ eval "$(cat sets)"; }\n', "ls .\n"),
+    ]
+)
+
+
+@SETTINGS
+@given(
+    assigned=st.sampled_from(["", "V=/tests/v.py\n", "V='/tests/my v.py'\n"]),  # a certain one, often
+    before=st.lists(_V_SETS, max_size=3),
+    after=st.lists(_V_SETS, max_size=1),
+    word=st.sampled_from(['"$V"', "$V", "${V}", '"${V}"', "$'V'", '$"V"', '"$V"x', "=$V", '="$V"']),
+)
+def test_a_verifier_named_by_a_variable_is_the_one_bash_passes_or_none(tmp_path_factory, assigned, before, after, word):
+    """``--verifier "$V"``: where the tool reads the value a plain assignment before the runner's line gives
+    V, it is the one bash passes; where not, it says the word is made as test.sh runs."""
+    between = "" if word.startswith("=") else " "
+    command = f"python3 /tests/.ng/run_verifier.py --workspace /app --verifier{between}{word}\n"
+    script = assigned + "".join(before) + command + "".join(after)
+    runs = _bash_runs(tmp_path_factory.mktemp("bash"), script)
+    named, known = shim_reads(script)
+    said = f"{script!r}: bash passes {runs!r}; the tool says {named!r}, known: {known}"
+    if known and len(runs) == 1:
+        try:
+            given_verifier = _runner.parse_args(runs[0][1:])["verifier"]
+        except _runner.UsageError:
+            given_verifier = None
+        if named is not None:
+            assert given_verifier is not None and normal_path(given_verifier) == normal_path(f"/tests/{named}"), said
+        else:  # a file named nowhere in /tests, or none at all
+            assert given_verifier is None or not normal_path(given_verifier).startswith("/tests/"), said
 
 
 # A #! line, from its parts: what the kernel reads as the program ({stub}: a script that writes down its

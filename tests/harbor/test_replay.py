@@ -297,7 +297,7 @@ def test_the_verifier_the_shim_names_is_the_one_replayed(task):
     (demo / "tests" / "test.sh").write_text(
         SHIM.replace("--verifier /tests/verifier.py", "--verifier /tests/checks/main.py")
     )
-    assert shim_verifier(demo) == demo / "tests" / "checks" / "main.py"
+    assert shim_verifier(demo) == (demo / "tests" / "checks" / "main.py", None)
 
 
 # test.sh's lines, each with the --verifier bash passes the runner as the file it names (None: known only as
@@ -308,7 +308,8 @@ _NAMED_BY_SH = [
     ("set -- --verifier '/tests/my verifier.py' --workspace /app\n", "my verifier.py"),
     ('set -- "--verifier=/tests/main.py" --workspace /app\n', "main.py"),
     ("set -- --verifier /tests//checks/../main.py --workspace /app\n", None),
-    ('V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ('V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', "main.py"),
+    ('[ -f /x ] && V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ("set -- --verifier /tests/{main,x}.py --workspace /app\n", None),
 ]
 
@@ -324,7 +325,7 @@ def test_the_verifier_replayed_is_the_one_bash_passes_the_runner(task, lines, na
         shim=False,
     )
     (demo / "tests" / "test.sh").write_text("#!/bin/bash\n" + lines + 'exec python3 /tests/.ng/run_verifier.py "$@"\n')
-    assert shim_verifier(demo) == (None if named is None else demo / "tests" / named)
+    assert shim_verifier(demo)[0] == (None if named is None else demo / "tests" / named)
 
 
 def _snapshot(folder: Path) -> dict:
@@ -732,3 +733,36 @@ def test_a_test_sh_whose_shebang_names_an_empty_program_replays_as_bash_ended_it
     data = json.loads(ran.stdout)
     assert data["exit_code"] == 126 and data["verdict_error"] == NOT_FOUND, data
     assert any(n.startswith("tests/test.sh's first line `#!") and "names no program" in n for n in data["notices"])
+
+
+_V_ONE = "def verify(workspace):\n    return 1.0\n"
+
+
+def _set_by_v(demo: Path, assigned: str) -> None:
+    """The shim's --verifier made "$V", V set by ``assigned`` (test.sh's lines) earlier in the script."""
+    script = SHIM.replace("--verifier /tests/verifier.py", '--verifier "$V"').replace("set -u\n", "set -u\n" + assigned)
+    (demo / "tests" / "test.sh").write_text(script)
+
+
+def test_a_replay_runs_the_file_a_plain_assignment_gives_the_shims_verifier(task, runs, tmp_path):
+    """``V=/tests/checks/main.py`` then ``--verifier "$V"``: bash passes checks/main.py, which the trial's
+    reward came from; the replay once ran tests/verifier.py, which scores otherwise."""
+    demo = task(verifier=_V_ONE, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    (demo / "tests" / "checks").mkdir()
+    (demo / "tests" / "checks" / "main.py").write_text(_V_ONE)
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
+    _set_by_v(demo, "V=/tests/checks/main.py\n")
+    _, plan, local, _ = replay(trial)
+    assert plan.verifier == demo / "tests" / "checks" / "main.py"
+    assert local.verdict.rewards == {"reward": 1.0}
+
+
+def test_a_replay_says_the_verifier_is_chosen_as_test_sh_runs_when_no_assignment_makes_it_certain(task, runs, tmp_path):
+    demo = task(verifier=_V_ONE, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    _set_by_v(demo, "if [ -f /tests/x ]; then V=/tests/x.py; else V=/tests/verifier.py; fi\n")
+    _, plan, local, out = replay(trial)
+    said = [n for n in plan.notices if "--verifier" in n]
+    assert said and "made as it runs" in said[0] and "chosen then" in said[0], plan.notices
+    assert said[0] in plan.reasons and plan.verifier == demo / "tests" / "verifier.py"

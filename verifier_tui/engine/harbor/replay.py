@@ -294,7 +294,7 @@ def plan_replay(
     else:
         plan.skipped = Advice("no workspace to replay on: ", captured.words)
         plan.no_workspace = True
-    plan.verifier = shim_verifier(task_dir, step)
+    _take_verifier(plan, task_dir, step)
     for tests in tests_dirs(task_dir, step):
         if (tests / "task_data.json").is_file():
             plan.task_data = tests / "task_data.json"
@@ -314,6 +314,18 @@ def plan_replay(
         plan.reasons.append(runner_note)
         plan.runner_note = runner_note
     return plan
+
+
+def _take_verifier(plan: ReplayPlan, task_dir: Path, step: str | None) -> None:
+    """The verifier test.sh hands the runner into ``plan``; where test.sh makes its word as it runs, the
+    candidate a task's run takes, said as that run says it, and a reason the replay may differ."""
+    plan.verifier, named_as_it_runs = shim_verifier(task_dir, step)
+    if named_as_it_runs is not None:
+        from verifier_tui.engine.task.discovery import named_as_it_runs_notice
+
+        note = named_as_it_runs_notice(named_as_it_runs.relative_to(task_dir).as_posix())
+        plan.notices.append(note)
+        plan.reasons.append(note)
 
 
 def _take_env(plan: ReplayPlan, env: VerifierEnv, env_words: tuple[str, ...]) -> None:

@@ -38,7 +38,7 @@ from verifier_tui.engine.task.kinds import (
 )
 from verifier_tui.engine.task.loading import as_harbor_loads
 from verifier_tui.engine.task.rows import TaskRows, outside, task_rows
-from verifier_tui.engine.task.sh_words import option_values, sh_lines
+from verifier_tui.engine.task.sh_words import assigned_value, option_values, sh_lines
 from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task, harbor_place
 from verifier_tui.runner_source import runner_path
 
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 SHIM_MARKER = "run_verifier.py"
 # Where Harbor uploads the task's tests/, whose files a shim's --verifier names (ours: /tests/verifier.py).
 _TESTS = "/tests/"
+# The file our shim passes, the candidate where a task's shim makes its --verifier word as test.sh runs.
+SHIMS_OWN = "verifier.py"
 # Folders never searched for verifiers: the one skip list, and the vendored helpers.
 _SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
@@ -248,7 +250,7 @@ def resolve(path: Path | str | Target) -> Task:
     test_sh = tests_dir / "test.sh"
     plain = False
     known = True
-    shims_file = tests_dir / "verifier.py"
+    shims_file = tests_dir / SHIMS_OWN
     if test_sh.is_file():
         # The head only: a script past the bound (test files in a heredoc) is still the task's own, and
         # the shim names the runner in its first lines
@@ -345,14 +347,22 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
         )
     elif shim_notice := shim_runs_another_notice(task, verifier):
         out.append(shim_notice)
-    elif task.shim_named_as_it_runs and verifier == task.tests_dir / "verifier.py":
-        out.append(
-            f"the shim ({_display(task, task.test_sh)}) names its --verifier by a word only known as test.sh "
-            f"runs: verifier-tui takes it for {_display(task, verifier)}, the shim's own"
-        )
+    elif task.shim_named_as_it_runs and verifier != task.dataset_verifier:
+        out.append(named_as_it_runs_notice(_display(task, task.test_sh)))
     if uses_episode_api(verifier):
         out.append(episode_api_notice(_display(task, verifier)))
     return out
+
+
+def named_as_it_runs_notice(test_sh: str) -> str:
+    """Said of a run (a task's, a trial's replay) whose shim, ``test_sh``, names its verifier by a word made
+    as the script runs (:func:`shim_reads`): the tool runs the shim's own tests/verifier.py, or the file
+    chosen, but cannot tell it is the one the sandbox runs."""
+    return (
+        f"the shim ({test_sh}) names its --verifier by a word made as it runs, which no plain assignment before "
+        f"it makes certain: the sandbox's verifier is chosen then, and may not be the one verifier-tui runs "
+        f"(the shim's own tests/{SHIMS_OWN} unless you choose another)"
+    )
 
 
 def shim_names(script: str) -> str | None:
@@ -364,13 +374,16 @@ def shim_reads(script: str) -> tuple[str | None, bool]:
     """The file a shim's ``--verifier /tests/...`` names, relative to /tests, read as sh reads test.sh:
     the first ``--verifier`` (or ``--verifier=``) word a command passes, not one a comment holds or a
     command only says (echo), with its quotes removed, as bash hands it to the runner; and whether it is
-    known here: not for a word its shell makes as test.sh runs (a variable, braces, a pattern). None
+    known here: not for a word its shell makes as test.sh runs (braces, a pattern, a variable no plain
+    assignment before it makes certain: :func:`assigned_value`). None
     when it names no file there. A name that climbs out of /tests (``..``) is none: here it would be a
     file of the user's beside the task, never to be run."""
-    for _number, line in sh_lines(script):
+    lines = [line for _number, line in sh_lines(script)]
+    for at, line in enumerate(lines):
         # lexed only where the option is written, as the workspace's reading does
-        for _word, value, how, _inline in option_values(line, "--verifier") if "--verifier" in line else ():
-            if how:
+        for word, written, how, _inline in option_values(line, "--verifier") if "--verifier" in line else ():
+            value = assigned_value(lines, at, word, written) if how == "expands" else None if how else written
+            if value is None:
                 return None, False
             # Linux reads //tests//a.py as /tests/a.py, the path the runner opens
             path = posixpath.normpath("/" + value.lstrip("/"))

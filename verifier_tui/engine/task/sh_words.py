@@ -59,6 +59,14 @@ _ESCAPE = re.compile(r"\\.", re.DOTALL)
 _SEQUENCE = re.compile(r"(?:[-+]?\d+\.\.[-+]?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.[-+]?\d+)?")
 # pathname expansion: an unquoted * or ?, or a bracket expression
 _PATTERN = re.compile(r"[*?]|\[.+\]")
+# a word that is one variable, ``$V`` or ``${V}``, and what sh does not read here (assigned_value)
+_ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})", re.ASCII)
+_COMPOUND = frozenset(
+    {"if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"}
+    | {"function", "{", "}", "coproc"}
+)
+_UNSEEN = frozenset({"eval", "source", "."})
+_BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
 
 
 def _closing(text: str, opener: int, closes: dict[int, int], *, command: bool = False) -> int:
@@ -249,6 +257,58 @@ def option_values(line: str, option: str, *, braces: bool = True) -> Iterator[tu
             # runner takes the value after the =
             how = ""
         yield given, value, how, given is flag
+
+
+def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | None:
+    """The value bash passes where ``value`` (the text of ``word``, a word of ``lines[at]``, lines as
+    :func:`sh_lines` reads them) is one variable, ``"$V"``, when a plain assignment earlier in the script
+    makes it certain; else None (it is chosen as test.sh runs). Certain: ``V=VALUE`` (or ``export V=VALUE``),
+    VALUE as written (no expansion), is a line's one command, and that line and every one before it run
+    unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there);
+    no other line names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), and nothing runs text
+    not read here (eval, source). Unquoted, bash splits and globs the value: then it must hold only
+    characters neither does anything to, and the script must leave IFS alone."""
+    mask = word.mask[len(word.mask) - len(value) :]
+    variable = _ONE_VARIABLE.fullmatch(value)
+    if variable is None or mask not in (value, "\0" * len(value)):  # $"V", $'V': no variable
+        return None
+    name = variable[1] or variable[2]
+    read = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}\}})")
+    named = re.compile(rf"(?<!\w){name}(?!\w)")
+    found: str | None = None
+    for index, line in enumerate(lines):
+        commands = sh_commands(line)
+        if any(next((w for w in command if w not in _BEFORE_A_COMMAND), "") in _UNSEEN for command in commands):
+            return None
+        mentions = len(named.findall(read.sub("", line)))
+        if found is None and index < at:
+            if "(" in line or ")" in line or any(command[0] in _COMPOUND for command in commands):
+                return None  # from here on what runs may be conditional, later, or in a subshell
+            if mentions and (found := _plain_assignment(line, name)) is None:
+                return None
+        elif mentions:
+            return None
+    if found is None or mask == "\0" * len(value):
+        return found
+    # unquoted: bash splits the value at IFS's characters (blanks, unless test.sh sets IFS) and globs it
+    return found if "IFS" not in "".join(lines) and re.fullmatch(r"[\w./+,:@%=-]+", found) else None
+
+
+def _plain_assignment(line: str, name: str) -> str | None:
+    """The value a line gives ``name`` when it is a plain assignment and nothing else (``V=VALUE``,
+    ``export V=VALUE``; other names may be assigned beside it), VALUE as written; else None."""
+    if len(sh_commands(line)) != 1 or "&" in re.sub(r"[<>]&|&>", "", line):
+        return None  # a pipeline's or a background command's assignment is a subshell's
+    words = command_words(line) or []
+    given = [word for word in words if word.mask.startswith(f"{name}=")]
+    if words and words[0].text == "export":
+        words = words[1:]
+    if len(given) != 1 or not all(re.match(r"[A-Za-z_]\w*=", word.mask) for word in words):
+        return None  # a command's own environment (V=x cmd), or no assignment bash makes
+    value = given[0].text[len(name) + 1 :]
+    if given[0].expands or "~" in given[0].mask:  # a tilde after = or : is the home folder's
+        return None
+    return value
 
 
 @record(frozen=True)

@@ -41,22 +41,21 @@ def tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
     return [task_dir / "tests"] if own is None else [own, task_dir / "tests"]
 
 
-def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
-    """The verifier the task's test.sh hands to the runner, as a local file."""
-    from verifier_tui.engine.task.discovery import shim_names
+def shim_verifier(task_dir: Path, step: str | None = None) -> tuple[Path | None, Path | None]:
+    """The verifier the task's test.sh hands to the runner, as a local file; and that test.sh when it names
+    it by a word made as it runs (None: known), whose candidate is the shim's own, as discovery takes it."""
+    from verifier_tui.engine.task.discovery import SHIMS_OWN, shim_reads
 
     for tests in tests_dirs(task_dir, step):
         text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
         if text is None:
             continue
-        named = shim_names(text)
-        if named is None:
-            return None
-        for base in tests_dirs(task_dir, step):
-            if (base / named).is_file():
-                return base / named
-        return None
-    return None
+        named, known = shim_reads(text)
+        unknown = None if known else tests / "test.sh"
+        chosen = named if known else SHIMS_OWN
+        found = [base / chosen for base in tests_dirs(task_dir, step) if chosen and (base / chosen).is_file()]
+        return (found[0] if found else None), unknown
+    return None, None
 
 
 def step_runner(task_dir: Path, step: str | None) -> OwnRunner | None:
@@ -237,7 +236,7 @@ def task_for_step(task: Task, name: str) -> Task:
     mine = find_verifiers(own)
     # A file of the step's replaces the one of tests/ at the same place (Harbor uploads the step's last).
     kept = [v for v in task.verifiers if not (v.is_relative_to(task.tests_dir) and _there(own, v, task.tests_dir))]
-    shim = shim_verifier(task.root, name)
+    shim, unknown = shim_verifier(task.root, name)
     verifiers = [*mine, *kept]
     if shim is not None and shim not in verifiers and not shim.is_symlink():
         verifiers.append(shim)  # the shim runs it whatever it holds, as discovery takes tests/verifier.py
@@ -250,7 +249,8 @@ def task_for_step(task: Task, name: str) -> Task:
         test_sh=test_sh,
         own_runner=step_runner(task.root, name),
         plain_test_sh=plain_test_sh(task.root, name) is not None,
-        shim_runs=shim if shim is not None else task.shim_runs,
+        shim_runs=None if unknown else shim if shim is not None else task.shim_runs,
+        shim_named_as_it_runs=unknown is not None,
         looked_in=[own, *task.looked_in],
     )
 
