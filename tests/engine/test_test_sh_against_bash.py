@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -305,6 +306,55 @@ def test_the_program_read_from_test_shs_first_line_is_the_one_the_kernel_starts(
     assert unstartable is None, said
     assert os.fsencode(program[0]) in (os.fsencode(stub), b"stub"), said
     assert [os.fsencode(word) for word in program[1:]] == arguments, f"{said}; the kernel passed {arguments!r}"
+
+
+# env -S's string, from its parts: what may stand before the command (options, assignments, a comment),
+# the command (quoted, escaped, split), what follows it; stubs on PATH are named stub, "st ub", 'st"ub'
+_ENV_BEFORE = st.sampled_from(
+    [
+        *("-v", "-u X", "-uX", "-vu X", "-C /", "--chdir=/", "--unset X", "--debug", "--", "-0", "-x", "--ch=/"),
+        *("--debug=1", "--default-signal", "--ignore-signal=INT", "--null", "-"),
+        *("A=1", 'A="a b"', "'A=a b'", "A=\\_b", "=x", "${HOME}", "A=${HOME}", "#x", "\\#x", "\\c", "\\q"),
+        *('"unclosed', "-S stub", "-S'st ub'", "--split-string=stub", "-S", '""', "x\\_y"),
+    ]
+)
+_ENV_COMMANDS = st.sampled_from(
+    ["stub", '"stub"', "'stub'", 'st"u"b', "stub\\_-e", '"st ub"', "st\\_ub", "'st\"ub'", 'st\\"ub', "s${X}tub"]
+)
+_ENV_AFTER = st.sampled_from(["", "-e", "'a b'", '"\\t"', "\\c tail", "# note", "${HOME}", "\\q", "'"])
+_ENV_BLANK = st.sampled_from([" ", "\t", "  ", "\\_"])
+
+
+@SETTINGS
+@given(
+    before=st.lists(_ENV_BEFORE, max_size=3),
+    command=_ENV_COMMANDS,
+    after=_ENV_AFTER,
+    blank=_ENV_BLANK,
+)
+def test_the_command_env_s_runs_is_the_one_read_from_the_shebang(tmp_path_factory, before, command, after, blank):
+    """A ``#!/usr/bin/env -S ...`` line against the real env: the command the tool reads from it (quotes,
+    escapes, options, assignments as coreutils' env takes them) is the one env runs, or the tool names none."""
+    folder = tmp_path_factory.mktemp("env")
+    (folder / "bin").mkdir()
+    out = folder / "ran"
+    for name in ("stub", "st ub", 'st"ub'):
+        stub = folder / "bin" / name
+        stub.write_text(f"#!/bin/sh\nprintf %s {shlex.quote(name)} >{shlex.quote(str(out))}\n")
+        stub.chmod(0o755)
+    argument = "-S" + blank.join([*before, command, *([after] if after else [])])
+    # as the kernel starts #!/usr/bin/env ARGUMENT: env, the argument, the script (here none, where env left
+    # no command of its own and would run test.sh, whose #! line starts env again, for ever)
+    env = {"PATH": f"{folder / 'bin'}:/usr/bin:/bin", "X": "", "HOME": "/root"}
+    ran = subprocess.run(
+        ["/usr/bin/env", argument, str(folder / "no-test.sh")], env=env, cwd=folder, capture_output=True, timeout=30
+    )
+    read = invocation._env_command(argument)
+    env_ran = out.read_text() if out.exists() else None
+    said = f"{argument!r}: env ran {env_ran!r} ({ran.returncode}); the tool reads {read!r}"
+    if read is not None:
+        assert out.exists() and out.read_text() == read or not out.exists() and ran.returncode == 127, said
+        assert read in ("stub", "st ub", 'st"ub') or not out.exists(), said
 
 
 @pytest.mark.parametrize(

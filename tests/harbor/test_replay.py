@@ -607,6 +607,10 @@ SHEBANG_PROGRAMS = {
     "env-S-tab": (b"#!/usr/bin/env -S\tbash\n", 0),
     "env-S-joined": (b"#!/usr/bin/env -Sbash\n", 0),
     "env-S-options": (b"#!/usr/bin/env -S -u X A=1 bash -e\n", 0),
+    "env-S-quoted-assignment": (b'#!/usr/bin/env -S X="a b" bash\n', 0),  # env's quotes: X=a b, then bash
+    "env-S-escaped-blank": (b"#!/usr/bin/env -S bash\\_-e\n", 0),  # \_ separates: bash, -e
+    "env-S-options-joined": (b"#!/usr/bin/env -S -vu X bash\n", 0),  # -u takes X
+    "env-S-quoted-program": (b"#!/usr/bin/env -S 'ba'sh -e\n", 0),
     "folder": (b"#!/usr\n", 126),  # Permission denied
     "env-folder": (b"#!/usr/bin/env /usr\n", 126),
 }

@@ -604,9 +604,8 @@ def _test_sh_program(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> _P
     relative ``#!`` program from the working directory, which Harbor's exec sets (``[environment]
     workdir``, else the image's WORKDIR: ``workdir``), never from PATH; ``env`` runs the command its
     argument names, whole (it splits nothing: ``bash -e`` is no program), or with ``-S`` the first word of
-    the rest that is no option nor assignment, split at blanks as coreutils' env splits it (its quotes
-    and escapes are not followed here), found on PATH unless it holds a ``/``. Checked against Linux 6
-    and coreutils 9.1."""
+    the rest that is no option nor assignment, split as coreutils' env splits it (:func:`_env_command`),
+    found on PATH unless it holds a ``/``. Checked against Linux 6 and coreutils 9.1."""
     words, head = _shebang(test_sh)
     if not words:
         return _Program(words, head, "bash", "")
@@ -624,18 +623,129 @@ def _test_sh_program(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> _P
     return _Program(words, head, command, next((f for f in files if f), "" if files else min(exits)))
 
 
+# env's options (coreutils 9.1 env.c: getopt "+C:iS:u:v0" and its long ones), by what they take: a value
+# (given as the short one's letter), none, or one only joined by "="
+_ENV_FLAGS, _ENV_VALUED = "iv", "CSu"
+_ENV_LONG = {"unset": "u", "chdir": "C", "split-string": "S"}
+_ENV_LONG |= dict.fromkeys(("default-signal", "ignore-signal", "block-signal"), "")  # =SIG optional
+_ENV_LONG_FLAGS = ("ignore-environment", "debug", "list-signal-handling")
+# one piece of env -S's string: single-quoted (\\ and \' its only escapes), double-quoted, a run of plain
+# characters, an escape, blanks; else a quote that never closes or a backslash at the end
+_ENV_PIECE = re.compile(
+    r"""'((?:[^'\\]|\\[\\']|\\(?![\\']))*)'|"((?:[^"\\]|\\.)*)"|([^'"\\ \t\n\v\f\r]+)|\\(.)"""
+    r"""|([ \t\n\v\f\r]+)|(.)""",
+    re.DOTALL,
+)
+# in double quotes or plain characters: an escape, or a $ (env takes only ${NAME})
+_ENV_SPECIAL = re.compile(r"\\(.)|\$(\{[A-Za-z_][A-Za-z0-9_]*\})?", re.DOTALL)
+_ENV_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "#": "#", "$": "$", '"': '"', "'": "'"}
+_ENV_ESCAPES |= {"\\": "\\", "_": " "}  # \_ is a space in double quotes (a separator outside: _env_split)
+_UNKNOWN = "\0"  # a ${VAR} env expands from the sandbox's environment, not known here (no word holds a NUL)
+
+
 def _env_command(argument: str) -> str | None:
-    """The command ``env`` runs given ``argument``, its #! line's one (:func:`_test_sh_program`); None
-    where env's own options, unsplit, hide it."""
-    if not argument.startswith("-S"):
-        return None if argument.startswith("-") else argument
-    takes_one = False
-    for word in re.split(r"[ \t\n\v\f\r]+", argument[2:].strip(" \t\n\v\f\r")):
-        if takes_one or word.startswith("-") or "=" in word:
-            takes_one = word in ("-u", "-C", "--unset", "--chdir")
+    """The command ``env`` runs given ``argument``, its #! line's one (:func:`_test_sh_program`), as
+    coreutils' env reads its words: options (``-S`` splitting its string into more, :func:`_env_split`),
+    a lone ``-``, then ``NAME=VALUE`` assignments, then the command; None where env refuses them (exit 125),
+    none is left (test.sh itself would run), or what decides it is made from the sandbox's environment."""
+    words, at = [argument], 0
+    while at < len(words) and words[at].startswith("-") and words[at] != "-":
+        word, at = words[at], at + 1
+        if word == "--":
+            break
+        parsed = _env_option(word)
+        if parsed is None:
+            return None
+        option, value = parsed
+        if value is None:  # its value is the next word
+            if at == len(words):
+                return None
+            value, at = words[at], at + 1
+        split = _env_split(value) if option == "S" else []
+        if split is None:
+            return None
+        words[at:at] = split
+    at += at < len(words) and words[at] == "-"  # env's obsolete - (as -i)
+    while at < len(words) and "=" in words[at] and _UNKNOWN not in words[at]:
+        at += 1
+    command = words[at] if at < len(words) else ""
+    return command if command and _UNKNOWN not in command else None
+
+
+def _env_option(word: str) -> tuple[str, str | None] | None:
+    """The option of env's a word ends with that takes a value (its letter, "" for none) and the value
+    joined to it (None: the next word); None where env refuses the word (exit 125: no option of env's,
+    ``-0`` with a command) or getopt_long would take an abbreviation, --help or --version (not followed)."""
+    if _UNKNOWN in word:
+        return None
+    if word.startswith("--"):
+        name, equals, value = word[2:].partition("=")
+        if name in _ENV_LONG_FLAGS and not equals:
+            return "", ""
+        option = _ENV_LONG.get(name)
+        return None if option is None else (option, value if equals or not option else None)
+    for index, letter in enumerate(word[1:], 2):
+        if letter in _ENV_VALUED:
+            return letter, word[index:] or None
+        if letter not in _ENV_FLAGS:
+            return None
+    return "", ""
+
+
+def _env_split(string: str) -> list[str] | None:
+    """The words ``env -S`` splits ``string`` into, as coreutils documents -S (``env`` in its manual): at
+    unquoted blanks and ``\\_``; single quotes keep all but ``\\'`` and ``\\\\``; double quotes keep blanks
+    and take the escapes (``\\_`` a space there); ``\\c`` and a ``#`` that starts a word end the string;
+    ``${VAR}`` is env's environment's, :data:`_UNKNOWN` here, making no word where it is empty. None
+    where env refuses it (exit 125): a quote not closed, an unknown escape, ``\\c`` in double quotes, a
+    backslash at the end, a ``$`` not of ``${NAME}``."""
+    words: list[str] = []
+    word: list[str] = []
+    started = False  # a quote was met: the word is one even when empty
+    for piece in _ENV_PIECE.finditer(string):
+        single, double, plain, escaped, blanks, unclosed = piece.groups()
+        text: str | None
+        if single is not None:
+            text, started = re.sub(r"\\([\\'])", r"\1", single), True
+        elif double is not None:
+            text, started = _env_text(double), True
+        elif plain is not None:
+            if plain.startswith("#") and not word and not started:
+                break  # a comment: the string's rest
+            text = _env_text(plain)
+        elif escaped == "c":
+            break
+        elif escaped is not None and escaped != "_":
+            text = _ENV_ESCAPES.get(escaped)
+        elif unclosed is not None:
+            return None
+        else:  # blanks, or \_ outside double quotes: a word ends
+            if word or started:
+                words.append("".join(word))
+            word, started = [], False
             continue
-        return word.strip("'\"") or None
-    return None
+        if text is None:
+            return None
+        word.append(text)
+    if word or started:
+        words.append("".join(word))
+    return words
+
+
+def _env_text(text: str) -> str | None:
+    """Double-quoted or plain characters of env -S's string as env makes them (escapes, ``${NAME}``); None
+    where env refuses them."""
+    refused = False
+
+    def made(special: re.Match[str]) -> str:
+        nonlocal refused
+        escaped, variable = special.groups()
+        into = _ENV_ESCAPES.get(escaped) if escaped is not None else _UNKNOWN if variable else None
+        refused = refused or into is None
+        return into or ""
+
+    text = _ENV_SPECIAL.sub(made, text)
+    return None if refused else text
 
 
 def _in_view(path: str) -> str | int:
