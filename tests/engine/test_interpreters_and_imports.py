@@ -194,7 +194,8 @@ def test_a_test_sh_of_a_megabyte_lexes_only_the_lines_that_may_install_the_modul
         tmp_path / "t" / "tests" / "test.sh", f"{filler}{huge}pip3 install Vtui.Fuzzy_Scores\npip install -qr r.txt\n"
     )
     found = install_lines([test_sh], "vtui_fuzzy_scores")
-    assert [(line.number, line.from_a_file) for line in found] == [(18_002, False), (18_003, True)]
+    said = [(line.number, line.from_a_file, line.unread) for line in found]
+    assert said == [(18_001, False, True), (18_002, False, False), (18_003, True, False)]  # the long one unread
     assert len(lexed) == 2
     # a megabyte of lines that each install it (a hostile test.sh) is read as far as 256 KB of them
     lexed.clear()
@@ -202,6 +203,26 @@ def test_a_test_sh_of_a_megabyte_lexes_only_the_lines_that_may_install_the_modul
     found = install_lines([test_sh], "vtui_fuzzy_scores")
     assert found[:3] == [InstallLine(test_sh, n, "pip install vtui-fuzzy-scores numpy") for n in (1, 2, 3)]
     assert sum(map(len, lexed)) <= 256 * 1024 < sum(map(len, lexed)) + 36
+    assert found[-1].unread and found[-1].number == len(found) and not any(line.unread for line in found[:-1])
+
+
+def test_a_test_sh_line_too_long_to_read_that_may_install_the_module_is_said(tmp_path):
+    """A test.sh line past 64 KB (a `pip install` of the module among a long list of packages) was skipped
+    without a word: the note said none of the task's install files mentions the module."""
+    task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
+    test_sh = task_dir / "tests" / "test.sh"
+    packages = " ".join(f"vtui-pkg-{n}" for n in range(8_000))  # 100 KB
+    test_sh.write_text(
+        test_sh.read_text().replace(
+            "set -- --verifier", f"pip install {packages} vtui-fuzzy-scores\nset -- --verifier"
+        ),
+        encoding="utf-8",
+    )
+    note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
+    assert "mentions it" not in note and "the task installs it" not in note, note
+    line = next(n for n, text in enumerate(test_sh.read_text().splitlines(), 1) if text.startswith("pip install"))
+    assert f"tests/test.sh:{line} `pip install vtui-pkg-0 " in note, note
+    assert "may install it (not read as sh reads it: past the 64 KB of a line" in note, note
 
 
 def test_a_test_sh_installing_from_a_file_not_read_says_the_line(tmp_path):

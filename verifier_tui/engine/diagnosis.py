@@ -80,9 +80,11 @@ _REQUIREMENTS_FOLDERS = (".", "environment", "tests")
 #: A file larger than this is not searched for install lines.
 _MAX_INSTALL_FILE_BYTES = 1_000_000
 #: A test.sh line longer than this is not read as an install command, nor lines past this many characters
-#: of those that may be one: far past any a task writes, where lexing a megabyte of them takes seconds.
+#: of those that may be one: far past any a task writes, where lexing them costs about 1 ms a KB (measured:
+#: 1 MB of `pip install` words 1.0 s, of `; pip install y` 2.9 s); such a line is said, not read.
 _MAX_LEXED_LINE = 64 * 1024
 _MAX_LEXED = 256 * 1024
+_UNREAD = "not read as sh reads it: past the 64 KB of a line, or the 256 KB of install lines, read here"
 #: What a line that installs what a file lists holds: a word -r, -qr, -rFILE; --requirement, --with-requirements.
 _FROM_A_FILE = re.compile(r"(?<![^\s'\"])-[A-Za-z]*r|requirement")
 _LINES_SHOWN = 3
@@ -97,6 +99,7 @@ class InstallLine:
     number: int
     text: str
     from_a_file: bool = False
+    unread: bool = False  # a line of test.sh that may install it, too long to read (:data:`_UNREAD`)
 
 
 def missing_module(output: str) -> str | None:
@@ -142,19 +145,21 @@ def _script_installs(path: Path, text: str, names: set[str], spelt: re.Pattern[s
     """The lines of a test.sh whose install commands name one of ``names`` (:func:`_normal`), or
     install what a file lists. Lexing a line costs far more than reading it: only one that names an
     installer and the module (``spelt``) or a file to install from is lexed, none past
-    :data:`_MAX_LEXED_LINE`, and none once :data:`_MAX_LEXED` characters of them were."""
+    :data:`_MAX_LEXED_LINE`, and none once :data:`_MAX_LEXED` characters of them were: each line past
+    the first, and the first once that many were, is found ``unread``."""
     found: list[InstallLine] = []
     lexed = 0
     for number, line in sh_lines(text):
-        if (
-            len(line) > _MAX_LEXED_LINE
-            or not any(installer in line for installer in _INSTALLERS)
-            or not (spelt.search(line) or _FROM_A_FILE.search(line))
+        if not any(installer in line for installer in _INSTALLERS) or not (
+            spelt.search(line) or _FROM_A_FILE.search(line)
         ):
             continue
-        lexed += len(line)
-        if lexed > _MAX_LEXED:
+        if len(line) > _MAX_LEXED_LINE or lexed + len(line) > _MAX_LEXED:
+            found.append(InstallLine(path, number, " ".join(line[:200].split()), unread=True))
+            if len(line) > _MAX_LEXED_LINE:
+                continue
             break
+        lexed += len(line)
         installs = [_installs(command) for command in sh_commands(line)]
         named = any(_normal(package) in names for packages, _ in installs for package in packages)
         if named or any(from_a_file for _, from_a_file in installs):
@@ -236,19 +241,28 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         said = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
         return said + (f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else "")
 
-    named = [line for line in lines if not line.from_a_file]
+    named = [line for line in lines if not line.from_a_file and not line.unread]
+    unread = [line for line in lines if line.unread]
+    from_files = [line for line in lines if line.from_a_file]
     if named:
         where = f"the task installs it for the sandbox in {shown(named)}"
     else:
         # Nothing installs it: a helper module of the task's own, missing, is
         # as likely as a package; the sandbox would fail the same way.
+        mentions = (
+            "none of the lines read of the task's install files installs it"
+            if unread
+            else ("none of the task's install files mentions it")
+        )
         where = (
-            f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
+            f"{mentions} ({', '.join(rel(f) for f in files)})"
             if files
             else "the task has no Dockerfile, requirements file or test.sh that would install it"
         )
-        if lines:  # what a file lists may hold it, or not: said as such, never as installing it
-            where += f", though {shown(lines)} installs what a file lists (not read here)"
+        if from_files:  # what a file lists may hold it, or not: said as such, never as installing it
+            where += f", though {shown(from_files)} installs what a file lists (not read here)"
+        if unread:
+            where += f"; {shown(unread)} may install it ({_UNREAD})"
         beside = rel(local_folders[-1]) if local_folders else "tests"  # the verifier's own folder
         return Advice(
             f"the verifier imports {module}, which is neither beside it ({beside}/{module}.py or "
