@@ -455,3 +455,43 @@ def test_a_steps_own_test_sh_is_the_one_judged_for_crlf(tmp_path, crlf):
         assert result.outcome is Outcome.REFUSED_BY_SHIM and result.exit_code == 127, result.outcome
     else:
         assert result.verdict.rewards == {"reward": 1.0}, (result.outcome, result.notices)
+
+
+# ---------------------------------------------------------------------------
+# A relative import in a module the runner imports as a top-level one
+
+
+def test_a_relative_import_of_a_helper_beside_the_verifier_says_how_to_import_it(tmp_path):
+    # A newcomer's first helper: `from .helpers import score` in tests/verifier.py. The runner
+    # imports verifier.py by its file, as a top-level module (as NeMo Gym's does), so Python's
+    # "no known parent package" is all the user saw, in the sandbox as here.
+    task_dir = make_task(
+        tmp_path / "t",
+        "from .helpers import score\n\ndef verify(workspace):\n    return score()\n",
+        files={"helpers.py": "def score():\n    return 1.0\n"},
+    )
+    result = run(task_dir)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    (note,) = [n for n in result.notices if "relative import" in n]
+    assert "tests/verifier.py:1 `from .helpers import score`" in note
+    assert "write `from helpers import score`" in note
+    assert note in result.to_json()["notices"]
+    # The import fixed as the note says, the verifier runs: the advice is the runner's own rule.
+    fixed = "from helpers import score\n\ndef verify(workspace):\n    return score()\n"
+    write(task_dir / "tests" / "verifier.py", fixed)
+    assert run(task_dir).verdict.rewards == {"reward": 1.0}
+
+
+def test_no_relative_import_note_for_a_package_of_helpers(tmp_path):
+    task_dir = make_task(
+        tmp_path / "t",
+        "from grading import grade\n\ndef verify(workspace):\n    return grade()\n",
+        files={
+            "grading/__init__.py": "from .score import grade\n",
+            "grading/score.py": "from .weights import FULL\n\ndef grade():\n    return FULL\n",
+            "grading/weights.py": "FULL = 1.0\n",
+        },
+    )
+    result = run(task_dir)
+    assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+    assert not any("relative import" in n for n in result.notices)

@@ -13,7 +13,10 @@ the tool's checks, each a sentence the user can act on.
   stdin is not a terminal (Harbor's test.sh gives it none either), so pdb
   reads end-of-file, quits, and the run ends in ``bdb.BdbQuit``;
 - a task's own runner that does not compile: its exit 1 says "verifier
-  raised" of a verifier never imported.
+  raised" of a verifier never imported;
+- a relative import (``from .helpers import score``) in the verifier or a
+  helper beside it: the runner imports them as top-level modules, so Python
+  says only "no known parent package".
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ _MISSING = r"ModuleNotFoundError: No module named '([^']+)'"
 #: The last line of a traceback that pdb's quitting ended: ``bdb.BdbQuit``.
 _DEBUGGER_QUIT = r"(?m)^bdb\.BdbQuit\s*$"
 _NEVER_AWAITED = r"RuntimeWarning: coroutine '([^']+)' was never awaited"
+_NO_PARENT = "ImportError: attempted relative import with no known parent package"
+#: The frame that raised it (the last), and its line when Python could show it.
+_RELATIVE_FRAME = (
+    r'  File "([^"\n]+)", line (\d+), in [^\n]*\n(?:    (from \.[^\n]*)\n)?(?:(?!  File ")[^\n]*\n)*?' + _NO_PARENT
+)
 #: Import names whose package on PyPI is called otherwise: a Dockerfile
 #: installs ``PyYAML``, the verifier imports ``yaml``.
 _DISTRIBUTIONS = {
@@ -276,6 +284,38 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         "Run with an interpreter that has it: ",
         PYTHON_OPTION,
         " (for example a virtual environment's bin/python where you installed it)",
+    )
+
+
+def relative_import_notice(output: str, task_root: Path) -> str | None:
+    """A sentence for ``from .helpers import x`` in a module with no package. The runner
+    imports the verifier by its file as a top-level module (as NeMo Gym's runner does), and
+    a helper beside it is imported as one too: neither has a parent to be relative to, in the
+    sandbox as here. The verifier's folder is on ``sys.path``, so the helper's plain name
+    imports it. None without that error."""
+    if not output or _NO_PARENT not in output:
+        return None
+    frames = re.findall(_RELATIVE_FRAME, output)
+    if not frames:
+        return None
+    path, line, statement = frames[-1]
+    try:
+        where = Path(path).relative_to(task_root).as_posix()
+    except ValueError:
+        where = path
+    said = f"{where}:{line}" + (f" `{statement}`" if statement else "")
+    # `from .helpers import x` is `from helpers import x`; `from . import helpers` is `import helpers`
+    if statement.startswith("from . import "):
+        how = f"write `import {statement.removeprefix('from . import ')}`"
+    elif re.match(r"from \.\w", statement):
+        how = f"write `from {statement.removeprefix('from .')}`"
+    else:  # `from ..x` climbs out of a package it never had
+        how = "import the helper by its name"
+    return (
+        f"a relative import failed at {said}: the runner imports the verifier, and the helpers beside it, "
+        "as top-level modules, which have no package to be relative to (the sandbox fails the same way). "
+        f"The verifier's folder is on sys.path: {how}. Relative imports work between the modules of a "
+        "package folder of helpers (tests/NAME/__init__.py)"
     )
 
 

@@ -337,6 +337,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         missing_module_notice,
         never_awaited,
         never_awaited_warning,
+        relative_import_notice,
         runner_not_compiled_notices,
     )
     from verifier_tui.engine.sandbox.strays import cut
@@ -435,14 +436,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     unawaited = never_awaited(stdout.text, stderr.text)
     if unawaited:  # beside the verdict: it is about whether the score can be trusted
         verdict = replace(verdict, warnings=(*verdict.warnings, never_awaited_warning(unawaited)))
-    missing = missing_module_notice(
-        stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent], spec.python
+    said = (
+        missing_module_notice(stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent], spec.python),
+        debugger_notice(stderr.text),
+        relative_import_notice(stderr.text, spec.task.root),
     )
-    if missing is not None:
-        notices.append(missing)
-    quit_pdb = debugger_notice(stderr.text)
-    if quit_pdb is not None:
-        notices.append(quit_pdb)
+    notices += [notice for notice in said if notice is not None]
     notices += runner_not_compiled_notices(stderr.text, spec.own_runner)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     notices += _scratch_filled(prepared, done, returncode == 0 and verdict.rewards is not None)
