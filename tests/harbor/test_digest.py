@@ -11,12 +11,14 @@ import sys
 import textwrap
 import time
 import warnings
+from pathlib import Path
 
 import pathspec
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.harbor import make_job
 from verifier_tui.engine.harbor.digest import compare_task, task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
@@ -357,3 +359,57 @@ def test_two_ignore_files_too_big_to_read_are_said_as_two(task, runs, monkeypatc
     notes = " ".join(walk_trial(trial).notes)
     assert "its .gitignore and tests/.harborignore are larger than" in notes, notes
     assert "this tool reads (Harbor reads them whole)" in notes, notes
+
+
+def _nest(folder: Path, depth: int) -> None:
+    """``depth`` folders, one inside the other, under ``folder`` (made a level at a time: the path
+    soon passes what one system call takes)."""
+    here = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=here)
+            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+            os.close(here)
+            here = inner
+    finally:
+        os.close(here)
+
+
+def _unnest(folder: Path) -> None:
+    """Remove what :func:`_nest` made, a level at a time (rmtree recurses: pytest's clean-up of
+    ``tmp_path`` fails past Python's recursion limit)."""
+    top, aside = folder / "a", folder / "aside"
+    while top.exists():
+        if (top / "a").exists():
+            (top / "a").rename(aside)
+            top.rmdir()
+            aside.rename(top)
+        else:
+            top.rmdir()
+
+
+def test_a_task_nested_hundreds_of_folders_deep_is_read_at_once(real, env):
+    """A task sent with a job, its tests/ holding 300 empty folders one inside the other: working out
+    its digest asked every folder's rules again for each level of each path (69 s at 200 deep), so
+    `run TRIAL` sat at full CPU for minutes before saying anything. Empty folders count for nothing in
+    Harbor's digest: the task is still the one the trial ran."""
+    trial = next(p for p in (real / "jobs" / "separate-mode").iterdir() if p.is_dir())
+    _nest(real / "tasks" / "separate-mode" / "tests", 300)
+    done = run_tool(env, "run", trial, cwd=real, timeout_s=30)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "changed since the run" not in done.stdout + done.stderr
+
+
+def test_a_task_nested_past_harbors_own_walk_is_said_in_a_line(real, env):
+    """1,100 folders deep, Harbor's select_files (recursive) raises RecursionError: the digest walk
+    did too, and `run TRIAL` printed a traceback. The drift is said unknown, and why."""
+    trial = next(p for p in (real / "jobs" / "separate-mode").iterdir() if p.is_dir())
+    tests = real / "tasks" / "separate-mode" / "tests"
+    _nest(tests, 1100)
+    try:
+        done = run_tool(env, "run", trial, cwd=real, timeout_s=60)
+    finally:
+        _unnest(tests)
+    no_traceback(done)
+    assert "whether the task changed since the run cannot be told: its tests/ nests folders past" in done.stdout

@@ -59,10 +59,11 @@ def _collected(task_dir: Path) -> tuple[list[Path], str | None]:
         folder = task_dir / name
         if not folder.exists():
             continue
-        for relative in _select(folder, harborignore.excludes):
-            path = folder / relative
-            if path.is_file():
-                files.append(path)
+        try:
+            selected = _select(folder, harborignore.excludes)
+        except RecursionError:  # Harbor's select_files too: it recurses into each folder, as _select does
+            return [], f"its {name}/ nests folders past what Python's recursion limit lets Harbor's walk of it reach"
+        files += [folder / relative for relative in selected if (folder / relative).is_file()]
     gitignore = read_gitignore(task_dir)
     # one Harbor cannot read (not UTF-8, a pattern pathspec raises on, a folder, a FIFO, a socket) is a
     # task it refuses, said by task.loading: the digest is still worked out, with what can be read of it

@@ -32,6 +32,12 @@ class TaskFileFilter:
         """Folders whose rules were asked and are past what the tool reads: taken as none."""
         self.consulted: set[Path] | None = None
         """When a set, the folders whose rules are asked meanwhile are added to it."""
+        self._through: dict[Path, bool] = {}
+        """Folders, whether a level from the task's folder down to them is excluded."""
+        self._specs: dict[Path, list[tuple[Path, IgnoreRules]]] = {}
+        """Folders, the rules that decide something of the folders down to them, outermost first."""
+        self._reals: dict[Path, Path] = {}
+        """Folders, where they really are (links on the way resolved)."""
 
     def _in_scope(self, relative: str) -> bool:
         return _IGNORE_SCOPES.ignores(relative)
@@ -70,30 +76,64 @@ class TaskFileFilter:
         return self._rules[folder]
 
     def _matches(self, path: Path) -> bool:
+        """Harbor's ``_matches``: whether a level of ``path`` (a folder on the way, or the path
+        itself) is excluded by the rules of the folders above it. Each folder's own verdict is
+        worked out once and kept: Harbor's loop works out every level again for each path, each
+        over every folder above it, so a task nested 200 folders deep took 69 s to walk."""
         relative = path.relative_to(self.task_dir)
         if relative.name == HARBORIGNORE:
             return True
         suffix = "/" if path.is_dir() else ""
-        if not self._in_scope(relative.as_posix() + suffix):
+        if not relative.parts or not self._in_scope(relative.as_posix() + suffix):
             return False
-        specs: list[tuple[Path, IgnoreRules]] = []
-        candidate = self.task_dir
-        for part in relative.parts:
-            rules = self._rules_of(candidate)
-            if rules is not None:
-                specs.append((candidate, rules))
-            candidate = candidate / part
-            suffix = "/" if candidate != path or path.is_dir() else ""
-            if not self._in_scope(candidate.relative_to(self.task_dir).as_posix() + suffix):
-                continue
-            excluded = False
-            for folder, rules in specs:
-                verdict = rules.check(candidate.relative_to(folder).as_posix() + suffix)
-                if verdict is not None:
-                    excluded = verdict
-            if excluded:
-                return True
-        return False
+        excluded = self._excluded_on_the_way(path.parent) or self._level_excludes(path, suffix)
+        if self.consulted is not None:  # the folders whose rules Harbor's loop asks: down to the first level excluded
+            for folder in reversed(path.parents):
+                if folder.is_relative_to(self.task_dir):
+                    if self._through.get(folder):
+                        break
+                    self.consulted.add(folder)
+        return excluded
+
+    def _excluded_on_the_way(self, folder: Path) -> bool:
+        """Whether a level from the task's folder down to ``folder`` (as a folder) is excluded."""
+        down: list[Path] = []
+        while folder != self.task_dir and folder not in self._through:
+            down.append(folder)
+            folder = folder.parent
+        excluded = self._through.get(folder, False)
+        for below in reversed(down):
+            excluded = excluded or self._level_excludes(below, "/")
+            self._through[below] = excluded
+        return excluded
+
+    def _level_excludes(self, candidate: Path, suffix: str) -> bool:
+        """One level of Harbor's loop: ``candidate`` checked against the rules of each folder above it."""
+        if not self._in_scope(candidate.relative_to(self.task_dir).as_posix() + suffix):
+            return False
+        excluded = False
+        for folder, rules in self._specs_above(candidate):
+            verdict = rules.check(candidate.relative_to(folder).as_posix() + suffix)
+            if verdict is not None:
+                excluded = verdict
+        return excluded
+
+    def _specs_above(self, candidate: Path) -> list[tuple[Path, IgnoreRules]]:
+        """The folders from the task's down to ``candidate``'s parent with rules that say something,
+        outermost first (a folder without patterns decides nothing, so is left out)."""
+        folder = candidate.parent
+        down: list[Path] = []
+        while folder not in self._specs:
+            down.append(folder)
+            if folder == self.task_dir:
+                break
+            folder = folder.parent
+        specs = self._specs.get(folder, [])
+        for above in reversed(down):
+            rules = self._rules_of(above)
+            specs = [*specs, (above, rules)] if rules is not None and rules.decides else specs
+            self._specs[above] = specs
+        return specs
 
     def excludes(self, path: Path) -> bool:
         """``TaskFileFilter.is_excluded``: the path, or a link's target inside the task."""
@@ -102,7 +142,22 @@ class TaskFileFilter:
             return False
         if self._matches(path):
             return True
-        # realpath, not resolve: a loop of links is left as it is, where resolve raises up to Python 3.12
-        # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
-        resolved = Path(os.path.realpath(path))
+        resolved = self._real(path.parent) / path.name
+        if os.path.islink(path):
+            # realpath, not resolve: a loop of links is left as it is, where resolve raises up to Python 3.12
+            # (Harbor's own, on 3.12, then cannot load the task: its staging note says so; 3.13 does not raise)
+            resolved = Path(os.path.realpath(resolved))
         return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
+
+    def _real(self, folder: Path) -> Path:
+        """``os.path.realpath(folder)``, each folder on the way resolved once for every path beneath it
+        (resolving each path whole costs a look at each of its folders: a task nested 900 deep took 28 s)."""
+        down: list[Path] = []
+        while folder not in self._reals and folder != folder.parent:
+            down.append(folder)
+            folder = folder.parent
+        real = self._reals.get(folder, folder)
+        for below in reversed(down):
+            real = Path(os.path.realpath(real / below.name)) if os.path.islink(below) else real / below.name
+            self._reals[below] = real
+        return real

@@ -199,6 +199,11 @@ class IgnoreRules:
             except re.error:
                 self.refused = self.refused or (line, "re.error")
 
+    @property
+    def decides(self) -> bool:
+        """Whether a pattern may give a verdict: with none, :meth:`check` is always None."""
+        return bool(self._patterns)
+
     def check(self, relative: str) -> bool | None:
         """``relative``: a POSIX path under the rules' folder (``dir/`` for a folder)."""
         if relative.startswith("./"):
