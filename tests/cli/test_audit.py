@@ -4,7 +4,9 @@ leaves, each probe flagged when it scores as high as a passing case."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -761,3 +763,29 @@ def test_a_signal_mid_audit_json_prints_the_probes_that_finished(env, tmp_path, 
     code, err = interrupted(env, text, lambda: has_started(env["TMPDIR"]), sig, "never started", out)
     assert (code, out.read_text()) == (128 + sig, ""), (code, err)
     assert err.splitlines()[-1] == f"verifier-tui: {data['stopped']}"
+
+
+def test_a_case_workspace_nested_past_pythons_recursion_limit_is_said_not_a_traceback(env, tmp_path):
+    """A case kept from an agent's /app (`run TRIAL --save-case`) holding 1,100 folders one inside the
+    other: `audit` listed the workspace with os.walk, which recurses a folder at a time, and ended in
+    a RecursionError traceback. The case is said unread, its probes not judged, the others run."""
+    task = lenient_task(tmp_path)
+    here = os.open(task / "cases" / "wrong" / "workspace", os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
+        os.mkdir("d", dir_fd=here)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+        os.close(here)
+        here = inner
+    os.close(here)
+    try:
+        done = run_tool(env, "audit", task)
+    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
+        subprocess.run(["rm", "-rf", str(task / "cases" / "wrong" / "workspace" / "d")], check=True)
+    no_traceback(done)
+    assert (
+        "note: case wrong: its workspace's folders nest past what Python's recursion limit lets a walk "
+        "reach: its files have no probe of their own, and the case's probes cannot copy its workspace whole"
+    ) in done.stdout, done.stdout
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓·"}
+    assert rows["wrong: every file emptied"].startswith("·"), done.stdout
+    assert rows["right: without answer.txt"].startswith("!"), done.stdout  # the lenient verifier, still caught

@@ -26,6 +26,7 @@ most ``jobs`` at once): nothing is written into the task.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from pathlib import Path
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
 
 REMOVED_AT_MOST = 20
 """Probes of one case's workspace with a file removed, at most (its first files by name)."""
+
+TOO_DEEP = "folders nest past what Python's recursion limit lets a walk reach"
+"""Why a case's workspace cannot be listed or copied: os.walk recurses a folder at a time."""
 
 PLANTED = (("reward.json", b'{ "reward" : 1.0 }\n'), ("reward.txt", b" 1.0 \n"))
 """What an agent would plant for a perfect score, in bytes no runner writes
@@ -213,12 +217,15 @@ def _files(folder: Path, failed: list[OSError]) -> list[str]:
     link; a folder that cannot be listed (chmod 000) is put in ``failed``
     (os.walk would pass over it in silence, and its files with it)."""
     found = []
-    for root, dirs, names in os.walk(folder, onerror=failed.append):
-        dirs.sort()
-        for name in sorted(names):
-            path = Path(root) / name
-            if path.is_file() and not path.is_symlink():
-                found.append(path.relative_to(folder).as_posix())
+    try:
+        for root, dirs, names in os.walk(folder, onerror=failed.append):
+            dirs.sort()
+            for name in sorted(names):
+                path = Path(root) / name
+                if path.is_file() and not path.is_symlink():
+                    found.append(path.relative_to(folder).as_posix())
+    except RecursionError:  # os.walk recurses a folder at a time (up to Python 3.12): an agent may leave any depth
+        failed.append(OSError(errno.ELOOP, TOO_DEEP))
     return found
 
 
@@ -226,10 +233,10 @@ def _unread_words(workspace: Path, exc: OSError) -> str:
     """A folder of a case's workspace that cannot be listed, and what that costs the audit."""
     rel = Path(exc.filename).relative_to(workspace).as_posix() if exc.filename else "."
     what = "its workspace" if rel == "." else f"its workspace's folder {rel}"
-    return (
-        f"{what} cannot be read ({exc.strerror or exc}): its files have no probe of their own, "
-        "and the case's probes cannot copy its workspace whole"
-    )
+    cost = "its files have no probe of their own, and the case's probes cannot copy its workspace whole"
+    if exc.strerror == TOO_DEEP:
+        return f"its workspace's {TOO_DEEP}: {cost}"
+    return f"{what} cannot be read ({exc.strerror or exc}): {cost}"
 
 
 def _unlisted(source: Path) -> Callable[[OSError], None]:
@@ -250,12 +257,22 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     file stays sparse, a FIFO put in a file's place never blocks), an emptied
     file is made empty without reading it; what is neither (a FIFO, a socket)
     is left out, as a run's staging leaves it."""
-    from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file
     from verifier_tui.engine.sandbox.stage import not_whole
 
     if probe.case is None or probe.case.workspace is None:
         return None
-    source = probe.case.workspace
+    try:
+        _copy_tree(probe, probe.case.workspace, target)
+    except RecursionError:
+        raise not_whole("the workspace", "", OSError(errno.ELOOP, TOO_DEEP)) from None
+    return target
+
+
+def _copy_tree(probe: Probe, source: Path, target: Path) -> None:
+    """:func:`make_workspace`'s copy, which os.walk recurses into a folder at a time."""
+    from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file
+    from verifier_tui.engine.sandbox.stage import not_whole
+
     made: dict[tuple[int, int], Path] = {}  # a hard link is made as one: N names of a file are not N copies
     for root, dirs, names in os.walk(source, onerror=_unlisted(source)):
         here = Path(root)
@@ -288,7 +305,6 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
         except OSError as exc:
             raise not_whole("the workspace", rel, exc) from None
         dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
-    return target
 
 
 async def arun(
