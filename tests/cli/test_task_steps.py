@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -1001,3 +1002,26 @@ def test_watch_says_what_tests_is_for_a_step_back_without_tests_of_its_own_as_s_
         stop(proc)
     assert back.strip().startswith("note: --step first: task.toml has it again"), back
     assert back.rstrip().endswith("(/tests is tests/ alone: the step has no tests of its own)"), back
+
+
+def test_a_steps_tests_nested_past_pythons_recursion_limit_are_one_line(env, own_step):
+    """A step's own tests/ holding 1,100 folders one inside the other: laying them over tests/ walked
+    them with os.walk, which recurses a folder at a time, and `run --step` ended in a RecursionError
+    traceback, where tests/ itself nested as deep is refused in a line."""
+    tests = own_step / "steps" / "second" / "tests"
+    here = os.open(tests, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
+        os.mkdir("d", dir_fd=here)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+        os.close(here)
+        here = inner
+    os.close(here)
+    try:
+        done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second")
+    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
+        subprocess.run(["rm", "-rf", str(tests / "d")], check=True)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "the step's own tests folder could not be copied whole: folders nested too deep to copy" in (
+        done.stdout + done.stderr
+    )

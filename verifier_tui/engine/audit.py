@@ -45,7 +45,7 @@ REMOVED_AT_MOST = 20
 """Probes of one case's workspace with a file removed, at most (its first files by name)."""
 
 TOO_DEEP = "folders nest past what Python's recursion limit lets a walk reach"
-"""Why a case's workspace cannot be listed or copied: os.walk recurses a folder at a time."""
+"""Why a case's workspace cannot be listed: os.walk recurses a folder at a time."""
 
 PLANTED = (("reward.json", b'{ "reward" : 1.0 }\n'), ("reward.txt", b" 1.0 \n"))
 """What an agent would plant for a perfect score, in bytes no runner writes
@@ -257,6 +257,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     file stays sparse, a FIFO put in a file's place never blocks), an emptied
     file is made empty without reading it; what is neither (a FIFO, a socket)
     is left out, as a run's staging leaves it."""
+    from verifier_tui.engine.sandbox import mirror
     from verifier_tui.engine.sandbox.stage import not_whole
 
     if probe.case is None or probe.case.workspace is None:
@@ -264,7 +265,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     try:
         _copy_tree(probe, probe.case.workspace, target)
     except RecursionError:
-        raise not_whole("the workspace", "", OSError(errno.ELOOP, TOO_DEEP)) from None
+        raise not_whole("the workspace", "", OSError(errno.ELOOP, mirror.TOO_DEEP)) from None
     return target
 
 

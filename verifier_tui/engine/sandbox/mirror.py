@@ -49,6 +49,10 @@ if TYPE_CHECKING:
 _Copied = namedtuple("_Copied", "kind src_sig dst_sig")
 
 
+TOO_DEEP = "folders nested too deep to copy"
+"""Why a copy is not whole past Python's recursion limit: a walk recurses into a folder at a time."""
+
+
 class Mirror:
     """A private, incrementally updated copy of a folder."""
 
@@ -230,7 +234,7 @@ class Mirror:
     def _too_deep(self) -> None:
         """The copy is not whole (which refuses the run): a folder is nested past
         Python's recursion limit, which a sync recurses into a level at a time."""
-        self.failed.append(("", OSError(errno.ELOOP, "folders nested too deep to copy")))
+        self.failed.append(("", OSError(errno.ELOOP, TOO_DEEP)))
 
     def _sync_rel(self, rel: str) -> None:
         """Bring one path of the copy up to date (a folder: all of it)."""

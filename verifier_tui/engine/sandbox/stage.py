@@ -56,6 +56,7 @@ from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, overlay_can_take, overlay_options_over
 from verifier_tui.engine.sandbox.mirror import (
+    TOO_DEEP,
     Mirror,
     is_kind,
     make_real_dir,
@@ -414,6 +415,8 @@ class Stage:
             self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
         except OSError as exc:
             raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
+        except RecursionError:  # os.walk recurses a folder at a time, as the tests' own mirror does
+            raise not_whole("the step's own tests folder", "", OSError(errno.ELOOP, TOO_DEEP)) from None
         make_real_dir(self.ng_dir)
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
