@@ -8,7 +8,9 @@ output Harbor never downloaded said so."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -661,3 +663,22 @@ async def test_c_copies_a_command_that_ends_as_the_replay_shown(task, runs, tmp_
     replay = said[said.index("Not the same run: ") + len("Not the same run: ") : said.index(" replays the trial")]
     done = run_in_shell_text(replay, env, Path.cwd())
     assert json.loads(done.stdout)["local"]["rewards"] == {"reward": 0.25}, done.stdout[-2000:]
+
+
+async def test_the_agents_logs_show_beside_folders_nested_past_pythons_recursion_limit(task, runs, tmp_path):
+    """An agent that left 1,100 folders one inside the other in agent/: `a` listed agent/ with os.walk,
+    which recurses a folder at a time, and said only `cannot show it: RecursionError: maximum
+    recursion depth exceeded`: none of the agent's logs could be read."""
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    here = os.open(trial.path / "agent", os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
+        os.mkdir("d", dir_fd=here)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+        os.close(here)
+        here = inner
+    os.close(here)
+    try:
+        shown = await file_view(trial.path, "a")
+    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
+        subprocess.run(["rm", "-rf", str(trial.path / "agent" / "d")], check=True)
+    assert "── claude-code.txt" in shown and "wrote /app/hallo.txt" in shown, shown

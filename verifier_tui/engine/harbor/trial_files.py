@@ -163,23 +163,31 @@ def _agent(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
 
 def _files(folder: Path, at_most: int = 5000) -> list[tuple[Path, int | None]]:
     """The regular files under ``folder`` with their sizes, and its links
-    (size None: never followed, said when shown), sorted (at most
-    ``at_most`` looked at)."""
+    (size None: never followed, said when shown), sorted; at most ``at_most``
+    entries looked at, folders among them, a folder at a time without recursing:
+    the agent may leave any number of folders, nested any depth (os.walk
+    recursed past Python's limit at 1,000 deep)."""
     from pathlib import Path
 
     found: list[tuple[Path, int | None]] = []
-    for root, dirs, names in os.walk(folder, followlinks=False):
-        dirs.sort()
-        for name in [*names, *(d for d in dirs if os.path.islink(os.path.join(root, d)))]:
-            path = Path(root) / name
+    looked = 0
+    folders = [folder]
+    while folders and looked < at_most:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            looked += 1
             try:
-                st = os.lstat(path)
+                st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
-                found.append((path, st.st_size if stat.S_ISREG(st.st_mode) else None))
-        if len(found) >= at_most:
-            break
+                found.append((Path(entry.path), st.st_size if stat.S_ISREG(st.st_mode) else None))
+            elif stat.S_ISDIR(st.st_mode):
+                folders.append(Path(entry.path))
     return sorted(found)
 
 
