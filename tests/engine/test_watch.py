@@ -1662,6 +1662,43 @@ def test_a_folder_the_user_could_not_read_made_readable_is_watched(ordinary_user
     assert done.stdout.split("\n")[0] == str(["locked/deeper/saved.txt", "locked/saved.txt"])
 
 
+SAVE_IN_A_FOLDER_MADE_UNREADABLE = (
+    WATCHED_BY_A_USER
+    + """
+async def act():
+    fresh = root / "fresh"
+    fresh.mkdir(mode=0)  # as a tool that makes a folder and locks it at once, before any watch of it
+    await asyncio.sleep(0.3)
+    fresh.chmod(0o755)
+    await until(fresh)
+    (fresh / "deeper").mkdir()
+    for saved in (fresh / "saved.txt", fresh / "deeper" / "saved.txt"):
+        saved.write_text("x")
+        await until(saved)
+
+asyncio.run(watched(act))
+print(sorted(str(p.relative_to(root)) for p in seen if p.name == "saved.txt"))
+"""
+)
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["no-link", "beside-a-link"])
+def test_a_folder_made_unreadable_while_watching_is_watched_once_readable(ordinary_user, linked: bool) -> None:
+    """A folder made while watching that its user could not read as the watch reached it (mode 000,
+    or chmod 000 at once), then made readable: inotify had refused it, nothing looked at it again,
+    and every save in it ran nothing, in a workspace with no link (notify's own watch of a new
+    folder) and beside a link (the channel's). It is watched once readable."""
+    workspace = ordinary_user.root / "workspace"
+    (workspace / "tests").mkdir(parents=True)
+    if linked:
+        (ordinary_user.root / "outside").mkdir()
+        (workspace / "tmp").symlink_to(ordinary_user.root / "outside")
+    ordinary_user.own(ordinary_user.root)
+    done = ordinary_user.run_python(SAVE_IN_A_FOLDER_MADE_UNREADABLE, workspace, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == str(["fresh/deeper/saved.txt", "fresh/saved.txt"])
+
+
 async def test_folders_made_in_a_workspace_with_no_link_are_looked_through_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -601,6 +601,11 @@ class Channel:
                 self._shape.flat | shape.flat, self._shape.tree | shape.tree, self._shape.cuts - set(made) | shape.cuts
             )
             fresh = self._wait()  # builds them, and takes what every watch caught meanwhile
+            # One its user could not read as its watch was built (made with mode 000, or chmod 000 at
+            # once) has none: a cut, so that the chmod that opens it tells its parent's watch.
+            refused = {folder for folder in made if not _readable(folder)}
+            if refused:
+                self._shape = Shape(self._shape.flat, self._shape.tree - refused, self._shape.cuts | refused)
             for folder in made:  # what was saved there before their watch existed
                 _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
             raw |= fresh
@@ -611,7 +616,7 @@ class Channel:
         inside would not be watched), watched and made again or gone, a link
         that is a folder now; and whether the whole ``watch`` must be built
         again: a watched one went, or a folder made in one watched whole holds
-        a cut. notify's handler of a new folder there walks it following links
+        or is a cut. notify's handler of a new folder there walks it following links
         (as its first walk does), so a folder moved or checked out with a link
         inside had whatever lies behind the link watched until then."""
         shape = self._shape
@@ -633,8 +638,8 @@ class Channel:
                 folder.parent not in shape.flat  # (made in a folder watched alone: split above)
                 and any(up in shape.tree for up in folder.parents)
                 and _is_real_dir(folder)
-                and _holds_cut(folder)
-                and _split(str(folder))[2]
+                # unreadable, notify's handler could not watch it: cut there, as a link is
+                and (not _readable(folder) or _holds_cut(folder) and _split(str(folder))[2])
             ):
                 touched.add(folder)
                 went = True
