@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.command import CommandList, CommandPalette
@@ -261,6 +263,71 @@ async def test_debug_pressed_during_a_passing_run_says_so_on_the_screen(tmp_path
         await wait_for(lambda: not any(w.name == "debug under pdb" for w in app.main.workers), "d to give up")
         assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
         assert not any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
+
+
+def slow_interpreter(tmp_path: Path) -> tuple[Path, Callable[[], None], Path, Path]:
+    """A python that is slow (4 s) to answer once told to: its path, what tells it (and changes its import
+    path, so that the next staging asks it again), and the files it makes as it starts and ends the wait."""
+    extra, slow, started, done = (tmp_path / name for name in ("extra", "slow", "started", "done"))
+    extra.mkdir()
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text(
+        f"#!/bin/sh\nexport PYTHONPATH={extra}\n"
+        f'if [ -e {slow} ]; then : >{started}; sleep 4; : >{done}; fi\nexec {sys.executable} "$@"\n'
+    )
+    python.chmod(0o755)
+
+    def be_slow() -> None:
+        slow.touch()
+        (extra / "new.py").write_text("")
+
+    return python, be_slow, started, done
+
+
+async def test_d_keeps_the_screen_answering_while_it_stages_the_run(tmp_path):
+    """d staged the run for pdb on the event loop: an interpreter probe (or an overlay tried in a
+    throwaway view) that hung, each allowed 10 s, froze the screen until it ended. The screen says
+    what d does and answers ? meanwhile; a key that would change what d stages (s) or drop it (b)
+    does nothing until it is staged."""
+    python, be_slow, started, done = slow_interpreter(tmp_path)
+    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n")
+    app = make_app(root, watch=False, python=str(python))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        be_slow()
+        await pilot.press("d")
+        await wait_for(started.exists, "d to ask the interpreter")
+        assert not done.exists(), "the screen froze until staging was over"
+        assert "d: staging the run for pdb" in widget_text(app, "StatusLine")
+        await pilot.press("question_mark")
+        await wait_for(lambda: app.screen is not app.main, "? to open the help")
+        assert not done.exists()
+        await pilot.press("escape", "s", "b")
+        await pilot.pause()
+        assert app.screen is app.main and not done.exists()
+        await wait_for(lambda: not any(w.name == "debug under pdb" for w in app.main.workers), "d to end", 20)
+        assert any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
+        assert "staging the run" not in widget_text(app, "StatusLine")
+        assert not any(w.name == "run in both modes" for w in app.main.workers)
+
+
+async def test_quitting_while_d_stages_its_run_leaves_no_scratch_folder(tmp_path):
+    """q while d staged its run in a thread: the app removed its scratch folder, and the stage made
+    after that was left behind. The app waits for the stage, then removes it all."""
+    python, be_slow, started, done = slow_interpreter(tmp_path)
+    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n")
+    app = make_app(root, watch=False, python=str(python))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        be_slow()
+        await pilot.press("d")
+        await wait_for(started.exists, "d to ask the interpreter")
+        scratch = app.session.scratch.root
+        await pilot.press("q")
+    await wait_for(done.exists, "the interpreter to answer")
+    await asyncio.sleep(1)  # what a thread still staging would make by then
+    assert not scratch.exists(), list(scratch.rglob("*"))[:5]
 
 
 async def test_a_key_s_note_during_a_run_keeps_the_run_in_the_status_line(tmp_path, monkeypatch):

@@ -38,6 +38,7 @@ from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.task.kinds import no_runner_words
 from verifier_tui.engine.task.steps import no_steps
+from verifier_tui.engine.to_the_end import to_the_end
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     NO_STEP,
@@ -110,6 +111,11 @@ CHOOSE_CASE, CHOOSE_STEP = "choose a case", "choose a step"
 #: k, g and R are left out of the footer, which must fit 100 columns (they are in the palette and
 #: the help, R in the header too), but for a screen this wide, where the footer holds them all.
 WIDE = 140
+
+
+#: The keys d leaves on while it stages its run: those that only show (what else changed the
+#: choices under the banner d prints, or, as b, cancelled d).
+_WHILE_STAGING = frozenset({"help", "show_output", "copy_command", "latest"})
 
 
 class MainScreen(SizedScreen):
@@ -272,6 +278,9 @@ class MainScreen(SizedScreen):
         """Paths, durations and verifier text as shown (deterministic for snapshots)."""
         self.controller = RunController(session, self, live_reload=watch, poll=poll)
         self._b_turn = asyncio.Lock()
+        self._staging: asyncio.Future[Any] | None = None
+        """d's run being staged in a thread: only keys that change nothing meanwhile, awaited before the
+        app removes the scratch folder it stages into."""
         self.latest: RunResult | None = None
         """The newest finished run of the current choices."""
         self.explain: Explanation | None = None
@@ -323,6 +332,8 @@ class MainScreen(SizedScreen):
         self.controller.start()
 
     async def on_unmount(self) -> None:
+        if self._staging is not None:
+            await asyncio.wait([self._staging])
         await self.controller.close()
 
     # -- refreshing from the session ---------------------------------------------------------
@@ -894,6 +905,8 @@ class MainScreen(SizedScreen):
         esc (back to the latest run) enabled only on a run picked in the history."""
         if self.opening():
             return False  # a dialog on its way: keys typed meanwhile (s s s) stacked more of them
+        if self._staging is not None and action not in _WHILE_STAGING:
+            return False  # a choice made meanwhile would not be the one d's banner names; b would drop d
         if action == "show_output":
             return parameters[0] != self.stream
         if action in ("toggle_runner", "no_own_runner"):
@@ -994,11 +1007,22 @@ class MainScreen(SizedScreen):
                 if why is not None:
                     self.notify(why, markup=False)
                     return
+            status = self.query_one(StatusLine)
+            status.set_note("d: staging the run for pdb…", "$text-muted")
+            # In a thread: staging probes the interpreter and may try an overlay in a throwaway view,
+            # each allowed 10 s, which froze the screen on the event loop. To its end even when d is
+            # cancelled: the stage it claims is never left half made.
+            self._staging = asyncio.ensure_future(asyncio.to_thread(session.prepare, session.spec()))
+            self.refresh_bindings()
             try:
-                prepared = session.prepare(session.spec())
+                prepared = await to_the_end(self._staging)
             except REFUSED as exc:
                 self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error", markup=False)
                 return
+            finally:
+                self._staging = None
+                self.refresh_bindings()
+                status.note = None
             if prepared.start_error or prepared.shim_refusal:
                 self.notify(
                     f"cannot debug: {self.fmt.words(prepared.start_error or prepared.shim_refusal or '')}",
@@ -1011,11 +1035,12 @@ class MainScreen(SizedScreen):
             # Under --step, /tests is tests/ with the step's own tests laid over it (Harbor uploads
             # them last): "a copy of tests/" alone hid where the step's verifier and helpers came from.
             overlay = prepared.spec.extra_tests
+            inputs = prepared.spec.inputs  # what was staged: the choices as d was pressed
             over = f" with {overlay} laid over it (the step's files win)" if overlay is not None else ""
             banner = (
-                f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}{over}\n  "
-                f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
+                f"verify under pdb ({inputs.case or 'no case'}), in the staged sandbox "
+                f"layout:\n  {seen(stage.tests_dir)} is a copy of {prepared.spec.task.tests_dir}{over}\n  "
+                f"{seen(stage.app_dir)} is the workspace {inputs.workspace or '(empty)'}, as the run sees it"
             )
             with leased_cpus(prepared) as cpus:
                 self._outside(
