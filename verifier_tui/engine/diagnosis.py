@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import DEBUG_UNDER_PDB, PYTHON_OPTION, Advice
+from verifier_tui.engine.plain import posix_from
 from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.sh_words import sh_commands, sh_lines
@@ -239,14 +240,10 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
     files = install_files(task_root)
     lines = install_lines(files, module)
 
-    def rel(path: Path) -> str:
-        try:
-            return path.relative_to(task_root).as_posix()
-        except ValueError:
-            return str(path)
-
     def shown(lines: list[InstallLine]) -> str:
-        said = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
+        said = "; ".join(
+            f"{posix_from(line.path, task_root)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN]
+        )
         return said + (f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else "")
 
     named = [line for line in lines if not line.from_a_file and not line.unread]
@@ -263,7 +260,7 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
             else ("none of the task's install files mentions it")
         )
         where = (
-            f"{mentions} ({', '.join(rel(f) for f in files)})"
+            f"{mentions} ({', '.join(posix_from(f, task_root) for f in files)})"
             if files
             else "the task has no Dockerfile, requirements file or test.sh that would install it"
         )
@@ -271,7 +268,7 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
             where += f", though {shown(from_files)} installs what a file lists (not read here)"
         if unread:
             where += f"; {shown(unread)} may install it ({_UNREAD})"
-        beside = rel(local_folders[-1]) if local_folders else "tests"  # the verifier's own folder
+        beside = posix_from(local_folders[-1], task_root) if local_folders else "tests"  # the verifier's own folder
         return Advice(
             f"the verifier imports {module}, which is neither beside it ({beside}/{module}.py or "
             f"{beside}/{module}/) nor installed for {python} (ModuleNotFoundError), and {where}: a helper "

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 """ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes), which
@@ -283,6 +284,11 @@ def typed_in_bash(text: str) -> str:
         for c, flat in zip(text, shown, strict=True)
     )
     return "$'" + "".join(escaped) + "'"
+
+
+def posix_from(path: Path, folder: Path) -> str:
+    """``path`` named in a sentence: from ``folder`` when it is inside it, else whole."""
+    return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else str(path)
 
 
 def shown_one_by_one(text: str) -> list[str]:

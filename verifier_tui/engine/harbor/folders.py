@@ -38,7 +38,7 @@ from verifier_tui.engine.harbor.reading import (
     tail_text,
     time_span,
 )
-from verifier_tui.engine.plain import one_line, typed_back, typed_in_bash
+from verifier_tui.engine.plain import one_line, posix_from, typed_back, typed_in_bash
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, TRIAL_LOG, Target, classify, harbor_kind, kind_within
 from verifier_tui.engine.untrusted import JsonFile, Read, json_kind, look
@@ -595,12 +595,12 @@ def open_trial(path: Path | str) -> Trial:
     for step in steps:
         if step.manifest.state == "missing" and step.artifacts_dir.is_dir():
             absent.append(
-                f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
+                f"{posix_from(step.artifacts_dir, folder)}/manifest.json: collected files are found "
                 "by the older layout (artifacts/<name of the source>)"
             )
         if untrusted.present(step.verifier_dir / TEST_STDERR):
             notes.append(
-                f"{_rel(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
+                f"{posix_from(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
                 "apart; both files are read"
             )
     job_path, version = _job_of(folder)
@@ -635,13 +635,6 @@ def read_trial_again(trial: Trial) -> Trial:
         if now != folder:
             raise HarborFolderError(f"{trial.path.name} is another folder now (replaced since it was read)")
     return again
-
-
-def _rel(path: Path, folder: Path) -> str:
-    try:
-        return path.relative_to(folder).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import cache, untrusted
 from verifier_tui.engine.advice import CHOOSE_VERIFIER, STEP_TESTS, VERIFIER_OPTION, Action, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
-from verifier_tui.engine.plain import typed_back
+from verifier_tui.engine.plain import posix_from, typed_back
 from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
@@ -444,12 +444,7 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
 
 
 def _display(task: Task, path: Path | None) -> str:
-    if path is None:
-        return "?"
-    try:
-        return path.relative_to(task.root).as_posix()
-    except ValueError:
-        return str(path)
+    return "?" if path is None else posix_from(path, task.root)
 
 
 def load_case_dir(path: Path, task: Task | None = None) -> Case:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import CHOOSE_ROW, CHOOSE_ROW_OR_NONE, Advice, by_name
+from verifier_tui.engine.plain import posix_from
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def outside(path: Path, root: Path) -> str | None:
         return None
     if real.is_relative_to(root.resolve()):
         return None
-    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    shown = posix_from(path, root)
     where = os.readlink(path) if path.is_symlink() else str(real)
     # harmless: a line break in where it leads, raw, began a line of its own in test's text and its JUnit
     return f"{untrusted.harmless(shown)} leads out of the task, to {untrusted.harmless(where)}"
