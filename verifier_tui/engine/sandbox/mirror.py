@@ -440,20 +440,14 @@ class _Entry:
         return self._st
 
     def is_dir(self, follow_symlinks: bool = False) -> bool:
-        try:
-            return stat.S_ISDIR(self.stat().st_mode)
-        except OSError:
-            return False
-
-    def is_symlink(self) -> bool:
-        try:
-            return stat.S_ISLNK(self.stat().st_mode)
-        except OSError:
-            return False
+        return self._is(stat.S_ISDIR)
 
     def is_file(self, follow_symlinks: bool = False) -> bool:
+        return self._is(stat.S_ISREG)
+
+    def _is(self, kind: Callable[[int], bool]) -> bool:
         try:
-            return stat.S_ISREG(self.stat().st_mode)
+            return kind(self.stat().st_mode)
         except OSError:
             return False
 
