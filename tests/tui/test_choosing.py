@@ -1059,3 +1059,21 @@ async def test_a_run_of_another_step_picked_in_the_history_says_its_step(tmp_pat
         await pilot.pause()
         banner = " ".join(widget_text(app, "#reward-body").split())
         assert "run #1 from the history · no case · no step · esc: back to the latest" in banner, banner
+
+
+async def test_the_folder_picker_leaves_out_the_folders_no_search_for_a_task_enters(example):
+    # One skip list (engine/filters.py): the picker had its own four names, and listed
+    # .hg, .mypy_cache, venv or .tox, which no search for a task or verifier enters.
+    root = example("hello-file")
+    skipped = (".hg", ".mypy_cache", ".pytest_cache", "venv", ".tox", "__pycache__", "node_modules")
+    for name in skipped:
+        (root / name).mkdir()
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        await wait_for(lambda: isinstance(app.screen, PickerScreen), "the folder picker")
+        tree = app.screen.query_one("#tree")
+        await wait_for(lambda: tree.root.children, "the task's folders listed")
+        shown = {str(node.label) for node in tree.root.children}
+        assert "cases" in shown and not shown & set(skipped), shown

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label
 
+from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.tui.display import content
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.paths import here
@@ -27,15 +28,15 @@ if TYPE_CHECKING:
     from rich.text import Text, TextType
     from textual.widgets.directory_tree import DirEntry
 
-_SKIP = ("__pycache__", ".git", ".venv", "node_modules")
 _TYPED = "box: type a path (relative: from where verifier-tui started), enter uses it · "
 
 
 class PathTree(DirectoryTree):
-    """The user's folders (caches and VCS folders left out), and with
-    ``suffixes`` (any, when empty) their files, unless ``folders`` only; each
-    name shown harmless and on its line: a case folder may come from anywhere
-    (a bidi override in its name)."""
+    """The user's folders (caches, VCS internals and installed software left
+    out, as every search for a task leaves them), and with ``suffixes`` (any,
+    when empty) their files, unless ``folders`` only; each name shown harmless
+    and on its line: a case folder may come from anywhere (a bidi override in
+    its name)."""
 
     def __init__(self, path: Path, suffixes: tuple[str, ...], folders: bool, **kwargs: Any) -> None:
         super().__init__(path, **kwargs)
@@ -46,7 +47,7 @@ class PathTree(DirectoryTree):
         return super().process_label(one_line(label) if isinstance(label, str) else label)
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [path for path in paths if path.name not in _SKIP and self._shown(path)]
+        return [path for path in paths if path.name not in NOT_SEARCHED and self._shown(path)]
 
     def _shown(self, path: Path) -> bool:
         try:
