@@ -32,7 +32,8 @@ def footer_when_wide(binding: Binding, width: int) -> list[Binding]:
     offers the twin only while it is ``width`` columns wide or more (at 160 the
     footer had half its line empty, the key unseen), else the binding itself.
     One of the two is offered at a time, so the palette and the help list the key once."""
-    return [dataclasses.replace(binding, action=f"wide({binding.action!r}, {width})", show=True), binding]
+    twin = dataclasses.replace(binding, action=f"wide({binding.action!r}, {width})", show=True)
+    return [twin, dataclasses.replace(binding, show=False)]
 
 
 def output_keys(whose: str) -> list[Binding]:

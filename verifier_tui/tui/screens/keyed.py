@@ -5,7 +5,6 @@ screens a user works in (a task's, a trial's)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 from weakref import WeakKeyDictionary
@@ -172,7 +171,7 @@ class FolderScreen(KeyedScreen):
 def named_above(*bindings: Binding) -> list[Binding]:
     """``bindings``, in the footer while it has room for every key it offers
     (:meth:`FolderScreen.wide_enough`): the hint line above the tables names them."""
-    return [twin for binding in bindings for twin in footer_when_wide(replace(binding, show=False), 0)]
+    return [twin for binding in bindings for twin in footer_when_wide(binding, 0)]
 
 
 class SizedScreen(KeyedScreen):

@@ -114,7 +114,6 @@ class TrialScreen(SizedScreen):
                 "copy",
                 "Copy the replay's command",
                 "The shell command that runs this replay again",
-                show=False,
             ),
             120,
         ),
@@ -183,7 +182,6 @@ class TrialScreen(SizedScreen):
                 "help",
                 "Help: keys and marks",
                 "Every key of this screen, and what the marks mean",
-                show=False,
             ),
             110,  # the first key a newcomer needs: wherever the footer still ends with esc, the way back
         ),
