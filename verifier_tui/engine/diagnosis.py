@@ -31,6 +31,7 @@ from verifier_tui.engine.advice import DEBUG_UNDER_PDB, PYTHON_OPTION, Advice
 from verifier_tui.engine.plain import posix_from
 from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.kinds import some_names
 from verifier_tui.engine.task.sh_words import sh_commands, sh_lines
 
 if TYPE_CHECKING:
@@ -241,10 +242,8 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
     lines = install_lines(files, module)
 
     def shown(lines: list[InstallLine]) -> str:
-        said = "; ".join(
-            f"{posix_from(line.path, task_root)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN]
-        )
-        return said + (f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else "")
+        said = [f"{posix_from(line.path, task_root)}:{line.number} `{line.text[:100]}`" for line in lines]
+        return some_names(said, _LINES_SHOWN, "; ")
 
     named = [line for line in lines if not line.from_a_file and not line.unread]
     unread = [line for line in lines if line.unread]
@@ -375,7 +374,7 @@ def never_awaited(*outputs: str) -> list[str]:
 
 
 def never_awaited_warning(names: list[str]) -> str:
-    listed = ", ".join(f"'{n}'" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    listed = some_names([f"'{n}'" for n in names], 3)
     return (
         f"coroutine {listed} was never awaited (a RuntimeWarning in the output): a missing await, which "
         "almost always makes the score wrong (the check never ran, or a coroutine object was scored)"

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from verifier_tui.engine.advice import GIVE_TASK, Advice
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task
+from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, some_names
 
 _SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _CACHE_SCAN_LIMIT = 200
@@ -247,9 +247,8 @@ def _why_this_copy(
             reason = "its digest is not the one lock.json recorded" if untold else "none has the recorded digest"
             reason += ", and it is tried first"
         reason += "".join(f"; for {folder}, {why}" for folder, why in untold[:2])
-    listed = "; ".join(f"{folder} ({why})" for folder, why, _same, _u in others[:2])
-    more = f" and {len(others) - 2} more" if len(others) > 2 else ""
-    return f"; chosen over {listed}{more}: {reason}"
+    listed = some_names([f"{folder} ({why})" for folder, why, _same, _u in others], 2, "; ")
+    return f"; chosen over {listed}: {reason}"
 
 
 def _untold(recorded: str | None, unknown: str | None) -> str | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.kinds import step_tests_unused
+from verifier_tui.engine.task.kinds import some_names, step_tests_unused
 from verifier_tui.engine.task.steps import plain_test_sh, shim_verifier, step_runner, step_tests, tests_dirs
 
 if TYPE_CHECKING:
@@ -388,11 +388,9 @@ def runner_alone_why(plan: ReplayPlan, step: str | None, ended_at: str | None) -
     reasons = []
     script, own = test_sh_own_commands(plan.task_dir, step) if plan.task_dir is not None else ("test.sh", [])
     if own:
-        named = ", ".join(f"line {number} `{command}`" for number, command in own[:OWN_COMMANDS_NAMED])
-        more = f" and {len(own) - OWN_COMMANDS_NAMED} more" if len(own) > OWN_COMMANDS_NAMED else ""
+        named = some_names([f"line {number} `{command}`" for number, command in own], OWN_COMMANDS_NAMED)
         reasons.append(
-            f"{script} runs commands of its own before it starts the runner, which the runner alone "
-            f"does not: {named}{more}"
+            f"{script} runs commands of its own before it starts the runner, which the runner alone does not: {named}"
         )
     if plan.runner_note is not None:
         reasons.append(plan.runner_note)

@@ -25,6 +25,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import CHOOSE_ROW, CHOOSE_ROW_OR_NONE, Advice, by_name
 from verifier_tui.engine.plain import posix_from
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.kinds import some_names
 
 if TYPE_CHECKING:
     from typing import Any
@@ -150,18 +151,12 @@ def read_task_rows(path: Path) -> TaskRows:
         rows.append(TaskRow(task_id, data, number))
     problems: tuple[str, ...] = ()
     if bad:
-        more = f" and {len(bad) - _PROBLEMS_NAMED} more" if len(bad) > _PROBLEMS_NAMED else ""
-        problems = ("; ".join(bad[:_PROBLEMS_NAMED]) + more + " (those lines are left out)",)
+        problems = (some_names(bad, _PROBLEMS_NAMED, "; ") + " (those lines are left out)",)
     return TaskRows(path, rows, problems)
 
 
 def some_ids(rows: TaskRows) -> str:
-    ids = rows.ids
-    if not ids:
-        return "none"
-    if len(ids) <= 5:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:5])} and {len(ids) - 5} more"
+    return some_names(rows.ids, 5) if rows.ids else "none"
 
 
 def no_such_row(rows: TaskRows, task_id: str) -> str:
