@@ -1707,7 +1707,7 @@ async def test_folders_made_in_a_workspace_with_no_link_are_looked_through_once(
     batch's outermost new folder, which lists every folder in it (3,000 folders made: the watcher's
     CPU doubled). Only the outermost new folders are asked what they are, and a look that finds no
     link lists nothing."""
-    calls = {"_split": 0, "_is_real_dir": 0}
+    calls = {"_split": 0, "real_dir": 0}
     opened: list[str] = []
     workspace = folder(tmp_path / "workspace" / "a").parent
     for name in calls:
@@ -1726,7 +1726,7 @@ async def test_folders_made_in_a_workspace_with_no_link_are_looked_through_once(
         return _scandir(path)
 
     async with watching([WatchTarget(workspace, "workspace")], isolate=False) as rec:
-        calls.update(_split=0, _is_real_dir=0)
+        calls.update(_split=0, real_dir=0)
         monkeypatch.setattr(os, "scandir", counted_scandir)
         made = 300
         for n in range(made):
@@ -1738,5 +1738,5 @@ async def test_folders_made_in_a_workspace_with_no_link_are_looked_through_once(
     assert calls["_split"] == 0, calls
     # An lstat for each of the batch's outermost paths (src, a pkg or a file whose folder an earlier batch
     # brought), however the events fall into batches: far fewer than the 2,100 paths added
-    assert calls["_is_real_dir"] < 7 * made // 2, calls
+    assert calls["real_dir"] < 7 * made // 2, calls
     assert len(opened) <= 3 * (2 * made + 1), len(opened)  # each folder at most once per new folder above it

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -90,6 +91,20 @@ def kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "not a regular file"
+
+
+def is_kind(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Whether ``path`` itself (a link as a link) is of ``kind`` (``stat.S_ISDIR``, ...); not where it
+    cannot be looked at."""
+    try:
+        return kind(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def real_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder, not a link to one."""
+    return is_kind(path, stat.S_ISDIR)
 
 
 def present(path: Path | str) -> bool:

@@ -33,7 +33,7 @@ from verifier_tui.engine.sandbox.file_copy import (
     source_sig,
     temporary_name,
 )
-from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words
+from verifier_tui.engine.untrusted import LOOP, kept_in_copy, not_there_words, real_dir
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -180,7 +180,7 @@ class Mirror:
         leaves to others (``keep``) for writes too; writes so far forgotten."""
         if self._tracker is not None:
             for rel, folder in folders.items():
-                if _real_dir(folder):
+                if real_dir(folder):
                     self._tracker.watch(str(folder), rel)
             self._tracker.take()
         self._early = set()
@@ -244,7 +244,7 @@ class Mirror:
         parts = rel.split("/")
         for depth in range(1, len(parts)):
             ancestor = "/".join(parts[:depth])
-            if not (_real_dir(self.source / ancestor) and _real_dir(self.target / ancestor)):
+            if not (real_dir(self.source / ancestor) and real_dir(self.target / ancestor)):
                 self._sync_rel(ancestor)  # made, removed or replaced as a whole: take it whole
                 return
         if parts[-1] == BYTECODE or self._kept(rel):
@@ -355,7 +355,7 @@ class Mirror:
     def _copy_file(self, src: str, dst: str, rel: str, replace: bool) -> None:
         """Copy ``src`` to ``dst`` (``replace``: something is there now): by
         the walk's copier when a walk is under way, else on the spot."""
-        if replace and _real_dir(Path(dst)):
+        if replace and real_dir(Path(dst)):
             remove_tree(Path(dst))
             replace = False
         if self._copier is not None:
@@ -452,25 +452,12 @@ class _Entry:
             return False
 
 
-def is_kind(path: Path, kind: Callable[[int], bool]) -> bool:
-    """Whether ``path`` itself (a link as a link) is of ``kind`` (``stat.S_ISDIR``, ...); not where it
-    cannot be looked at."""
-    try:
-        return kind(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _real_dir(path: Path) -> bool:
-    return is_kind(path, stat.S_ISDIR)
-
-
 def remove_tree(path: Path) -> None:
     """Remove a folder of ours, even one the verifier made unreadable or
     read-only inside (we own it: take the permissions back). Links inside are
     removed as links, never followed, and so is ``path`` itself when a
     verifier put a link (or anything else) in its place."""
-    if not _real_dir(path):
+    if not real_dir(path):
         try:
             os.unlink(path)
         except OSError:

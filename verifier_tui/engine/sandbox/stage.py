@@ -58,7 +58,6 @@ from verifier_tui.engine.sandbox.isolation import Isolation, IsolationError, ove
 from verifier_tui.engine.sandbox.mirror import (
     TOO_DEEP,
     Mirror,
-    is_kind,
     make_real_dir,
     prune,
     remove_name,
@@ -457,7 +456,7 @@ class Stage:
             or self.overlaid
             or not vendored
             or not tests.untouched()
-            or not all("/" not in rel and is_kind(tests_source / rel, stat.S_ISREG) for rel in changed)
+            or not all("/" not in rel and untrusted.is_kind(tests_source / rel, stat.S_ISREG) for rel in changed)
         ):
             raise HeldInTheWay
         tests.copy_beside(changed)

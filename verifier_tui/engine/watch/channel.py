@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.untrusted import real_dir
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -187,13 +188,6 @@ def _outermost(folders: Iterable[_P]) -> list[_P]:
         if not kept or not os.fspath(folder).startswith(os.path.join(kept[-1], "")):
             kept.append(folder)
     return kept
-
-
-def _is_real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _readable(path: Path) -> bool:
@@ -563,7 +557,7 @@ class Channel:
             old.close()
         if since_ns is not None:
             new = self._shape.flat - old_shape.flat | self._shape.tree - old_shape.tree
-            new |= {folder for folder in touched if _is_real_dir(folder)}  # never a link: what is behind is not ours
+            new |= {folder for folder in touched if real_dir(folder)}  # never a link: what is behind is not ours
             for folder in _outermost(new):
                 _changed_under(folder, since_ns - _CLOCK_SLACK_NS, fresh)
         raw |= fresh
@@ -585,7 +579,7 @@ class Channel:
             self._unfollowed = None
         while True:
             touched, went = self._reshaped(fresh)
-            made = _outermost({folder for folder in touched if _is_real_dir(folder)})
+            made = _outermost({folder for folder in touched if real_dir(folder)})
             if not made and not went:
                 return
             flat, whole, shape = _split_all({str(folder): str(folder) for folder in made})
@@ -631,13 +625,13 @@ class Channel:
                 if kind in (_ADDED, _DELETED):
                     touched.add(path)
                     went |= kind == _DELETED
-            elif _is_real_dir(path) and (kind == _ADDED or path not in shape.cuts or _readable(path)):
+            elif real_dir(path) and (kind == _ADDED or path not in shape.cuts or _readable(path)):
                 touched.add(path)  # a refused folder made readable (chmod) tells its parent's watch
         for folder in map(Path, _outermost(grown)):  # (a batch adds thousands of paths: only these are asked)
             if (
                 folder.parent not in shape.flat  # (made in a folder watched alone: split above)
                 and any(up in shape.tree for up in folder.parents)
-                and _is_real_dir(folder)
+                and real_dir(folder)
                 # unreadable, notify's handler could not watch it: cut there, as a link is
                 and (not _readable(folder) or _holds_cut(folder) and _split(str(folder))[2])
             ):
