@@ -1056,15 +1056,13 @@ class VerifierCase(pytest.Item):
                 warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(group.folder)), 0)
             return
         from verifier_tui.commands.report import task_notes
+        from verifier_tui.engine.untrusted import is_kind
 
         # Where each is said: the task's file, as a skip is (NoCase). pytest's summary has linecache read
         # the file a warning names, whole, whatever its line: a task.toml that is a link (to a FIFO, to
         # /dev/zero) held pytest for ever, so such a one is not named, the task's folder is.
         toml = group.folder / "task.toml"
-        try:
-            where = toml if stat.S_ISREG(os.lstat(toml).st_mode) else group.folder
-        except OSError:
-            where = group.folder
+        where = toml if is_kind(toml, stat.S_ISREG) else group.folder
         for note in task_notes(group):
             # (pytest's Node.warn needs a line, which a case has not.) Line 0, as NoCase.reportinfo has it:
             # linecache has no line 0; at line 1 pytest printed task.toml's first line raw under every
