@@ -638,8 +638,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     try:
         if _started_in_a_removed_folder():
             # Every relative path, and every path shown from here, would be wrong or refused one by one.
-            terminal.error(_REMOVED_START)
-            return 2
+            return terminal.refuse(_REMOVED_START)
         if args.command in AUTHORING:
             from verifier_tui.commands import authoring
 
@@ -676,13 +675,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     except (DiscoveryError, SelectionError, IsolationError) as exc:
         # The path cannot be debugged, or a choice turned out impossible
         # (a verifier deleted, a case gone): one clear line, never a traceback.
-        terminal.error(str(exc))
-        return 2
+        return terminal.refuse(str(exc))
     except OSError as exc:
         if exc.filename is None and _started_in_a_removed_folder():
-            terminal.error(_REMOVED_START)
-            return 2
+            return terminal.refuse(_REMOVED_START)
         named = getattr(args, "paths", None) or getattr(args, "jobs", None) or ()
         where = exc.filename or getattr(args, "path", None) or " ".join(map(str, named))
-        terminal.error(f"{where}: {exc.strerror or exc}")
-        return 2
+        return terminal.refuse(f"{where}: {exc.strerror or exc}")

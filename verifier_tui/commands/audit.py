@@ -48,8 +48,7 @@ def audit_command(args: argparse.Namespace) -> int:
             # As `test` says it: a newcomer without cases is told how to keep one; an unreadable cases/ is not "none".
             why = task.cases_unread or f"{task.name} has no cases"
             how = "" if task.cases_unread else f"; {MAKE_A_CASE}"
-            terminal.error(f"{why}: audit compares its probes with a passing case{how}")
-            return 2
+            return terminal.refuse(f"{why}: audit compares its probes with a passing case{how}")
         unread: list[str] = []  # a case's folder that cannot be read: said, not dropped from the probes
         unprobed: list[str] = []  # a case's files past those removed one at a time: said, not passed over
         chosen = probes(task.cases, unread, unprobed)

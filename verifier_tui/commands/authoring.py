@@ -35,8 +35,7 @@ def new_command(args: argparse.Namespace) -> int:
     except (AuthoringError, OSError) as exc:
         if _unnamed(exc):
             raise
-        terminal.error(_said(exc))
-        return 2
+        return terminal.refuse(_said(exc))
     shown = shell_word(args.tui_path)  # a command to paste back, on one line whatever the name holds
     terminal.out(f"wrote a new task in {one_line(args.path)}:")
     width = max(map(len, _ROLES))
@@ -55,8 +54,7 @@ def vendor_command(args: argparse.Namespace) -> int:
     except (AuthoringError, OSError) as exc:
         if _unnamed(exc):
             raise
-        terminal.error(_said(exc))
-        return 2
+        return terminal.refuse(_said(exc))
     return 0
 
 

@@ -35,8 +35,7 @@ def compare_command(args: argparse.Namespace) -> int:
     for path in args.jobs:
         target = classify(path)
         if target.kind != "job":
-            terminal.error(_not_a_job(path, target))
-            return 2
+            return terminal.refuse(_not_a_job(path, target))
         folders.append(target.root or target.path)
     try:
         comparison = compare(*read_compared(folders[0], folders[1]))
@@ -44,8 +43,7 @@ def compare_command(args: argparse.Namespace) -> int:
         side = side_of(exc.filename, folders[0], folders[1])
         if side is None:
             raise
-        terminal.error(unlisted_job(side[1], exc.strerror or str(exc), side[0]))
-        return 2
+        return terminal.refuse(unlisted_job(side[1], exc.strerror or str(exc), side[0]))
     if args.json:
         terminal.out_json(comparison.to_json())
         return 0

@@ -44,11 +44,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection, JobTrials, NotReplayed
 
 
-def _fail(message: str) -> int:
-    terminal.error(message)
-    return 2
-
-
 def dispatch(args: argparse.Namespace, command: str) -> int | None:
     """The command's exit status when ``args.target`` is a trial or job folder;
     None for any other path (after refusing the trial-only options)."""
@@ -56,11 +51,11 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
         from verifier_tui.words.trial import only_for_trials
 
         refused = only_for_trials(args)
-        return _fail(refused) if refused is not None else None
+        return terminal.refuse(refused) if refused is not None else None
     # Imported here, as the rest of words.trial in this module: a task's run never loads the trial words.
     from verifier_tui.words.trial import NOT_FOR_TRIALS
 
-    refuse = _fail if command != "test" else (lambda message: _refused_test(args, message))
+    refuse = terminal.refuse if command != "test" else (lambda message: _refused_test(args, message))
     if command == "test" and getattr(args, "step", None) is not None:
         return refuse("--step: test replays every step of every trial; --step is for a task, or one trial's run")
     for name, why in NOT_FOR_TRIALS.items():
@@ -150,7 +145,7 @@ def _open(args: argparse.Namespace) -> tuple[Trial | Job, str | None] | int:
     try:
         return open_harbor(args.target)
     except HarborFolderError as exc:
-        return _fail(str(exc))
+        return terminal.refuse(str(exc))
 
 
 def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
@@ -170,7 +165,7 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
         typed = getattr(args, "step", None)
         trial, step = select_trial(found, getattr(args, "trial", None), typed or step_in_path, typed_step=bool(typed))
     except HarborFolderError as exc:
-        return _fail(str(exc))
+        return terminal.refuse(str(exc))
     session = TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)
     # explain runs the runner (--explain) without a workspace too, as TrialSession.explain does
     replays = session.session is not None or (args.command == "explain" and session.plan.no_workspace)
@@ -182,7 +177,7 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
         problem = python_problem(args) or sandbox_problem(session.session)
     if problem is not None:
         session.close()
-        return _fail(problem)
+        return terminal.refuse(problem)
     return session
 
 
@@ -369,7 +364,7 @@ def run_command(args: argparse.Namespace) -> int:
                 else f"--save-case: there is no replay to keep as a case: {opened.skipped or 'the task was not found'}"
             )
             if problem:
-                return _fail(problem)
+                return terminal.refuse(problem)
         replayed = opened.run(trigger="command line")
         saved = None
         if name is not None and opened.session is not None:
@@ -621,7 +616,7 @@ def test_command(args: argparse.Namespace) -> int:
     own = _test_reads(args)
     problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
-        return _fail(problem)
+        return terminal.refuse(problem)
     args.isolation = None  # each replay asks, if a signal ends the checks (none starts then)
     # a signal in the checks says no trial ran, as on tasks (held since the command line was read: cli.main)
     problem = stopping.unless_stopped(lambda: _replays_problem(args))
@@ -718,7 +713,7 @@ def _test_trials(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
     if junit is not None:
-        return _fail(junit)  # said after the table, which is printed all the same
+        return terminal.refuse(junit)  # said after the table, which is printed all the same
     return _job_status(rows)
 
 
@@ -1113,7 +1108,7 @@ def watch_command(args: argparse.Namespace) -> int:
         return opened
     with opened:
         if opened.session is None:
-            return _fail(f"nothing to replay, so nothing to watch: {opened.skipped}")
+            return terminal.refuse(f"nothing to replay, so nothing to watch: {opened.skipped}")
         if not args.json:
             from verifier_tui.words.trial import trial_header
 
@@ -1133,7 +1128,7 @@ def watch_command(args: argparse.Namespace) -> int:
         started = [0]  # replays started, as watch TASK counts its runs: one cut short by a save has its number
         problem = watch_to_the_end(_watch(opened, args, started), args.poll)
         if problem is not None:
-            return _fail(problem)
+            return terminal.refuse(problem)
         if not args.json:
             terminal.out(f"stopped after {started[0]} replay(s) started")  # (the last, perhaps, cut short)
         return 2 if terminal.output_failed() else 0
@@ -1207,10 +1202,10 @@ def both_modes_command(args: argparse.Namespace) -> int:
     from verifier_tui.words.run import both_modes_lines
 
     if args.options.no_response:
-        return _fail("--both-modes runs the case with its response and without: drop --no-response")
+        return terminal.refuse("--both-modes runs the case with its response and without: drop --no-response")
     other = next((flag for flag, given in _ONE_RUN_OPTIONS if getattr(args, given, None)), None)
     if other is not None:
-        return _fail(f"--both-modes and {other}: that is of one run; give one or the other")
+        return terminal.refuse(f"--both-modes and {other}: that is of one run; give one or the other")
     with Session(args.target, args.options) as session:
         both = run_both_modes(session)
         if args.json:

@@ -152,8 +152,9 @@ def test_command(args: argparse.Namespace) -> int:
         (o for o, v in (("--junit", args.junit), ("--coverage", args.coverage or args.coverage_report)) if v), None
     )
     if args.watch and one_round:
-        terminal.error(f"--watch and {one_round}: that report is of one run of the cases; give one or the other")
-        return 2
+        return terminal.refuse(
+            f"--watch and {one_round}: that report is of one run of the cases; give one or the other"
+        )
     status = _harbor_test(args)
     if status is not None:
         return status
@@ -187,8 +188,7 @@ def _test_cases(args: argparse.Namespace) -> int:
             return _nothing_to_test(args, groups, collection, own, junit_name)
         problem = _reports_problem(args, own)
         if problem:  # a report that cannot be written: none is
-            terminal.error(problem)
-            return 2
+            return terminal.refuse(problem)
         problem = stopping.unless_stopped(lambda: _before_any_run(collection))
         if problem:
             return report.refused_run(args.junit, problem, own)
@@ -361,18 +361,17 @@ def _harbor_test(args: argparse.Namespace) -> int | None:
     """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
     None when the paths are tasks and folders of tasks."""
     if args.watch and any(target.harbor for target in args.targets):
-        terminal.error("--watch: for tasks and folders of tasks, not a Harbor job or trial (watch TRIAL re-runs one)")
-        return 2
+        return terminal.refuse(
+            "--watch: for tasks and folders of tasks, not a Harbor job or trial (watch TRIAL re-runs one)"
+        )
     if len(args.paths) == 1:
         args.path, args.target = args.paths[0], args.targets[0]
         return _harbor(args, "test")
     harbor = next((path for path, target in zip(args.paths, args.targets, strict=True) if target.harbor), None)
     if harbor is not None:
-        terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {shell_word(harbor)})")
-        return 2
+        return terminal.refuse(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {shell_word(harbor)})")
     if getattr(args, "task", None) is not None:
-        terminal.error("--task: only for a Harbor trial or job folder")
-        return 2
+        return terminal.refuse("--task: only for a Harbor trial or job folder")
     return None
 
 
@@ -393,8 +392,7 @@ def watch_command(args: argparse.Namespace, session: Session) -> int:
 
     problem = watch_to_the_end(_watch(session, args), args.poll)
     if problem is not None:
-        terminal.error(problem)
-        return 2
+        return terminal.refuse(problem)
     if not args.json:
         terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
     return 2 if terminal.output_failed() else 0

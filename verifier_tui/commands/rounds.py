@@ -44,8 +44,7 @@ def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
 
     problem = watch_to_the_end(_rounds(collection, args), args.poll)
     if problem is not None:
-        terminal.error(problem)
-        return 2
+        return terminal.refuse(problem)
     return 2 if terminal.output_failed() else 0
 
 

@@ -153,6 +153,12 @@ def error(text: str) -> None:
     line(f"verifier-tui: {flat}", "stderr")
 
 
+def refuse(text: str) -> int:
+    """:func:`error`'s line for input refused, and the exit status every refusal has: 2."""
+    error(text)
+    return 2
+
+
 def last_error(text: str) -> None:
     """:func:`error`'s line as a stop's last word, after its report and document: stderr that cannot take
     it (a terminal that closed: EIO) ends nothing, and the command's status stays the stop's."""

@@ -33,8 +33,7 @@ def launch(args: argparse.Namespace) -> int:
 
     refused = only_for_trials(args)
     if refused is not None:
-        terminal.error(refused)
-        return 2
+        return terminal.refuse(refused)
     session = Session(args.target, args.options)
     try:
         session.isolation  # noqa: B018 - a sandbox asked for and impossible is one line (IsolationError), not a screen
@@ -42,8 +41,7 @@ def launch(args: argparse.Namespace) -> int:
         # the screen has no way to choose another, and its every run would fail to start.
         problem = python_words(session.interpreter())
         if problem is not None:
-            terminal.error(problem)
-            return 2
+            return terminal.refuse(problem)
         if not _has_terminal(args.path, ("--step", session.step) if session.step is not None else ()):
             return 2  # the step kept: without it, run and watch would run tests/ alone
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts

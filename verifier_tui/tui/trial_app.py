@@ -191,18 +191,14 @@ def launch_trial(args: argparse.Namespace) -> int:
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, open_trial, select_trial
     from verifier_tui.engine.harbor.overview import first_trials
 
-    def fail(message: str) -> int:
-        terminal.error(message)  # what the user typed, made harmless on one line
-        return 2
-
     for flag in ("response", "verifier", "task_data"):
         if getattr(args, flag, None) is not None:
-            return fail(f"--{flag.replace('_', '-')}: {NOT_FOR_TRIALS[flag]}")
+            return terminal.refuse(f"--{flag.replace('_', '-')}: {NOT_FOR_TRIALS[flag]}")
     options = args.options
     stand_in = StandIn(workspace=options.workspace, case=options.case, empty=args.stand_in == "empty")
     problem = stand_in.problem("--workspace", "--case", "--stand-in empty")
     if problem is not None:  # one line before the screen, as run TRIAL and the TUI on a task say it
-        return fail(problem)
+        return terminal.refuse(problem)
     target = args.target
     if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
         # A job of one trial opens that trial on top of its overview, and so replays it at once:
@@ -216,7 +212,7 @@ def launch_trial(args: argparse.Namespace) -> int:
             except (HarborFolderError, OSError):
                 problem = None  # the screen says why it cannot open the trial
             if problem is not None:
-                return fail(problem)
+                return terminal.refuse(problem)
         # Read on screen: the overview shows at once and fills in as trials are read.
         return _run_app(args, target, stand_in, isolation=isolation)
     try:
@@ -226,15 +222,15 @@ def launch_trial(args: argparse.Namespace) -> int:
             found, _ = select_trial(found, args.trial, step, typed_step=args.step is not None)
         if step is not None:
             if isinstance(found, Job):
-                return fail("--step: choose the trial too (--trial NAME)")
+                return terminal.refuse("--step: choose the trial too (--trial NAME)")
             step = found.step(step, typed=args.step is not None).name  # raises with the step names
     except HarborFolderError as exc:
-        return fail(str(exc))
+        return terminal.refuse(str(exc))
     problem, isolation = (
         _replay_problem(found, step, options, args.task, stand_in) if isinstance(found, Trial) else (None, None)
     )
     if problem is not None:
-        return fail(problem)
+        return terminal.refuse(problem)
     return _run_app(args, found, stand_in, step, isolation)
 
 
