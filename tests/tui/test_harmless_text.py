@@ -9,9 +9,11 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from textual.content import Content
+from textual.notifications import Notify
 
 from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import make_app, screen_text, widget_text
+from tests.tui.app_under_test import SIZE, make_app, recorded, screen_text, widget_text
 
 RLO = "\u202e"
 VERIFIER = f"""
@@ -93,3 +95,18 @@ async def test_a_run_picked_in_the_history_names_its_case_on_one_line_as_the_lis
         await pilot.pause()
         banner = widget_text(app, "#reward-body").splitlines()[0]
         assert banner == f" run #1 from the history · {shown} · esc: back to the latest ", banner
+
+
+async def test_a_toast_a_screen_raises_shows_brackets_as_written(example):
+    # A widget's notify asks for markup unless told not to: the app turns it off for every toast,
+    # so a name or an exception quoted in one (``[bold]`` in a file name) is shown as written.
+    messages: list = []
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await app.wait_for_runs(1)
+        app.screen.notify("cannot read [bold]x[/bold].py", title="[red]t[/red]")
+        await pilot.pause()
+    toast = recorded(messages, Notify)[-1].notification
+    # as textual's Toast draws it
+    drawn = [Content.from_markup(text) if toast.markup else Content(text) for text in (toast.message, toast.title)]
+    assert [text.plain for text in drawn] == ["cannot read [bold]x[/bold].py", "[red]t[/red]"]

@@ -153,8 +153,11 @@ class BaseApp(App[int]):
             await self.run_action("quit")
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
-        """Every toast made harmless (:func:`plain_text`): many name a file or
-        quote an exception, from files the tool did not write."""
+        """Every toast made harmless (:func:`plain_text`) and never read as
+        markup: many name a file or quote an exception, from files the tool
+        did not write (a ``[`` in them is theirs). A widget's ``notify`` asks
+        for markup unless told not to: it is turned off here, once."""
+        kwargs["markup"] = False
         super().notify(plain_text(message), title=plain_text(title), **kwargs)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -58,7 +58,7 @@ class Controller:
                 on_error=lambda error: self._post(RunFailed(error)),
                 on_watching=lambda: self._post(WatchStateChanged("watching" if self.live_reload else "off")),
                 on_stale=lambda change: self._post(VerdictStale(change.happened(), change)),
-                on_note=lambda said: screen.notify(said, severity="warning", markup=False),
+                on_note=lambda said: screen.notify(said, severity="warning"),
                 **hooks,
             )
             self.live.live_reload = live_reload

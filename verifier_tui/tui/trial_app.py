@@ -137,7 +137,7 @@ class TrialApp(BaseApp):
             trial = open_trial(path)
         except (HarborFolderError, OSError) as exc:  # gone or unreadable since the overview listed it
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            self.notify(f"cannot open {path.name}: {why}", severity="error", markup=False)
+            self.notify(f"cannot open {path.name}: {why}", severity="error")
             return
         self._show(trial, step, from_job=True)
 
@@ -170,7 +170,7 @@ class TrialApp(BaseApp):
             message = f"cannot open {trial.name}: {what}"
             if from_job:
                 title = "cannot be read" if unreadable else "something went wrong"
-                self.notify(message, title=title, severity="error", markup=False)
+                self.notify(message, title=title, severity="error")
             else:
                 self.exit(return_code=2, message=message)
             return

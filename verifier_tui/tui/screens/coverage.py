@@ -135,7 +135,7 @@ class CoverageScreen(KeyedScreen):
         on the main screen below, r and every save looked as if they did nothing."""
         self.refused = reason
         self.mutate_reactive(CoverageScreen.by_case)
-        self.notify(reason, severity="warning", markup=False)
+        self.notify(reason, severity="warning")
 
     def outdated(self, through: int) -> None:
         """The verifier or a helper changed: the coverage of runs up to
@@ -275,7 +275,7 @@ class CoverageScreen(KeyedScreen):
                 said = "no line is marked ✗: no line that runs was measured"
             else:
                 said = "no line is marked ✗: a case reached every line that runs"
-            self.notify(said, markup=False)
+            self.notify(said)
             return
         after = [index for index in self.missed if index > (view.highlighted or 0)]
         view.highlighted = (after or self.missed)[0]  # past the last, round to the first

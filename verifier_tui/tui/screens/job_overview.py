@@ -189,7 +189,7 @@ class TasksScreen(FolderScreen):
             said = f"{shown} {self.TRIAL_WORD}{'s' * (shown != 1)} of task {one_line(task)} below: tab reaches {them}"
         else:  # the filters shown in the header say why: no table to tab to
             said = f"no {self.TRIAL_WORD} of task {one_line(task)} is shown"
-        self.notify(f"{said}, t shows every task", markup=False)
+        self.notify(f"{said}, t shows every task")
 
     @on(DataTable.RowSelected, "#job-trials")
     def _trial_chosen(self, event: DataTable.RowSelected) -> None:
@@ -521,7 +521,7 @@ class JobOverviewScreen(TasksScreen):
     def action_next_exception(self) -> None:
         types = self.overview.exception_types()
         if not types:
-            self.notify("no trial recorded an exception", markup=False)
+            self.notify("no trial recorded an exception")
             self.outcome = None
         else:
             index = types.index(self.outcome) + 1 if self.outcome in types else 0

@@ -206,7 +206,7 @@ class JobsScreen(FolderScreen):
 
     def action_compare(self) -> None:
         if len(self.marked) != 2:
-            self.notify("mark two jobs to compare (space marks the job under the cursor)", markup=False)
+            self.notify("mark two jobs to compare (space marks the job under the cursor)")
             return
         a, b = (self.jobs[index].path for index in self.marked)
         self.post_message(self.CompareChosen(a, b))

@@ -95,7 +95,6 @@ class KeyedScreen(Screen[None]):
                 f"{worker.name}: {type(error).__name__}: {error}",
                 title="something went wrong",
                 severity="error",
-                markup=False,
             )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

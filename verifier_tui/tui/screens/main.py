@@ -477,7 +477,7 @@ class MainScreen(SizedScreen):
         self.query_one(StatusLine).set_finished(None)
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
-        self.notify(text, title="run failed", severity="error", markup=False)
+        self.notify(text, title="run failed", severity="error")
 
     def on_cases_outdated(self, message: CasesOutdated) -> None:
         self.outdated_through = max(self.outdated_through, message.through)
@@ -544,7 +544,7 @@ class MainScreen(SizedScreen):
         becomes a message and changes nothing."""
         problem = self._refusal(choose, *args)
         if problem is not None:
-            self.notify(problem, title="cannot use that", severity="warning", markup=False)
+            self.notify(problem, title="cannot use that", severity="warning")
             return False
         self._changed(trigger)
         return True
@@ -659,7 +659,7 @@ class MainScreen(SizedScreen):
         if kind == "json" and draft is not None and draft[0] is current:
             text, why_not = draft[1], None  # typed after the last JSON that parsed: not lost on esc
         if why_not is not None:  # only a file the editor cannot open has a why-not: what the runs do meanwhile, said
-            self.notify(self.fmt.words(why_not), severity="warning", markup=False)
+            self.notify(self.fmt.words(why_not), severity="warning")
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)
@@ -706,7 +706,7 @@ class MainScreen(SizedScreen):
         """The coverage view; while it is open every run asks for coverage
         and runs every case, so each line's mark counts them all."""
         if self.session.verifier is None:
-            self.notify("no verifier to measure", severity="warning", markup=False)
+            self.notify("no verifier to measure", severity="warning")
             return
         cases = len(self.session.task.cases) or 1
         self.coverage_view = CoverageScreen(
@@ -730,7 +730,6 @@ class MainScreen(SizedScreen):
             self.notify(
                 "this task has no cases (cases/<name>/workspace): r runs the current choices",
                 severity="warning",
-                markup=False,
             )
             return
         self.controller.request_all()
@@ -746,7 +745,7 @@ class MainScreen(SizedScreen):
         if on:
             controller.request("every case on save")  # the list shows every case's verdict from now on
         else:
-            self.notify("every case on save off: a save runs the chosen case", markup=False)
+            self.notify("every case on save off: a save runs the chosen case")
 
     # A dialog flow (KeyedScreen.DIALOG_GROUPS): the keys read before its dialog is up are the dialog's.
     @work(name="keep the run as a case", group="keep", exit_on_error=False)
@@ -777,9 +776,9 @@ class MainScreen(SizedScreen):
         if self.session.verifier is None:
             self._no_verifier()  # its help says what runs a verifier written, which w just changed
         if on:
-            self.notify("live reload on: every relevant save re-runs", markup=False)
+            self.notify("live reload on: every relevant save re-runs")
         else:
-            self.notify("live reload off: r runs; a save marks the verdict stale", markup=False)
+            self.notify("live reload off: r runs; a save marks the verdict stale")
 
     async def _wait_for_the_run_in_flight(self) -> bool:
         """Until no run is in flight or pending (b and d run their own after it); whether there was
@@ -788,7 +787,7 @@ class MainScreen(SizedScreen):
         scheduler = self.controller.live.scheduler
         if not (scheduler.busy or scheduler.pending):
             return False
-        self.notify("waiting for the run in flight to end…", markup=False)
+        self.notify("waiting for the run in flight to end…")
         await scheduler.drain()
         return True
 
@@ -808,7 +807,7 @@ class MainScreen(SizedScreen):
         session, controller = self.session, self.controller
         live = controller.live
         if session.verifier is None:
-            self.notify("no verifier to run", severity="warning", markup=False)
+            self.notify("no verifier to run", severity="warning")
             return
         await self._wait_for_the_run_in_flight()
         if not live.read_unwatched():
@@ -842,7 +841,7 @@ class MainScreen(SizedScreen):
         except REFUSED as exc:
             if live.stale is None:
                 live.stale = stale  # nothing ran over what made it stale
-            self.notify(f"cannot run both modes: {self._refused_words(exc)}", severity="error", markup=False)
+            self.notify(f"cannot run both modes: {self._refused_words(exc)}", severity="error")
             return
         finally:
             status.set_finished(None)  # the outcome of b's runs, if any, is set below
@@ -870,7 +869,7 @@ class MainScreen(SizedScreen):
             return
         candidate = self._last_response or (session.case.response if session.case else None)
         if candidate is None:
-            self.notify("no response to run with yet: choose or type one", markup=False)
+            self.notify("no response to run with yet: choose or type one")
             self.action_choose_response()
         elif candidate.path is None:
             self._choose("mode: server", session.set_typed_response, candidate.text or "", candidate.kind)
@@ -924,7 +923,7 @@ class MainScreen(SizedScreen):
     def action_copy_command(self) -> None:
         result = self.shown_result
         if result is None:
-            self.notify(f"nothing has run yet: {self._until_a_run()}", severity="warning", markup=False)
+            self.notify(f"nothing has run yet: {self._until_a_run()}", severity="warning")
             return
         words = command_words(result.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
@@ -942,13 +941,11 @@ class MainScreen(SizedScreen):
             path, line = failing.refused
             workspace = result.inputs.workspace if result is not None else None
             in_workspace = workspace is not None and path.is_relative_to(workspace)
-            self.notify(
-                not_opened(at_line(self.fmt.path(path), line), workspace=in_workspace), severity="warning", markup=False
-            )
+            self.notify(not_opened(at_line(self.fmt.path(path), line), workspace=in_workspace), severity="warning")
             return
         if location is None:
             if session.verifier is None:
-                self.notify("no verifier to open", severity="warning", markup=False)
+                self.notify("no verifier to open", severity="warning")
                 return
             location = (session.verifier, verify_line(session.verifier))
         self.open_in_editor(*location)
@@ -958,7 +955,7 @@ class MainScreen(SizedScreen):
         command = editor_command(path, line)
         where = at_line(self.fmt.path(path), line)
         if command is None:
-            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
+            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning")
             return
         controller = self.controller
         controller.pause()
@@ -973,11 +970,11 @@ class MainScreen(SizedScreen):
         leaving the screen."""
         session = self.session
         if session.verifier is None:
-            self.notify("no verifier to debug", severity="warning", markup=False)
+            self.notify("no verifier to debug", severity="warning")
             return
         why = self._nothing_to_debug_now()
         if why is not None:
-            self.notify(why, markup=False)
+            self.notify(why)
             return
         self._debug()
 
@@ -1000,7 +997,7 @@ class MainScreen(SizedScreen):
                 # that passed is said here, not after leaving the screen for pdb.
                 why = self._nothing_to_debug_now()
                 if why is not None:
-                    self.notify(why, markup=False)
+                    self.notify(why)
                     return
             status = self.query_one(StatusLine)
             status.set_note("d: staging the run for pdb…", "$text-muted")
@@ -1012,7 +1009,7 @@ class MainScreen(SizedScreen):
             try:
                 prepared = await to_the_end(self._staging)
             except REFUSED as exc:
-                self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error", markup=False)
+                self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error")
                 return
             finally:
                 self._staging = None
@@ -1022,7 +1019,6 @@ class MainScreen(SizedScreen):
                 self.notify(
                     f"cannot debug: {self.fmt.words(prepared.start_error or prepared.shim_refusal or '')}",
                     severity="error",
-                    markup=False,
                 )
                 return
             stage = prepared.stage
@@ -1084,6 +1080,5 @@ class MainScreen(SizedScreen):
                 + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
                 title="cannot suspend",
                 severity="warning",
-                markup=False,
             )
         self.refresh_choices()

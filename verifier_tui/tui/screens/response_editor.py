@@ -104,7 +104,6 @@ class ResponseEditorScreen(ModalScreen[str | None]):
                 f"the typed JSON does not parse ({error}): runs keep the last response that did; "
                 "the JSON editor opens again on what was typed",
                 severity="warning",
-                markup=False,
             )
         self.dismiss(self.text if error is not None else None)
 

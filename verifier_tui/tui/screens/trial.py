@@ -343,7 +343,7 @@ class TrialScreen(SizedScreen):
     def on_run_failed(self, message: RunFailed) -> None:
         text = f"the replay could not be completed: {message.said}"
         self.query_one(ReplayStatus).state = content((text, "$error"))
-        self.notify(text, title="replay failed", severity="error", markup=False)
+        self.notify(text, title="replay failed", severity="error")
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
         self.query_one(ReplayStatus).watching = (message.state, message.detail)
@@ -360,7 +360,7 @@ class TrialScreen(SizedScreen):
             # dead. Said, as the task screen's r says it has no verifier, with what gives a replay.
             skipped = replayed.skipped
             why = NO_REPLAY_KEYS if asks_for_stand_in(skipped) else self.fmt.words(skipped or "")
-            self.notify(f"r: nothing to replay: {why}", severity="warning", markup=False)
+            self.notify(f"r: nothing to replay: {why}", severity="warning")
             return
         self.controller.request("r key")
 
@@ -371,9 +371,9 @@ class TrialScreen(SizedScreen):
         # stand-in starts: said so, not as if a save replayed now.
         later = "once there is a replay, " if self.controller.live is None else ""
         if on:
-            self.notify(f"live reload on: {later}every save to the task replays", markup=False)
+            self.notify(f"live reload on: {later}every save to the task replays")
         else:
-            self.notify(f"live reload off: {later}a save marks the replay stale, r replays", markup=False)
+            self.notify(f"live reload off: {later}a save marks the replay stale, r replays")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the list beneath only when there is one, named as it is; c and o
@@ -418,7 +418,7 @@ class TrialScreen(SizedScreen):
 
         local = self.replayed.local if self.replayed is not None else None
         if local is None or not local.command:
-            self.notify("no replay to copy yet", severity="warning", markup=False)
+            self.notify("no replay to copy yet", severity="warning")
             return
         words = command_words(local.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
@@ -493,7 +493,7 @@ class TrialScreen(SizedScreen):
         try:
             view = file_view(self.opened.walk, key)
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
-            self.notify(f"cannot show it: {type(exc).__name__}: {exc}", severity="error", markup=False)
+            self.notify(f"cannot show it: {type(exc).__name__}: {exc}", severity="error")
             return
         self.app.push_screen(TrialFileScreen(view, self.fmt))
 
@@ -517,14 +517,14 @@ class TrialScreen(SizedScreen):
         if location is None:
             verifier = self.opened.plan.verifier or (self.opened.session.verifier if self.opened.session else None)
             if verifier is None:
-                self.notify("no failing line, and no verifier to open", severity="warning", markup=False)
+                self.notify("no failing line, and no verifier to open", severity="warning")
                 return
             location = (verifier, verify_line(verifier))
         path, line = location
         where = at_line(self.fmt.path(path), line)
         command = editor_command(path, line)
         if command is None:
-            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
+            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning")
             return
         self.controller.pause()
         try:
@@ -533,7 +533,6 @@ class TrialScreen(SizedScreen):
                     f"the editor needs the real terminal, and this app cannot suspend here: open {where} yourself",
                     title="cannot suspend",
                     severity="warning",
-                    markup=False,
                 )
         finally:
             self.controller.resume()
@@ -576,7 +575,6 @@ class TrialScreen(SizedScreen):
             self.notify(
                 no_task_for("there is nothing to replay on a folder"),
                 severity="warning",
-                markup=False,
             )
             return
         session = self.opened.session
@@ -611,7 +609,6 @@ class TrialScreen(SizedScreen):
             self.notify(
                 no_task_for("it has no cases to offer"),
                 severity="warning",
-                markup=False,
             )
             return
         from verifier_tui.engine.task.discovery import DiscoveryError, resolve
@@ -619,7 +616,7 @@ class TrialScreen(SizedScreen):
         try:
             cases = resolve(task_dir).cases
         except (DiscoveryError, OSError) as exc:
-            self.notify(f"cannot read the task's cases: {exc}", severity="warning", markup=False)
+            self.notify(f"cannot read the task's cases: {exc}", severity="warning")
             return
         options: list[tuple[str, Content | str]] = [(case.name, f"case {case.name}") for case in cases]
         options.append((EMPTY, "an empty /app (what an agent that did nothing leaves)"))

@@ -22,7 +22,7 @@ def read_again(screen: Screen[None], trial: Trial) -> Trial | None:
         return read_trial_again(trial)
     except (HarborFolderError, OSError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        screen.notify(f"r: cannot read the trial again: {why}", severity="error", markup=False)
+        screen.notify(f"r: cannot read the trial again: {why}", severity="error")
         return None
 
 
@@ -32,8 +32,7 @@ def say_read_again(screen: Screen[None], trial: Trial) -> None:
         screen.notify(
             f"the trial read again: whether Harbor has ended it cannot be told: {trial.result.problem}",
             severity="warning",
-            markup=False,
         )
         return
     ended = "has ended it since" if trial.finished else "has not ended it yet"
-    screen.notify(f"the trial read again: Harbor {ended}", markup=False)
+    screen.notify(f"the trial read again: Harbor {ended}")
