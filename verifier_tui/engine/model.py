@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.plain import unbroken
-from verifier_tui.engine.record import as_json, field, record
+from verifier_tui.engine.record import AsJson, field, record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -190,7 +190,7 @@ def dropped_marker(count: int, unit: str) -> str:
 
 
 @record(frozen=True)
-class RewardFile:
+class RewardFile(AsJson):
     """One reward file as found in the reward folder after the run."""
 
     name: str  # "reward.json" or "reward.txt"
@@ -200,9 +200,6 @@ class RewardFile:
     text: str | None = None  # decoded text (size-capped); None when not a regular file
     is_utf8: bool = True
     truncated: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 UNKNOWN = "unknown"
@@ -270,16 +267,13 @@ class Expectation:
 
 
 @record(frozen=True)
-class StackFrame:
+class StackFrame(AsJson):
     """One frame of a stack dump: the user's path, the line, the function
     (``<module>``: a module's top-level code, the verifier's while it is imported)."""
 
     path: str
     line: int | None  # None: a line no file has (line_number); 0: faulthandler's ``???``
     function: str
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 STACK_SIGNAL = "USR1"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from verifier_tui.engine.record import as_json, field, record
+from verifier_tui.engine.record import AsJson, field, record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -115,7 +115,7 @@ class PathEntry:
 
 
 @record(frozen=True)
-class Parameter:
+class Parameter(AsJson):
     """One parameter of ``verify`` and what the runner does with it
     (``binding``: ``"argument"``, ``"default"``, ``"nothing"`` or ``"missing"``):
     which value it gets (``source``; for ``**kwargs``, the names it receives),
@@ -147,12 +147,9 @@ class Parameter:
             row.text("passed"),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
-
 
 @record(frozen=True)
-class Resolution:
+class Resolution(AsJson):
     """Where a module resolves on sys.path: the file or folder ``import``
     loads (None: not importable), the ``role`` of the entry it is found under
     (worked out by the tool), and the copies further down that it shadows."""
@@ -161,12 +158,9 @@ class Resolution:
     shadowed: tuple[str, ...] = ()
     role: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
-
 
 @record(frozen=True)
-class VerifyFunction:
+class VerifyFunction(AsJson):
     """The ``verify`` the runner found: its signature as written, whether it is
     awaited, what it is (``"function"``), and where it is defined."""
 
@@ -177,9 +171,6 @@ class VerifyFunction:
     line: int | None = None
     #: What a call returns when verify's code yields ("generator", "async generator"): never a reward.
     yields: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
     @classmethod
     def read(cls, info: _Fields) -> VerifyFunction:
@@ -200,7 +191,7 @@ def exception_words(kind: str, message: str | None) -> str:
 
 
 @record(frozen=True)
-class ImportFailure:
+class ImportFailure(AsJson):
     """What importing the verifier module raised: the exception's type, its
     message and the traceback."""
 
@@ -217,12 +208,9 @@ class ImportFailure:
         """As the traceback's last line says it: ``ValueError: boom``, or ``ValueError`` without a message."""
         return exception_words(self.type, self.message)
 
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
-
 
 @record(frozen=True)
-class Interpreter:
+class Interpreter(AsJson):
     """The interpreter that ran the runner."""
 
     executable: str | None
@@ -236,9 +224,6 @@ class Interpreter:
         return cls(
             python.text("executable"), python.text("version") or "", python.text("implementation") or "", flags or {}
         )
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 @record(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["as_json", "field", "narrowed", "record", "replace"]
+__all__ = ["AsJson", "as_json", "field", "narrowed", "record", "replace"]
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
@@ -147,3 +147,10 @@ else:
         if isinstance(value, (tuple, list)):
             return [_plain(item) for item in value]
         return value.to_json() if hasattr(value, "__record_fields__") else value
+
+
+class AsJson:
+    """A record whose JSON document is its fields as :func:`as_json` gives them."""
+
+    def to_json(self) -> dict[str, Any]:
+        return as_json(self)

@@ -24,7 +24,7 @@ from verifier_tui.engine.advice import OPEN_IN_EDITOR, PYTHON_OPTION, Advice
 from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.readback import exception_words
-from verifier_tui.engine.record import as_json, record, replace
+from verifier_tui.engine.record import AsJson, record, replace
 from verifier_tui.engine.verdict import NOT_PARSED_PAST, REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ NO_REWARD = {
 
 
 @record(frozen=True)
-class Phase:
+class Phase(AsJson):
     name: str
     label: str
     status: str
@@ -66,12 +66,9 @@ class Phase:
     lines: tuple[str, ...] = ()  # more: the sys.path, the argument table, a traceback's last lines
     data: dict[str, Any] | None = None  # the runner's own line for this phase (the replay only)
 
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
-
 
 @record(frozen=True)
-class PhaseReport:
+class PhaseReport(AsJson):
     """The phases of one run. ``stopped_at``: the phase that went wrong (a
     phase name; ``test_sh``: test.sh ended before it started the runner; for
     the sandbox also ``python_check``, ``timeout``, ``not_run``,
@@ -90,9 +87,6 @@ class PhaseReport:
 
     def status_of(self, name: str) -> str:
         return next((p.status for p in self.phases if p.name == name), UNKNOWN)
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 # --------------------------------------------------------------------------
@@ -793,7 +787,7 @@ def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseRepo
 
 
 @record(frozen=True)
-class Parting:
+class Parting(AsJson):
     """The first step where the sandbox and the replay went differently."""
 
     phase: str
@@ -801,9 +795,6 @@ class Parting:
     sandbox: str
     local: str
     words: str
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 #: What a side did at a step, in words.

@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, at_line, same_number
-from verifier_tui.engine.record import as_json, record
+from verifier_tui.engine.record import AsJson, record
 from verifier_tui.engine.sandbox.view import APP, TESTS, normal_path
 from verifier_tui.engine.task.steps import tests_dirs
 from verifier_tui.engine.untrusted import Read, look, open_regular, own_file
@@ -39,7 +39,7 @@ _RUNNER_FILES = ("/tests/.ng/run_verifier.py",)
 
 
 @record(frozen=True)
-class HarborVerdict:
+class HarborVerdict(AsJson):
     """How Harbor ended this verifier pass: its rewards, or the exception it
     raised (bare class name). ``source`` says where that was read."""
 
@@ -63,9 +63,6 @@ class HarborVerdict:
         if not self.finished:
             return NOT_FINISHED
         return self.error or "no verdict"
-
-    def to_json(self) -> dict[str, Any]:
-        return as_json(self)
 
 
 def _number(value: Any) -> str:
