@@ -6,6 +6,7 @@ import asyncio
 import math
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input, OptionList
 
@@ -214,6 +215,32 @@ async def test_choose_workspace_with_the_folder_picker(example):
         assert result.inputs.expected is None
         assert "expected.json is not applied: its workspace is not in use" in widget_text(app, "#reward-body")
         assert "(inputs changed)" in widget_text(app, "#header")
+
+
+@pytest.mark.parametrize("key", ["a", "A"])
+async def test_all_cases_with_a_chosen_workspace_show_the_run_of_the_choices(example, key):
+    """With another case's workspace chosen, a (and A) showed the chosen case's own run, "✓ passed"
+    and "matches the case's expected.json", under a header and a resolution saying its
+    expected.json is not applied: the reward panel shows the run of the workspace chosen, the
+    cases list each case's own verdict."""
+    root = example("hello-file")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await _typed_in_the_folder_box(app, pilot, str(root / "cases" / "wrong-text" / "workspace"))
+        await app.wait_for_runs(2)
+        await pilot.press(key)
+        await app.wait_for_runs(2 + len(app.session.task.cases))
+        scheduler = app.controller.live.scheduler
+        await wait_for(lambda: not (scheduler.busy or scheduler.pending), "the batch over")
+        await pilot.pause()
+        shown = app.main.latest
+        assert shown.inputs.workspace.parent.name == "wrong-text" and shown.inputs.expected is None
+        reward = widget_text(app, "#reward-body")
+        assert "expected.json is not applied: its workspace is not in use" in reward, reward
+        assert "passed" not in reward and '{"reward": 0.0}' in reward, reward
+        assert "(inputs changed)" in widget_text(app, "#header")
+        assert "✓ correct 1" in screen_text(app)  # the case's own run, as its mark
 
 
 async def test_the_folder_pickers_hint_is_read_to_its_end(example):

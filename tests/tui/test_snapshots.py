@@ -98,6 +98,23 @@ def test_every_case_on_save(snap_compare, example):
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
 
 
+def test_every_case_on_save_with_another_workspace(snap_compare, example):
+    """A on with another case's workspace chosen: the reward panel shows the run of that workspace
+    (its case's expected.json not applied, as the header and the resolution say), the cases list
+    each case's own verdict."""
+    root = example("hello-file")
+    app = make_app(root, case="correct", workspace=root / "cases" / "wrong-text" / "workspace")
+
+    async def run_before(pilot) -> None:
+        await settled()(pilot)
+        await pilot.press("A")
+        await app.wait_for_runs(6)
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
 def test_keep_the_run_as_a_case_prompt(snap_compare, example):
     app = make_app(example("hello-file"), case="wrong-text")
 

@@ -26,7 +26,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import CASE_OPTION, STEP_NAMED, Advice
 from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
-from verifier_tui.engine.model import ResponseSource, RunResult
+from verifier_tui.engine.model import ResponseSource, RunInputs, RunResult
 from verifier_tui.engine.plain import one_line
 from verifier_tui.engine.process import NoThread, in_a_thread, not_started, run_process
 from verifier_tui.engine.readback import Explanation
@@ -694,12 +694,12 @@ class Session:
         """The step and the verifier chosen now, as :attr:`RunResult.setup` records a run's."""
         return self.step, self.verifier
 
-    def ran_case_inputs(self, result: RunResult) -> bool:
-        """Whether ``result`` ran its case with the case's own inputs (as
-        choosing the case, or running all cases, gives them): only such a run
-        says how the case goes. A run of the case with another workspace, a
-        typed response or other task data says nothing about the case."""
-        ran = result.inputs
+    def ran_case_inputs(self, ran: RunInputs) -> bool:
+        """Whether ``ran`` (a run's inputs, or a spec about to run) is its case
+        with the case's own inputs (as choosing the case, or running all cases,
+        gives them): only such a run says how the case goes. A run of the case
+        with another workspace, a typed response or other task data says nothing
+        about the case."""
         case = self.task.case(ran.case) if ran.case is not None else None
         if case is None:
             return False

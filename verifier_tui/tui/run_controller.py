@@ -89,6 +89,11 @@ class RunController(Controller):
         if session.case is not None and session.case.unreadable is not None:  # as run refuses it (session.spec)
             self._post(RunNotPossible(session.case.unreadable))
             return None
+        return await self._run_chosen(trigger)
+
+    async def _run_chosen(self, trigger: str) -> tuple[int, RunResult]:
+        """The run of the current choices, the one the screen shows."""
+        session = self.session
         spec = session.spec()  # without the case's expectation when its inputs are not in use
         note = session.expectation_note()
         run_id, result = await self._one(spec, trigger)
@@ -144,12 +149,22 @@ class RunController(Controller):
 
     async def _run_all(self, trigger: str, change: Change | None) -> None:
         session = self.session
-        current = session.case.name if session.case else None
+        # The run shown is the run of the choices, whose inputs and expectation the header and the
+        # resolution say: the chosen case's own run when the choices are its inputs, else one of
+        # their own (a workspace, response or task data chosen): the case's run with its passing
+        # expected.json shown under "expected.json is not applied" contradicted the screen. The
+        # coverage view counts the cases' runs alone.
+        case = session.case
+        readable = case is None or case.unreadable is None
+        chosen = case.name if case is not None and readable and session.ran_case_inputs(session.spec()) else None
+        if readable and chosen is None and not session.options.coverage:
+            self.live.reading_now(change)
+            self._finished(*await self._run_chosen(trigger), primary=True)
         for case in list(session.task.cases):
             if case.unreadable is not None:  # nothing of it known: no run on an empty /app, as test says it not run
                 continue
             spec = session.spec_for_case(case)
-            primary = case.name == current
+            primary = case.name == chosen
             if primary:
                 # The shown case's run reads the files as they are now: a save while the cases before
                 # it ran is stale no more, on the screen (RunStarted) and in the engine alike.

@@ -429,7 +429,7 @@ class MainScreen(SizedScreen):
 
     def _record(self, result: RunResult, cut: tuple[int, ...] = ()) -> None:
         """A run that ended: in the history (with ``cut``, the runs superseded before it), and as its case's mark."""
-        if result.inputs.case is not None and self.session.ran_case_inputs(result):
+        if result.inputs.case is not None and self.session.ran_case_inputs(result.inputs):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results
