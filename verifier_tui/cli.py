@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
 
-  verifier-tui PATH            open the TUI on a task, its tests/ folder, a verifier or a case,
-                               or a Harbor trial or job folder (sandbox beside a local replay)
+  verifier-tui [PATH]          open the TUI on a task, its tests/ folder, a verifier or a case,
+                               or a Harbor trial or job folder (sandbox beside a local replay);
+                               without PATH, on the folder it is started in
   verifier-tui run PATH        run once as the sandbox would; exit status is the runner's
   verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
   verifier-tui test PATH...    run every case that has an expected.json; exit 0 when all match
@@ -519,8 +520,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
             args.tui_path = (
                 os.path.abspath(args.path) if args.path.startswith("~") else f"./{args.path}" if named else args.path
             )
-    elif not argv or argv[0] in ("-h", "--help", "--version"):
-        build_parser().parse_args(argv or ["--help"])
+    elif not argv:
+        return parse([_here()])
+    elif argv[0] in ("-h", "--help", "--version"):
+        build_parser().parse_args(argv)
         raise SystemExit(0)
     else:
         parser = build_tui_parser()
@@ -537,6 +540,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
     chosen["coverage"] = bool(chosen.get("coverage") or getattr(args, "coverage_report", None))
     args.options = Options(**chosen)
     return args
+
+
+def _here() -> str:
+    """``verifier-tui`` alone: the folder it started in, when the TUI opens it (a task, a case, a
+    trial...). Elsewhere a usage error, one line and exit 2: the whole --help and exit 0 let a script
+    that lost its path pass."""
+    if _started_in_a_removed_folder():
+        terminal.error(_REMOVED_START)
+        raise SystemExit(2)
+    target = classify(".")
+    if target.why is not None:
+        terminal.error(f"no PATH given, and nothing here to open: {target.why}; verifier-tui --help lists the commands")
+        raise SystemExit(2)
+    return "."
 
 
 def _refuse_a_mistyped_command(parser: _Parser, word: str) -> None:

@@ -140,3 +140,18 @@ def test_a_mistyped_command_after_options_is_said_as_one(tmp_path, env, example)
     assert gone.stderr == (
         "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
     ), gone.stderr
+
+
+def test_no_arguments_opens_the_folder_it_is_started_in_or_says_what_to_name(tmp_path, env, example):
+    """`verifier-tui` alone printed the whole --help and exited 0, in a task as anywhere: a
+    script that lost its path passed, and a newcomer in a task was not shown it. In a folder the
+    TUI opens it opens it (here, with no terminal, it says it needs one); elsewhere one line, exit 2."""
+    task = example("hello-file")
+    opened = run_tool(env, cwd=task)
+    assert opened.returncode == 2 and "the TUI needs a terminal" in opened.stderr, opened
+    for folder, why in ((tmp_path, "is not a task"), (task.parent, "it holds one: hello-file")):
+        done = run_tool(env, cwd=folder)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 2 and done.stdout == "" and len(lines) == 1, done
+        assert lines[0].startswith("verifier-tui: no PATH given, and nothing here to open: "), lines
+        assert why in lines[0] and lines[0].endswith("; verifier-tui --help lists the commands"), lines
