@@ -1633,3 +1633,56 @@ def test_without_a_watcher_a_workspace_grown_past_the_bound_is_an_overlay_at_the
             (ws / f"f{index}.txt").write_text("x")
         grown = session.run()
     assert (first.stdout.text, grown.stdout.text) == ("", EXDEV_WORDS)
+
+
+def test_an_overlay_shrunk_while_no_case_is_chosen_is_measured_again(tmp_path, namespace):
+    """Under a watcher, a workspace shrunk below the copy's bound while no case was chosen (nothing
+    noted for it then) is a copy again when its case comes back, as a cold start's would be."""
+    made = {f"f{index}.txt": "x" for index in range(1100)}
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a", **made}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        session.follow_changes(True)
+        first = session.run()
+        session.select_case(None)
+        session.run()
+        for name in made:
+            (ws / name).unlink()
+        session.note_change(Change(frozenset(ws / name for name in made)))
+        session.select_case_named("only")
+        back = session.run()
+    with Session(task_dir, Options(python=PY, case="only")) as cold:
+        cold_run = cold.run()
+    assert first.stdout.text == EXDEV_WORDS
+    assert back.stdout.text == cold_run.stdout.text == ""
+
+
+def test_a_save_noted_while_the_first_staging_walks_is_the_next_stagings(tmp_path, namespace, monkeypatch):
+    """Files deleted while the first staging measures the workspace, and the watcher's note of it
+    then, leave the next run a copy (as a cold start's), not a stale overlay where a rename fails."""
+    from verifier_tui.engine.sandbox import stage
+
+    made = {f"f{index}.txt": "x" for index in range(1100)}
+    task_dir = make_task(tmp_path / "t", RENAMES_A_FOLDER, cases={"only": {"src/a.py": "a", **made}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    within, box = stage._within, {}
+
+    def racing(folder, *bounds):
+        result = within(folder, *bounds)
+        if "done" not in box:  # the user deletes files while the first staging walks; the watcher notes it now
+            box["done"] = True
+            for name in made:
+                (ws / name).unlink()
+            box["s"].note_change(Change(frozenset(ws / name for name in made)))
+        return result
+
+    monkeypatch.setattr(stage, "_within", racing)
+    with Session(task_dir, Options(python=PY, case="only")) as session:
+        box["s"] = session
+        session.follow_changes(True)
+        session.run()
+        second = session.run()
+    monkeypatch.setattr(stage, "_within", within)
+    with Session(task_dir, Options(python=PY, case="only")) as cold:
+        cold_run = cold.run()
+    assert second.stdout.text == cold_run.stdout.text

@@ -146,6 +146,9 @@ class Stage:
     pending: set[str] | None = None
     """The workspace's paths (relative) changed since the last staging;
     None: not known, walk it all."""
+    noting: Path | None = None
+    """The workspace whose changes :meth:`note` keeps in ``pending``: the one staged last, named
+    before its walk or copy starts, so a save made meanwhile is the next staging's."""
 
     app_at: str = APP
     """Where the runner sees the workspace in the view (the task's test.sh may say another path)."""
@@ -332,7 +335,9 @@ class Stage:
             # save noted from here on is the next staging's (a held run's copy waits for it: see the field)
             changed = None if self.pending is None else set(self.pending)
             if not self.held:
-                self.pending = set() if self.live else None
+                # No workspace: nothing is noted, so the next one's changes are not known.
+                self.noting = workspace
+                self.pending = set() if self.live and workspace is not None else None
         layers = (str(workspace), str(self.upper_dir), str(self.work_dir))
         big = self.namespace and workspace is not None and self._big(workspace, changed)
         overlay = big and overlay_can_take(*layers)
@@ -524,8 +529,7 @@ class Stage:
             self._note(paths, recreated)
 
     def _note(self, paths: Iterable[Path], recreated: Iterable[Path]) -> None:
-        mirror = self.workspace
-        root = mirror.source if mirror is not None else self.overlay_lower
+        root = self.noting
         if not self.live or root is None or self.pending is None:
             return
         if any(root == r or root.is_relative_to(r) or r.is_relative_to(root) for r in recreated):
