@@ -651,3 +651,31 @@ async def test_the_help_s_footer_names_its_own_keys_not_the_screen_s_beneath(exa
         await pilot.pause()
         footer = " ".join(screen_text(app).splitlines()[-1].split())
         assert footer.startswith("esc close") and "r run" not in footer, footer
+
+
+async def test_a_case_chosen_in_the_list_while_d_stages_changes_nothing(tmp_path):
+    """The cases list's enter reaches the screen by a message, not a key check_action holds: while
+    d stages its run, choosing another case there leaves the case d staged, and says why."""
+    from verifier_tui.tui.widgets.cases_list import CasesList
+
+    python, be_slow, started, _done = slow_interpreter(tmp_path)
+    root = make_task(
+        tmp_path / "tasks" / "raises",
+        "def verify(workspace):\n    raise ValueError\n",
+        cases={"one": {"a.txt": "1"}, "two": {"b.txt": "2"}},
+    )
+    app = make_app(root, watch=False, python=str(python))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        before = app.main.session.case.name
+        be_slow()
+        await pilot.press("d")
+        await wait_for(started.exists, "d to ask the interpreter")
+        cases = app.main.query_one(CasesList)
+        cases.focus()
+        await pilot.pause()
+        cases.highlighted = next(i for i, o in enumerate(cases.options) if o.id != before)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.main.session.case.name == before
+        assert any("d is staging its run" in n for n in app.notices), app.notices[-3:]

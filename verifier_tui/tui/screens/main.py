@@ -500,6 +500,10 @@ class MainScreen(SizedScreen):
 
     @on(CasesList.CaseChosen)
     def _case_chosen(self, message: CasesList.CaseChosen) -> None:
+        if self._staging is not None:  # the list's enter and clicks pass no check_action: held here too
+            self.notify("d is staging its run: the case stays as it is until pdb starts", severity="warning")
+            self._refresh_cases()
+            return
         self._select_case(message.name)
 
     @on(HistoryList.RunChosen)
