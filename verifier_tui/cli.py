@@ -549,7 +549,10 @@ def _here() -> str:
     if _started_in_a_removed_folder():
         terminal.error(_REMOVED_START)
         raise SystemExit(2)
-    target = classify(".")
+    try:
+        target = classify(".")
+    except OSError:
+        return "."  # (a folder it may not search) said as `verifier-tui .` says it
     if target.why is not None:
         terminal.error(f"no PATH given, and nothing here to open: {target.why}; verifier-tui --help lists the commands")
         raise SystemExit(2)

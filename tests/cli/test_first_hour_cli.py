@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.commands import TOOL, modes_bind_root, run_from_a_removed_folder, run_tool
 from tests.helpers.tasks import REPO, make_task, write
 
@@ -155,3 +157,18 @@ def test_no_arguments_opens_the_folder_it_is_started_in_or_says_what_to_name(tmp
         assert done.returncode == 2 and done.stdout == "" and len(lines) == 1, done
         assert lines[0].startswith("verifier-tui: no PATH given, and nothing here to open: "), lines
         assert why in lines[0] and lines[0].endswith("; verifier-tui --help lists the commands"), lines
+
+
+def test_no_arguments_in_a_folder_the_user_cannot_search_is_one_line(ordinary_user):
+    """`verifier-tui` alone, started in a folder its user may not search, printed a traceback
+    (PermissionError) where `verifier-tui .` says one line: now both say it the same way."""
+    closed = ordinary_user.root / "closed"
+    closed.mkdir()
+    ordinary_user.own(ordinary_user.root)
+    closed.chmod(0)
+    inside = ("sh", "-c", 'cd "$0" && exec "$@"', str(closed))  # (root's cd: the user could not)
+    alone, dot = (ordinary_user.run(*args, around=inside) for args in ((), (".",)))
+    if alone.returncode == 0 and dot.returncode == 0:
+        pytest.skip("this user may search any folder here")
+    assert alone.returncode == dot.returncode == 2 and alone.stderr == dot.stderr, (alone, dot)
+    assert alone.stderr.count("\n") == 1 and "Traceback" not in alone.stderr, alone.stderr
