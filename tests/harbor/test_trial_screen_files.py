@@ -682,3 +682,18 @@ async def test_the_agents_logs_show_beside_folders_nested_past_pythons_recursion
     finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
         subprocess.run(["rm", "-rf", str(trial.path / "agent" / "d")], check=True)
     assert "── claude-code.txt" in shown and "wrote /app/hallo.txt" in shown, shown
+
+
+async def test_the_agents_logs_named_before_a_big_folder_still_show(task, runs, tmp_path):
+    """agent/command-0/stdout.txt beside a sessions/ of 5,000 files: the listing, walked with a stack
+    of folders, took sessions/ (the last named) first, spent its 5,000 entries there and never showed
+    the command's log, which os.walk's order had shown."""
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    (trial.path / "agent" / "command-0").mkdir()
+    (trial.path / "agent" / "command-0" / "stdout.txt").write_text("the command's own output\n")
+    sessions = trial.path / "agent" / "sessions"
+    sessions.mkdir()
+    for index in range(5000):
+        (sessions / f"s{index:04}.jsonl").write_text("{}\n")
+    shown = await file_view(trial.path, "a")
+    assert "the command's own output" in shown, shown[:2000]

@@ -166,7 +166,10 @@ def _files(folder: Path, at_most: int = 5000) -> list[tuple[Path, int | None]]:
     (size None: never followed, said when shown), sorted; at most ``at_most``
     entries looked at, folders among them, a folder at a time without recursing:
     the agent may leave any number of folders, nested any depth (os.walk
-    recursed past Python's limit at 1,000 deep)."""
+    recursed past Python's limit at 1,000 deep). In os.walk's order (a folder,
+    then each of its folders whole, by name), so a big folder spends the bound
+    only on what is named after it."""
+    from itertools import islice
     from pathlib import Path
 
     found: list[tuple[Path, int | None]] = []
@@ -175,9 +178,10 @@ def _files(folder: Path, at_most: int = 5000) -> list[tuple[Path, int | None]]:
     while folders and looked < at_most:
         try:
             with os.scandir(folders.pop()) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(islice(listing, at_most - looked), key=lambda entry: entry.name)
         except OSError:
             continue
+        inner: list[Path] = []
         for entry in entries:
             looked += 1
             try:
@@ -187,7 +191,8 @@ def _files(folder: Path, at_most: int = 5000) -> list[tuple[Path, int | None]]:
             if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
                 found.append((Path(entry.path), st.st_size if stat.S_ISREG(st.st_mode) else None))
             elif stat.S_ISDIR(st.st_mode):
-                folders.append(Path(entry.path))
+                inner.append(Path(entry.path))
+        folders += reversed(inner)  # (popped first to last)
     return sorted(found)
 
 
