@@ -49,6 +49,28 @@ def test_a_missing_module_names_the_tasks_install_lines_and_python(tmp_path):
     assert "--python EXE" in note
 
 
+def test_a_pass_on_a_package_of_the_tools_own_environment_is_said(tmp_path):
+    """Run with the tool's own interpreter (the README's venv, activated), a verifier importing
+    rich scores 1.0; the task's image (python:3.12-slim) lacks rich, so Harbor would fail it."""
+    task_dir = make_task(tmp_path / "t", "import rich\n\ndef verify(workspace):\n    return 1.0\n")
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\n")
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    note = next((n for n in result.notices if "own environment" in n), None)
+    assert note is not None and "the verifier imports rich, found in verifier-tui's own environment" in note
+    assert "--python EXE" in note
+    # a line that installs it: the image has it, nothing to say
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\nRUN pip install rich\n")
+    assert not [n for n in run(task_dir).notices if "own environment" in n]
+
+
+def test_a_verifier_on_the_standard_library_alone_is_not_told_of_the_tools_environment(tmp_path):
+    task_dir = make_task(tmp_path / "t", "import json, statistics\n\ndef verify(workspace):\n    return 1.0\n")
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    assert not [n for n in result.notices if "own environment" in n], result.notices
+
+
 def test_a_missing_module_no_file_installs_is_said(tmp_path):
     task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
     write(task_dir / "environment" / "Dockerfile", "FROM python:3.11-slim\n")

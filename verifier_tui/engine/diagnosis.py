@@ -21,6 +21,7 @@ the tool's checks, each a sentence the user can act on.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -280,6 +281,41 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         "Run with an interpreter that has it: ",
         PYTHON_OPTION,
         " (for example a virtual environment's bin/python where you installed it)",
+    )
+
+
+def own_environment_notice(explain: Explanation | None, task_root: Path) -> Advice | None:
+    """A sentence for a verifier that passed here on packages verifier-tui itself brought: the run's
+    interpreter is the tool's own environment (the README's venv, python3 on PATH once activated),
+    and modules the run imported come from its site-packages while no install line of the task
+    names them. Harbor runs the verifier in the task's image, which holds only what it installs."""
+    import sysconfig
+
+    # The files as the runner named them, never resolved: a link the run planted is not followed.
+    paths = sysconfig.get_paths()
+    own = {
+        os.path.join(way(paths[key]), "")
+        for key in ("purelib", "platlib")
+        for way in (os.path.abspath, os.path.realpath)
+    }
+    if explain is None:
+        return None
+    found = sorted(
+        name
+        for name, where in explain.run_imports.items()
+        if where is not None
+        and name != "nemo_gym"  # the shim vendors it (a hint of its own)
+        and any(os.path.normpath(where).startswith(folder) for folder in own)
+    )
+    files = install_files(task_root) if found else []
+    unnamed = [name for name in found if not install_lines(files, name)]
+    if not unnamed:
+        return None
+    return Advice(
+        f"the verifier imports {some_names(unnamed, _LINES_SHOWN, ', ')}, found in verifier-tui's own "
+        "environment and installed by none of the task's install files: the task's image may lack "
+        "them, and Harbor would fail the verifier there. Run with the interpreter the image has: ",
+        PYTHON_OPTION,
     )
 
 

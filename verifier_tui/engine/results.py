@@ -337,6 +337,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         missing_module_notice,
         never_awaited,
         never_awaited_warning,
+        own_environment_notice,
         relative_import_notice,
         runner_not_compiled_notices,
     )
@@ -461,6 +462,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     notices += _left_behind(strays, cut_short, pipe_wait_s, written, strays_more, strays_at_least)
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
     notices += preload_notices(explain)
+    if verdict.rewards is not None:  # a run that failed has said why already
+        borrowed = own_environment_notice(explain, spec.task.root)
+        notices += [borrowed] if borrowed is not None else []
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
