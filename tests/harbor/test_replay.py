@@ -7,6 +7,7 @@ import asyncio
 import errno
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -606,10 +607,9 @@ SHEBANG_PROGRAMS = {
     "env-S-two-blanks": (b"#!/usr/bin/env -S  bash\n", 0),
     "env-S-tab": (b"#!/usr/bin/env -S\tbash\n", 0),
     "env-S-joined": (b"#!/usr/bin/env -Sbash\n", 0),
-    "env-S-options": (b"#!/usr/bin/env -S -u X A=1 bash -e\n", 0),
-    "env-S-quoted-assignment": (b'#!/usr/bin/env -S X="a b" bash\n', 0),  # env's quotes: X=a b, then bash
+    "env-S-options": (b"#!/usr/bin/env -S -v --debug -- bash -e\n", 0),
     "env-S-escaped-blank": (b"#!/usr/bin/env -S bash\\_-e\n", 0),  # \_ separates: bash, -e
-    "env-S-options-joined": (b"#!/usr/bin/env -S -vu X bash\n", 0),  # -u takes X
+    "env-S-options-joined": (b"#!/usr/bin/env -S -vS bash\n", 0),  # -S takes bash
     "env-S-quoted-program": (b"#!/usr/bin/env -S 'ba'sh -e\n", 0),
     "folder": (b"#!/usr\n", 126),  # Permission denied
     "env-folder": (b"#!/usr/bin/env /usr\n", 126),
@@ -648,6 +648,34 @@ def test_the_program_a_shebang_starts_is_the_one_harbors_bash_starts(tmp_path, m
     assert unstartable is None, unstartable
     if not code:
         assert refused is not None and "which bash expands into 2 words" in refused, refused
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        *("PATH={bin}", 'X="a b" PATH={bin}', "-i PATH={bin}", "-u X PATH={bin}", "-C / PATH={bin}", "- PATH={bin}"),
+        *("-u=bash", "--unset=", "-uA=#", "-C /nonexistent"),  # env refuses these (125)
+    ],
+)
+def test_an_env_s_line_that_changes_where_env_looks_names_no_program(tmp_path, before):
+    """``#!/usr/bin/env -S PATH=... prog``, -i, -u, -C: env finds the command from a PATH or folder the
+    sandbox's environment decides, or refuses the line (125). The tool looked it up on the image's PATH as
+    if nothing changed it, so a program env finds in the PATH given was said missing, test.sh refused
+    (127), and a line env refuses named the program it never runs; now none is named."""
+    import subprocess
+
+    from verifier_tui.engine.invocation import test_sh_refusals
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "vtui-only-here").symlink_to(shutil.which("bash"))
+    script = tmp_path / "test.sh"
+    argument = f"-S {before.replace('{bin}', str(tmp_path / 'bin'))} vtui-only-here"
+    script.write_bytes(f"#!/usr/bin/env {argument}\nexit 0\n".encode())
+    script.chmod(0o755)
+    harbor = subprocess.run(["bash", "-c", f"({script})"], cwd="/", capture_output=True, check=False)
+    assert harbor.returncode in (0, 125), harbor  # env found the program in the PATH given, or refused
+    unstartable, _refused = test_sh_refusals(script, via_test_sh=True)
+    assert unstartable is None, unstartable
 
 
 @pytest.mark.parametrize(

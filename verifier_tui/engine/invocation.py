@@ -623,12 +623,13 @@ def _test_sh_program(test_sh: Path, workdir: str = DOCKER_DEFAULT_WORKDIR) -> _P
     return _Program(words, head, command, next((f for f in files if f), "" if files else min(exits)))
 
 
-# env's options (coreutils 9.1 env.c: getopt "+C:iS:u:v0" and its long ones), by what they take: a value
-# (given as the short one's letter), none, or one only joined by "="
-_ENV_FLAGS, _ENV_VALUED = "iv", "CSu"
-_ENV_LONG = {"unset": "u", "chdir": "C", "split-string": "S"}
+# env's options (coreutils 9.1 env.c: getopt "+C:iS:u:v0" and its long ones) that leave where it finds the
+# command alone, by what they take: a value (-S, given as its letter), none, or one only joined by "=". The
+# others (-i, -u, -C, an assignment) change the PATH or folder it looks from, which is the sandbox's: no claim
+_ENV_FLAGS, _ENV_VALUED = "v", "S"
+_ENV_LONG = {"split-string": "S"}
 _ENV_LONG |= dict.fromkeys(("default-signal", "ignore-signal", "block-signal"), "")  # =SIG optional
-_ENV_LONG_FLAGS = ("ignore-environment", "debug", "list-signal-handling")
+_ENV_LONG_FLAGS = ("debug", "list-signal-handling")
 # one piece of env -S's string: single-quoted (\\ and \' its only escapes), double-quoted, a run of plain
 # characters, an escape, blanks; else a quote that never closes or a backslash at the end
 _ENV_PIECE = re.compile(
@@ -646,8 +647,9 @@ _UNKNOWN = "\0"  # a ${VAR} env expands from the sandbox's environment, not know
 def _env_command(argument: str) -> str | None:
     """The command ``env`` runs given ``argument``, its #! line's one (:func:`_test_sh_program`), as
     coreutils' env reads its words: options (``-S`` splitting its string into more, :func:`_env_split`),
-    a lone ``-``, then ``NAME=VALUE`` assignments, then the command; None where env refuses them (exit 125),
-    none is left (test.sh itself would run), or what decides it is made from the sandbox's environment."""
+    then the command; None where env refuses them (exit 125), none is left (test.sh itself would run), or
+    where env finds it is the sandbox's to decide: ``${VAR}``, and what changes the PATH or folder env
+    looks from (``-i``, ``-u``, ``-C``, a lone ``-``, a ``NAME=VALUE`` before the command)."""
     words, at = [argument], 0
     while at < len(words) and words[at].startswith("-") and words[at] != "-":
         word, at = words[at], at + 1
@@ -665,17 +667,16 @@ def _env_command(argument: str) -> str | None:
         if split is None:
             return None
         words[at:at] = split
-    at += at < len(words) and words[at] == "-"  # env's obsolete - (as -i)
-    while at < len(words) and "=" in words[at] and _UNKNOWN not in words[at]:
-        at += 1
     command = words[at] if at < len(words) else ""
-    return command if command and _UNKNOWN not in command else None
+    # env's obsolete - (as -i) or an assignment (PATH=...) changes where env looks for the command
+    return command if command and command != "-" and "=" not in command and _UNKNOWN not in command else None
 
 
 def _env_option(word: str) -> tuple[str, str | None] | None:
     """The option of env's a word ends with that takes a value (its letter, "" for none) and the value
-    joined to it (None: the next word); None where env refuses the word (exit 125: no option of env's,
-    ``-0`` with a command) or getopt_long would take an abbreviation, --help or --version (not followed)."""
+    joined to it (None: the next word); None for an option not of :data:`_ENV_FLAGS` and its kin (one
+    that changes where env finds the command, or env refuses: ``-0`` with a command, an unknown one), or
+    where getopt_long would take an abbreviation, --help or --version (not followed)."""
     if _UNKNOWN in word:
         return None
     if word.startswith("--"):
