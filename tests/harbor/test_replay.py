@@ -329,6 +329,20 @@ def test_the_verifier_replayed_is_the_one_bash_passes_the_runner(task, lines, na
     assert shim_verifier(demo)[0] == (None if named is None else demo / "tests" / named)
 
 
+def test_a_long_test_sh_is_read_no_further_than_the_runners_line(task):
+    """Only what runs before the runner's line decides the ``$V`` it passes: every later line was taken
+    apart too, so a 1.8 MB test.sh took seconds to explain (3.7 s, where 0.28 s had done before)."""
+    demo = task(verifier=None, files={"main.py": "def verify(workspace):\n    return 1.0\n"}, shim=False)
+    (demo / "tests" / "test.sh").write_text(
+        '#!/bin/bash\nV=/tests/main.py\npython3 /tests/.ng/run_verifier.py --workspace /app --verifier "$V"\n'
+        + "; y" * 600_000
+        + "\n"
+    )
+    started = time.monotonic()
+    assert shim_verifier(demo)[0] == demo / "tests" / "main.py"
+    assert time.monotonic() - started < 1.5
+
+
 def _snapshot(folder: Path) -> dict:
     return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*")}
 

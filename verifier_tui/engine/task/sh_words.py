@@ -265,7 +265,7 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     makes it certain; else None (it is chosen as test.sh runs). Certain: ``V=VALUE`` (or ``export V=VALUE``),
     VALUE as written (no expansion), is a line's one command, and that line and every one before it run
     unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there);
-    no other line names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), and nothing runs text
+    no other line up to the use names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), and nothing runs text
     not read here (eval, source). Unquoted, bash splits and globs the value: then it must hold only
     characters neither does anything to, and the script must leave IFS alone."""
     mask = word.mask[len(word.mask) - len(value) :]
@@ -276,7 +276,8 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     read = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}\}})")
     named = re.compile(rf"(?<!\w){name}(?!\w)")
     found: str | None = None
-    for index, line in enumerate(lines):
+    before = lines[: at + 1]  # what runs after the runner's line decides nothing it was passed
+    for index, line in enumerate(before):
         commands = sh_commands(line)
         if any(next((w for w in command if w not in _BEFORE_A_COMMAND), "") in _UNSEEN for command in commands):
             return None
@@ -291,7 +292,7 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     if found is None or mask == "\0" * len(value):
         return found
     # unquoted: bash splits the value at IFS's characters (blanks, unless test.sh sets IFS) and globs it
-    return found if "IFS" not in "".join(lines) and re.fullmatch(r"[\w./+,:@%=-]+", found) else None
+    return found if "IFS" not in "".join(before) and re.fullmatch(r"[\w./+,:@%=-]+", found) else None
 
 
 def _plain_assignment(line: str, name: str) -> str | None:
