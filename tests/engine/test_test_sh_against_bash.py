@@ -224,6 +224,9 @@ _V_SETS = st.sampled_from(
         *("for V in /tests/w.py; do :; done\n", "IFS=/\n", "unset V\n", "V+=x\n", "echo $V ${V} >/dev/null\n"),
         *('"V"=/tests/w.py\n', "cd /\n", "set -e\n", "printf -v V /tests/w.py\n", "declare V=/tests/w.py\n"),
         *("if true; then . ./sets; fi\n", "true && source ./sets\n", '{ eval "$(cat sets)"; }\n', "ls .\n"),
+        # a list continued on the next line (which may then not run, or run in a pipeline's subshell)
+        *("false &&\n", "true ||\n", "echo x |\n", "false && # maybe\n", "true || ! {\nV=/tests/w.py\n}\n"),
+        *("for i in 1 2; do\n", "done\n", "V=/tests/w.py; done\n", "while false; do :; done\n"),
     ]
 )
 

@@ -312,6 +312,14 @@ _NAMED_BY_SH = [
     ('V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', "main.py"),
     ('[ -f /x ] && V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ("set -- --verifier /tests/{main,x}.py --workspace /app\n", None),
+    # a line continuing a list (&&, ||, |, a comment after them) or a group after ! or time: bash may not run it
+    ('[ -f /x ] &&\n  V=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ('true || ! {\nV=/tests/main.py\n}\nset -- --verifier "$V" --workspace /app\n', None),
+    ('true || time {\nV=/tests/main.py\n}\nset -- --verifier "$V" --workspace /app\n', None),
+    ('false && # maybe\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ('true ||\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ('echo x |\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
+    ('V=/tests/main.py\nfor i in 1 2; do\nset -- --verifier "$V" --workspace /app\nV=/tests/x.py\ndone\n', None),
 ]
 
 

@@ -67,6 +67,7 @@ _COMPOUND = frozenset(
 )
 _UNSEEN = frozenset({"eval", "source", "."})
 _BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
+_CONTINUED = re.compile(r"(?:&&|\|[|&]?)[ \t]*$")  # a list or pipeline the next line carries on
 
 
 def _closing(text: str, opener: int, closes: dict[int, int], *, command: bool = False) -> int:
@@ -263,8 +264,9 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     """The value bash passes where ``value`` (the text of ``word``, a word of ``lines[at]``, lines as
     :func:`sh_lines` reads them) is one variable, ``"$V"``, when a plain assignment earlier in the script
     makes it certain; else None (it is chosen as test.sh runs). Certain: ``V=VALUE`` (or ``export V=VALUE``),
-    VALUE as written (no expansion), is a line's one command, and that line and every one before it run
-    unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there);
+    VALUE as written (no expansion), is a line's one command, and every line up to the use runs
+    unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there,
+    no list or pipeline carried on to the next line);
     no other line up to the use names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), and nothing runs text
     not read here (eval, source). Unquoted, bash splits and globs the value: then it must hold only
     characters neither does anything to, and the script must leave IFS alone."""
@@ -279,12 +281,14 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     before = lines[: at + 1]  # what runs after the runner's line decides nothing it was passed
     for index, line in enumerate(before):
         commands = sh_commands(line)
-        if any(next((w for w in command if w not in _BEFORE_A_COMMAND), "") in _UNSEEN for command in commands):
+        if any(_leading(command) & _UNSEEN for command in commands):
             return None
         mentions = len(named.findall(read.sub("", line)))
+        if any(_leading(command) & _COMPOUND for command in commands) or (
+            index < at and ("(" in line or ")" in line or _CONTINUED.search(line))
+        ):
+            return None  # what runs may be conditional, later, in a subshell, or again (a loop round the use)
         if found is None and index < at:
-            if "(" in line or ")" in line or any(command[0] in _COMPOUND for command in commands):
-                return None  # from here on what runs may be conditional, later, or in a subshell
             if mentions and (found := _plain_assignment(line, name)) is None:
                 return None
         elif mentions:
@@ -293,6 +297,16 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
         return found
     # unquoted: bash splits the value at IFS's characters (blanks, unless test.sh sets IFS) and globs it
     return found if "IFS" not in "".join(before) and re.fullmatch(r"[\w./+,:@%=-]+", found) else None
+
+
+def _leading(command: list[str]) -> set[str]:
+    """The words of a command up to its name: what stands before it (``!``, ``time``, ``then``, ``{``) and it."""
+    leading: set[str] = set()
+    for word in command:
+        leading.add(word)
+        if word not in _BEFORE_A_COMMAND:
+            break
+    return leading
 
 
 def _plain_assignment(line: str, name: str) -> str | None:
