@@ -227,6 +227,7 @@ _V_SETS = st.sampled_from(
         # a list continued on the next line (which may then not run, or run in a pipeline's subshell)
         *("false &&\n", "true ||\n", "echo x |\n", "false && # maybe\n", "true || ! {\nV=/tests/w.py\n}\n"),
         *("for i in 1 2; do\n", "done\n", "V=/tests/w.py; done\n", "while false; do :; done\n"),
+        *("command -p . ./sets\n", "builtin -- source ./sets\n", "time -p source ./sets\n", "A=1 . ./sets\n"),
     ]
 )
 

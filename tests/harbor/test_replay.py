@@ -320,6 +320,11 @@ _NAMED_BY_SH = [
     ('true ||\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ('echo x |\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ('V=/tests/main.py\nfor i in 1 2; do\nset -- --verifier "$V" --workspace /app\nV=/tests/x.py\ndone\n', None),
+    # text run through eval or source behind options or an assignment, not read here
+    *(
+        (f'V=/tests/main.py\n{run} /tmp/sets\nset -- --verifier "$V" --workspace /app\n', None)
+        for run in ("command -p .", "builtin -- source", "time -p source", "command -- eval", "A=1 eval", "2>&1 .")
+    ),
 ]
 
 

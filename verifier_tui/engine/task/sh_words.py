@@ -67,6 +67,7 @@ _COMPOUND = frozenset(
 )
 _UNSEEN = frozenset({"eval", "source", "."})
 _BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 _CONTINUED = re.compile(r"(?:&&|\|[|&]?)[ \t]*$")  # a list or pipeline the next line carries on
 
 
@@ -300,11 +301,12 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
 
 
 def _leading(command: list[str]) -> set[str]:
-    """The words of a command up to its name: what stands before it (``!``, ``time``, ``then``, ``{``) and it."""
+    """The words of a command up to its name: what stands before it (``!``, ``time -p``, ``command --``,
+    ``then``, ``{``, an assignment ``A=1``: any option or assignment is stepped over) and it."""
     leading: set[str] = set()
     for word in command:
         leading.add(word)
-        if word not in _BEFORE_A_COMMAND:
+        if word not in _BEFORE_A_COMMAND and not word.startswith("-") and not _ASSIGNMENT.match(word):
             break
     return leading
 
