@@ -228,6 +228,8 @@ _V_SETS = st.sampled_from(
         *("false &&\n", "true ||\n", "echo x |\n", "false && # maybe\n", "true || ! {\nV=/tests/w.py\n}\n"),
         *("for i in 1 2; do\n", "done\n", "V=/tests/w.py; done\n", "while false; do :; done\n"),
         *("command -p . ./sets\n", "builtin -- source ./sets\n", "time -p source ./sets\n", "A=1 . ./sets\n"),
+        *("N=`printf '\\126'`\n", 'printf -v "$N" %s /tests/w.py\n', 'declare "$N=/tests/w.py"\n', 'unset "$N"\n'),
+        *('read -r "$N" <<< /tests/w.py\n', 'export "$N=/tests/w.py"\n', "declare -n R=$N\nR=/tests/w.py\n"),
     ]
 )
 

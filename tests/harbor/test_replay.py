@@ -325,6 +325,18 @@ _NAMED_BY_SH = [
         (f'V=/tests/main.py\n{run} /tmp/sets\nset -- --verifier "$V" --workspace /app\n', None)
         for run in ("command -p .", "builtin -- source", "time -p source", "command -- eval", "A=1 eval", "2>&1 .")
     ),
+    # a variable bash sets itself, or V set through a name made as test.sh runs
+    ('_=/tests/main.py\ntrue /tests/x.py\nset -- --verifier "$_" --workspace /app\n', None),
+    ('PWD=/tests/main.py\ncd /tmp\nset -- --verifier "$PWD" --workspace /app\n', None),
+    ('REPLY=/tests/main.py\nread -r </dev/null\nset -- --verifier "$REPLY" --workspace /app\n', None),
+    *(
+        (f'V=/tests/main.py\nN=`printf "\\126"`\n{sets}\nset -- --verifier "$V" --workspace /app\n', None)
+        for sets in (
+            *('printf -v "$N" %s /tests/x.py', 'declare "$N=/tests/x.py"', 'read -r "$N" <<< /tests/x.py'),
+            *('unset "$N"', 'export "$N=/tests/x.py"', "declare -n R=$N\nR=/tests/x.py"),
+            'trap "$N=/tests/x.py" DEBUG',
+        )
+    ),
 ]
 
 

@@ -67,6 +67,19 @@ _COMPOUND = frozenset(
 )
 _UNSEEN = frozenset({"eval", "source", "."})
 _BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
+# builtins that set or unset a variable named by a word (which may be made as test.sh runs: declare "$N=x"),
+# or run text later (trap), or make words commands (alias); printf -v, which only says its words otherwise,
+# and an export of anything but plain NAME or NAME=VALUE are judged from the line (_names_at_run_time)
+_WRITERS = frozenset({"declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"})
+_WRITERS |= {"let", "getopts", "trap", "alias", "enable", "wait", "shopt"}
+_EXPORT_PLAIN = re.compile(r"export(?:\s+[A-Za-z_]\w*(?:=\S*)?)+\s*")
+_PRINTF_V = re.compile(r"(?<![\w-])printf\s(?:.*\s)?-v")
+# the variables bash sets itself (bash(1), Shell Variables): a value assigned to one may not be the one read
+_BASHS_OWN = re.compile(
+    r"_|PWD|OLDPWD|REPLY|PPID|S?RANDOM|LINENO|SECONDS|EPOCH\w+|HISTCMD|OPT(?:ARG|IND|ERR)|E?UID|GROUPS|FUNCNAME"
+    r"|DIRSTACK|PIPESTATUS|HOST(?:NAME|TYPE)|MACHTYPE|OSTYPE|SHELLOPTS|SHLVL|COLUMNS|LINES|MAPFILE|COPROC|IFS"
+    r"|(?:BASH|COMP|READLINE)\w*"
+)
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 _CONTINUED = re.compile(r"(?:&&|\|[|&]?)[ \t]*$")  # a list or pipeline the next line carries on
 
@@ -268,21 +281,25 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     VALUE as written (no expansion), is a line's one command, and every line up to the use runs
     unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there,
     no list or pipeline carried on to the next line);
-    no other line up to the use names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), and nothing runs text
-    not read here (eval, source). Unquoted, bash splits and globs the value: then it must hold only
-    characters neither does anything to, and the script must leave IFS alone."""
+    no other line up to the use names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), nor may set
+    a name made as it runs (declare, read, unset, printf -v, trap: :data:`_WRITERS`), nothing runs text
+    not read here (eval, source), and V is none bash sets itself ($_, PWD, REPLY). Unquoted, bash splits
+    and globs the value: then it must hold only characters neither does anything to, and the script must
+    leave IFS alone. In doubt, None: a wrong certain value runs another verifier than Harbor."""
     mask = word.mask[len(word.mask) - len(value) :]
     variable = _ONE_VARIABLE.fullmatch(value)
     if variable is None or mask not in (value, "\0" * len(value)):  # $"V", $'V': no variable
         return None
     name = variable[1] or variable[2]
+    if _BASHS_OWN.fullmatch(name):
+        return None
     read = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}\}})")
     named = re.compile(rf"(?<!\w){name}(?!\w)")
     found: str | None = None
     before = lines[: at + 1]  # what runs after the runner's line decides nothing it was passed
     for index, line in enumerate(before):
         commands = sh_commands(line)
-        if any(_leading(command) & _UNSEEN for command in commands):
+        if any(_leading(command) & (_UNSEEN | _WRITERS) for command in commands) or _names_at_run_time(line, commands):
             return None
         mentions = len(named.findall(read.sub("", line)))
         if any(_leading(command) & _COMPOUND for command in commands) or (
@@ -298,6 +315,13 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
         return found
     # unquoted: bash splits the value at IFS's characters (blanks, unless test.sh sets IFS) and globs it
     return found if "IFS" not in "".join(before) and re.fullmatch(r"[\w./+,:@%=-]+", found) else None
+
+
+def _names_at_run_time(line: str, commands: list[list[str]]) -> bool:
+    """Whether a line may set a variable whose name is made as test.sh runs, beside :data:`_WRITERS`:
+    ``printf -v "$N"``, ``export -n``, ``export "$N=x"``."""
+    exports = [" ".join(command) for command in commands if "export" in _leading(command)]
+    return _PRINTF_V.search(line) is not None or any(not _EXPORT_PLAIN.fullmatch(e) for e in exports)
 
 
 def _leading(command: list[str]) -> set[str]:
