@@ -320,6 +320,8 @@ _NAMED_BY_SH = [
     ('true ||\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ('echo x |\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ('V=/tests/main.py\nfor i in 1 2; do\nset -- --verifier "$V" --workspace /app\nV=/tests/x.py\ndone\n', None),
+    ('f() {\nset -- --verifier "$V" --workspace /app\n}\nV=/tests/main.py\nf\n', None),
+    ('V=/tests/main.py\nfor i in 1 2; do\n  :\ndone\nset -- --verifier "$V" --workspace /app\n', "main.py"),
     # text run through eval or source behind options or an assignment, not read here
     *(
         (f'V=/tests/main.py\n{run} /tmp/sets\nset -- --verifier "$V" --workspace /app\n', None)

@@ -65,6 +65,10 @@ _COMPOUND = frozenset(
     {"if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"}
     | {"function", "{", "}", "coproc"}
 )
+_OPENS, _CLOSES = (
+    frozenset({"if", "case", "for", "select", "while", "until", "{"}),
+    frozenset({"fi", "esac", "done", "}"}),
+)
 _UNSEEN = frozenset({"eval", "source", "."})
 _BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
 # builtins that set or unset a variable named by a word (which may be made as test.sh runs: declare "$N=x"),
@@ -297,19 +301,22 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     named = re.compile(rf"(?<!\w){name}(?!\w)")
     found: str | None = None
     before = lines[: at + 1]  # what runs after the runner's line decides nothing it was passed
+    depth = 0  # compound commands open after the assignment: the use in one may run later, or again
     for index, line in enumerate(before):
         commands = sh_commands(line)
-        if any(_leading(command) & (_UNSEEN | _WRITERS) for command in commands) or _names_at_run_time(line, commands):
+        leading = [_leading(command) for command in commands]
+        if any(words & (_UNSEEN | _WRITERS) for words in leading) or _names_at_run_time(line, commands):
             return None
         mentions = len(named.findall(read.sub("", line)))
-        if any(_leading(command) & _COMPOUND for command in commands) or (
-            index < at and ("(" in line or ")" in line or _CONTINUED.search(line))
-        ):
-            return None  # what runs may be conditional, later, in a subshell, or again (a loop round the use)
+        compound = any(words & _COMPOUND for words in leading)
         if found is None and index < at:
+            if compound or "(" in line or ")" in line or _CONTINUED.search(line):
+                return None  # from here on what runs may be conditional, later, or in a subshell
             if mentions and (found := _plain_assignment(line, name)) is None:
                 return None
-        elif mentions:
+            continue
+        depth += sum(len(words & _OPENS) - len(words & _CLOSES) for words in leading)
+        if mentions or (index == at and (depth or compound)):
             return None
     if found is None or mask == "\0" * len(value):
         return found
