@@ -243,6 +243,29 @@ async def test_all_cases_with_a_chosen_workspace_show_the_run_of_the_choices(exa
         assert "✓ correct 1" in screen_text(app)  # the case's own run, as its mark
 
 
+async def test_all_cases_under_no_response_show_the_run_without_one_and_mark_the_cases_own(example):
+    """--no-response on a case with a response, then a: the header said "(inputs changed)" and the
+    resolution that the case's expected.json is not applied, yet the run shown was judged by it
+    ("does not match the case's expected.json"); the cases ran without their responses, marked by
+    expectations about runs with them. The case's own inputs are its response too, everywhere."""
+    app = make_app(example("count-errors"), watch=False, case="response-json", no_response=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("a")
+        await app.wait_for_runs(1 + len(app.session.task.cases))
+        scheduler = app.controller.live.scheduler
+        await wait_for(lambda: not (scheduler.busy or scheduler.pending), "the batch over")
+        await pilot.pause()
+        shown = app.main.latest
+        assert shown.inputs.response is None and shown.inputs.expected is None
+        assert "(inputs changed)" in widget_text(app, "#header")
+        reward = widget_text(app, "#reward-body")
+        assert "expected.json is not applied: its response is not in use" in reward, reward
+        assert "match the case's expected.json" not in reward, reward
+        cases = screen_text(app)
+        assert "✓ response-json" in cases and "✓ response-txt" in cases, cases
+
+
 async def test_the_folder_pickers_hint_is_read_to_its_end(example):
     """Its hint ran on one line past the dialog's edge, cut at "enter opens a": how to use the
     folder (ctrl+u) and how to cancel (esc) were never on the screen."""

@@ -699,12 +699,12 @@ class Session:
         with the case's own inputs (as choosing the case, or running all cases,
         gives them): only such a run says how the case goes. A run of the case
         with another workspace, a typed response or other task data says nothing
-        about the case."""
+        about the case. Without its response (--no-response, m) it is not the
+        case's either: the one rule of :meth:`expectation_note` and the header."""
         case = self.task.case(ran.case) if ran.case is not None else None
         if case is None:
             return False
-        own_response = None if self.options.no_response else case.response
-        return not _inputs_changed(case, own_response, ran.workspace, ran.response, ran.task_data, ran.task_id)
+        return not _inputs_changed(case, case.response, ran.workspace, ran.response, ran.task_data, ran.task_id)
 
     # -- runs --------------------------------------------------------------
 
@@ -743,12 +743,14 @@ class Session:
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
-        """The spec that runs ``case`` with the session's verifier and options."""
+        """The spec that runs ``case`` with its own inputs (its response too, whatever the
+        choices: --no-response is a choice, whose run is not the case's) and the session's
+        verifier and options."""
         return replace(
             self._spec(),
             case=case.name,
             workspace=case.workspace,
-            response=None if self.options.no_response else case.response,
+            response=case.response,
             task_data=case.task_data,
             task_id=case.task_id,
             expected=case.expected,
