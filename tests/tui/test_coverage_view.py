@@ -11,7 +11,15 @@ import pytest
 from textual.widgets import OptionList, Static
 
 from tests.helpers.tasks import make_branchy_task
-from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app, rendered_text, report_change, screen_text
+from tests.tui.app_under_test import (
+    SNAPSHOT_SIZE,
+    make_app,
+    rendered_text,
+    report_change,
+    screen_text,
+    wait_for,
+    widget_text,
+)
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.screens.coverage import CoverageScreen
 
@@ -479,3 +487,28 @@ async def test_q_in_the_view_goes_back_as_it_does_from_every_other_view(tmp_path
         await pilot.pause()
         assert not isinstance(app.screen, CoverageScreen)
         assert app.is_running and app.session.options.coverage is False
+
+
+async def test_the_run_shown_after_the_view_is_of_the_code_its_runs_ran(example):
+    """Another case's workspace chosen, g, a change to the verifier and r (every case again), then
+    esc: the main screen still showed the run from before the view opened, of the old code
+    (`reward 0`), with no stale mark. The view's runs run the choices too, shown; the view counts
+    the cases' runs alone."""
+    root = example("hello-file")
+    app = make_app(root, watch=False, case="correct", workspace=root / "cases" / "wrong-text" / "workspace")
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        scheduler = app.controller.live.scheduler
+        await wait_for(lambda: len(app.finished) > 1 and not (scheduler.busy or scheduler.pending), "the view's runs")
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        ran = len(app.finished)
+        await pilot.press("r")
+        await wait_for(lambda: len(app.finished) > ran and not (scheduler.busy or scheduler.pending), "r's runs")
+        await pilot.pause()
+        assert screen_text(app).split(":")[0].strip() == "Coverage of 4 cases", screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        shown = app.main.latest
+        assert shown.inputs.workspace.parent.name == "wrong-text" and shown.verdict.rewards == {"reward": 0.5}
+        assert "reward 0.5" in widget_text(app, "#status"), widget_text(app, "#status")

@@ -152,12 +152,12 @@ class RunController(Controller):
         # The run shown is the run of the choices, whose inputs and expectation the header and the
         # resolution say: the chosen case's own run when the choices are its inputs, else one of
         # their own (a workspace, response or task data chosen): the case's run with its passing
-        # expected.json shown under "expected.json is not applied" contradicted the screen. The
-        # coverage view counts the cases' runs alone.
+        # expected.json shown under "expected.json is not applied" contradicted the screen. In the
+        # coverage view's runs too: the run shown after it was of the code before them, unmarked.
         case = session.case
         readable = case is None or case.unreadable is None
         chosen = case.name if case is not None and readable and session.ran_case_inputs(session.spec()) else None
-        if readable and chosen is None and not session.options.coverage:
+        if readable and chosen is None:
             self.live.reading_now(change)
             self._finished(*await self._run_chosen(trigger), primary=True)
         for case in list(session.task.cases):

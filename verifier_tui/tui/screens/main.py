@@ -417,8 +417,10 @@ class MainScreen(SizedScreen):
         self._record(result, message.cut)
         if self.controller.running_case is None:
             self.running_case = None
-        if self.coverage_view is not None:
-            self.coverage_view.take(result)
+        if self.coverage_view is not None and (
+            not self.session.task.cases or self.session.ran_case_inputs(result.inputs)
+        ):
+            self.coverage_view.take(result)  # the cases' own runs, as test --coverage counts, not the choices' run
         if message.primary:
             self.latest = result
             self.viewing = None
