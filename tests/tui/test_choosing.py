@@ -11,7 +11,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import SIZE, make_app, report_change, screen_text, wait_for, widget_text
+from tests.tui.app_under_test import SIZE, history_text, make_app, report_change, screen_text, wait_for, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui import base
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
@@ -241,6 +241,27 @@ async def test_all_cases_with_a_chosen_workspace_show_the_run_of_the_choices(exa
         assert "passed" not in reward and '{"reward": 0.0}' in reward, reward
         assert "(inputs changed)" in widget_text(app, "#header")
         assert "✓ correct 1" in screen_text(app)  # the case's own run, as its mark
+
+
+async def test_the_history_compares_a_run_with_an_earlier_one_of_the_same_inputs(example):
+    """a twice with another workspace chosen: the choices' run (reward 0) and the case's own (1)
+    alternated in the history, each row marked ▲ or ▼ against the other though no edit changed
+    a reward, and both read `correct · after all cases`. A run is compared with the last of the same
+    inputs, and a run of a case with other inputs says so, as the header does."""
+    root = example("hello-file")
+    app = make_app(root, watch=False, case="correct", workspace=root / "cases" / "wrong-text" / "workspace")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        scheduler = app.controller.live.scheduler
+        for batch in (1, 2):
+            await pilot.press("a")
+            await app.wait_for_runs(1 + batch * (1 + len(app.session.task.cases)))
+            await wait_for(lambda: not (scheduler.busy or scheduler.pending), "the batch over")
+        await pilot.pause()
+        rows = history_text(app)
+    assert "▲" not in rows and "▼" not in rows, rows
+    assert "#7  • correct 0 =\n inputs changed · after all cases" in rows, rows
+    assert "#8  ✓ correct 1 =\n after all cases" in rows, rows
 
 
 async def test_all_cases_under_no_response_show_the_run_without_one_and_mark_the_cases_own(example):

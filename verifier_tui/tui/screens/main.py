@@ -431,14 +431,17 @@ class MainScreen(SizedScreen):
 
     def _record(self, result: RunResult, cut: tuple[int, ...] = ()) -> None:
         """A run that ended: in the history (with ``cut``, the runs superseded before it), and as its case's mark."""
-        if result.inputs.case is not None and self.session.ran_case_inputs(result.inputs):
+        case = result.inputs.case
+        own = self.session.ran_case_inputs(result.inputs)  # False without a case
+        if case is not None and own:
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results
             # would grow with what every case prints.
-            self.last_by_case[result.inputs.case] = without_output(result)
+            self.last_by_case[case] = without_output(result)
             self.mutate_reactive(MainScreen.last_by_case)
-        self.query_one(HistoryList).add(result, self._says_step(result), cut)
+        changed = case is not None and not own
+        self.query_one(HistoryList).add(result, self._says_step(result), cut, changed)
 
     def _says_step(self, result: RunResult) -> bool:
         """Whether what shows ``result`` says its step: a multi-step task's runs do, as the header does."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -167,9 +166,13 @@ def reward_change(
     return (SAME, "$text-muted") if same else (CHANGED, "$warning")
 
 
-def _setup(result: RunResult) -> tuple[str | None, tuple[str | None, Path]]:
-    """What makes two runs comparable by their rewards: the case, the step and the verifier."""
-    return result.inputs.case, result.setup
+def _compared_by(result: RunResult) -> tuple[object, ...]:
+    """What makes two runs comparable by their rewards: the same inputs (a case's own run and a run of
+    it with another workspace, response or task data, as a's batch alternates them, say nothing of each
+    other; a response by its file, as a file's edits are edits) and the same step and verifier."""
+    ran = result.inputs
+    response = (ran.response.path, ran.response.kind) if ran.response is not None else None
+    return ran.case, ran.workspace, response, ran.task_data, ran.task_id, result.setup
 
 
 class HistoryList(OptionList):
@@ -189,12 +192,13 @@ class HistoryList(OptionList):
         self.seen: dict[int, Seen] = {}
         """Each listed run's :func:`seen`, by sequence: read while it is still whole."""
 
-    def add(self, result: RunResult, steps: bool = False, cut: tuple[int, ...] = ()) -> None:
+    def add(self, result: RunResult, steps: bool = False, cut: tuple[int, ...] = (), changed: bool = False) -> None:
         """``steps``: the task has steps (or the run was one), so the row says the run's step;
-        ``cut``: the runs superseded before it, which its row says cut short."""
-        # The run compared is the case's last of the same set-up: another step (S) or verifier (v) runs
+        ``cut``: the runs superseded before it, which its row says cut short; ``changed``: a run of
+        its case with other inputs than the case's, which its row says as the header does."""
+        # The run compared is the last of the same inputs and set-up: another step (S) or verifier (v) runs
         # other tests, so its reward going up or down says nothing of an edit (the case list marks those `?`).
-        previous = next((r for r in reversed(self.results) if _setup(r) == _setup(result)), None)
+        previous = next((r for r in reversed(self.results) if _compared_by(r) == _compared_by(result)), None)
         self.seen[result.sequence] = seen(result)
         self.results.append(result)
         for gone in self.results[:-MAX_RUNS]:
@@ -206,7 +210,7 @@ class HistoryList(OptionList):
             self.seen[result.sequence],
             self.seen.get(previous.sequence, (None, None)) if previous else (None, None),
         )
-        option = Option(self._prompt(result, previous, both, steps, cut))
+        option = Option(self._prompt(result, previous, both, steps, cut, changed))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
@@ -219,10 +223,12 @@ class HistoryList(OptionList):
         seen_both: tuple[Seen, Seen],
         steps: bool = False,
         cut: tuple[int, ...] = (),
+        changed: bool = False,
     ) -> Content:
         """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run
-        (with ``steps``, after its step: ``step second · after r key``); with
-        ``cut``, a third: ``#6 cut short``."""
+        (with ``steps``, after its step: ``step second · after r key``; with
+        ``changed``, ``inputs changed · after r key``); with ``cut``, a third:
+        ``#6 cut short``."""
         symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous, seen_both)
         reward = short_reward(result)
@@ -235,6 +241,7 @@ class HistoryList(OptionList):
             (f" {mark}" if mark else "", mark_style),
             # The step before the trigger: the narrow list cuts the line's end, and a step is short.
             (f"\n {step_words(result.inputs.step)} ·" if steps else "\n", "$text-muted"),
+            (" inputs changed ·" if changed else "", "$warning"),
             (f" after {one_line(result.trigger)}", "$text-muted"),
             (f"\n {run_numbers(cut)} cut short" if cut else "", "$text-muted"),
         )
