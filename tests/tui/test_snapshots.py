@@ -84,18 +84,23 @@ def test_smallest_supported_terminal(snap_compare, example):
     assert snap_compare(app, terminal_size=(100, 30), run_before=settled())
 
 
-def test_every_case_on_save(snap_compare, example):
-    """A on: the status line says so, and the cases list shows every case's verdict."""
-    app = make_app(example("hello-file"), case="correct")
+def _every_case_on_save(app, runs: int):
+    """The screen once A is on and its first batch (``runs`` in all, the first run's too) is in."""
 
     async def run_before(pilot) -> None:
         await settled()(pilot)
         await pilot.press("A")
-        await app.wait_for_runs(5)
+        await app.wait_for_runs(runs)
         await pilot.pause()
         await pilot.pause(0.1)
 
-    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+    return run_before
+
+
+def test_every_case_on_save(snap_compare, example):
+    """A on: the status line says so, and the cases list shows every case's verdict."""
+    app = make_app(example("hello-file"), case="correct")
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=_every_case_on_save(app, 5))
 
 
 def test_every_case_on_save_with_another_workspace(snap_compare, example):
@@ -104,15 +109,7 @@ def test_every_case_on_save_with_another_workspace(snap_compare, example):
     each case's own verdict."""
     root = example("hello-file")
     app = make_app(root, case="correct", workspace=root / "cases" / "wrong-text" / "workspace")
-
-    async def run_before(pilot) -> None:
-        await settled()(pilot)
-        await pilot.press("A")
-        await app.wait_for_runs(6)
-        await pilot.pause()
-        await pilot.pause(0.1)
-
-    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=_every_case_on_save(app, 6))
 
 
 def test_keep_the_run_as_a_case_prompt(snap_compare, example):
