@@ -321,7 +321,24 @@ _NAMED_BY_SH = [
     ('echo x |\nV=/tests/main.py\nset -- --verifier "$V" --workspace /app\n', None),
     ('V=/tests/main.py\nfor i in 1 2; do\nset -- --verifier "$V" --workspace /app\nV=/tests/x.py\ndone\n', None),
     ('f() {\nset -- --verifier "$V" --workspace /app\n}\nV=/tests/main.py\nf\n', None),
-    ('V=/tests/main.py\nfor i in 1 2; do\n  :\ndone\nset -- --verifier "$V" --workspace /app\n', "main.py"),
+    # what is not followed before the use, even closed: a loop, a function (its body may run later), a
+    # coproc, a subshell, a here-document, a command named by an expansion, bash's arithmetic (N='V=7')
+    ('V=/tests/main.py\nfor i in 1 2; do\n  :\ndone\nset -- --verifier "$V" --workspace /app\n', None),
+    *(
+        (f'V=/tests/main.py\n{between}\nset -- --verifier "$V" --workspace /app\n', None)
+        for between in (
+            "function cleanup { rm -f /tmp/x; }",
+            "coproc C { :; }",
+            "f() (\n  V=/tests/x.py\n)",
+            "cat <<$'E'\nE\nV=/tests/x.py",
+            "${SRC:-.} /tmp/sets",
+            "c=source\n$c /tmp/sets",
+            *(
+                "N=`printf '\\126=7'`\n" + use  # N holds V=7
+                for use in ("(( N ))", "echo $[N]", "[[ N -eq 5 ]]", "echo ${s:N}", "arr[N]=1")
+            ),
+        )
+    ),
     # text run through eval or source behind options or an assignment, not read here
     *(
         (f'V=/tests/main.py\n{run} /tmp/sets\nset -- --verifier "$V" --workspace /app\n', None)
@@ -825,7 +842,10 @@ def test_a_replay_runs_the_file_a_plain_assignment_gives_the_shims_verifier(task
     (demo / "tests" / "checks").mkdir()
     (demo / "tests" / "checks" / "main.py").write_text(_V_ONE)
     (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
-    _set_by_v(demo, "V=/tests/checks/main.py\n")
+    (demo / "tests" / "test.sh").write_text(  # (the shim's loops and tests before the use: not followed)
+        "#!/bin/bash\nset -eu\nV=/tests/checks/main.py\n"
+        'exec python3 /tests/.ng/run_verifier.py --verifier "$V" --workspace /app\n'
+    )
     _, plan, local, _ = replay(trial)
     assert plan.verifier == demo / "tests" / "checks" / "main.py"
     assert local.verdict.rewards == {"reward": 1.0}

@@ -65,10 +65,6 @@ _COMPOUND = frozenset(
     {"if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"}
     | {"function", "{", "}", "coproc"}
 )
-_OPENS, _CLOSES = (
-    frozenset({"if", "case", "for", "select", "while", "until", "{"}),
-    frozenset({"fi", "esac", "done", "}"}),
-)
 _UNSEEN = frozenset({"eval", "source", "."})
 _BEFORE_A_COMMAND = _COMPOUND | {"!", "time", "command", "builtin"}  # what may stand before eval (then eval)
 # builtins that set or unset a variable named by a word (which may be made as test.sh runs: declare "$N=x"),
@@ -86,6 +82,9 @@ _BASHS_OWN = re.compile(
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 _CONTINUED = re.compile(r"(?:&&|\|[|&]?)[ \t]*$")  # a list or pipeline the next line carries on
+# what this reading does not follow before the use: a subshell or function body, a here-document, and
+# bash's arithmetic (which assigns: ((N)) with N='V=7'), in (( )), $[ ], [[ ]], ${s:N}, ${a[N]}, a[N]=
+_NOT_FOLLOWED = re.compile(r"[()]|<<|\[\[|\$\[|\$\{[^}]*(?::(?![-=?+])|\[)|\w\[")
 
 
 def _closing(text: str, opener: int, closes: dict[int, int], *, command: bool = False) -> int:
@@ -282,9 +281,10 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     """The value bash passes where ``value`` (the text of ``word``, a word of ``lines[at]``, lines as
     :func:`sh_lines` reads them) is one variable, ``"$V"``, when a plain assignment earlier in the script
     makes it certain; else None (it is chosen as test.sh runs). Certain: ``V=VALUE`` (or ``export V=VALUE``),
-    VALUE as written (no expansion), is a line's one command, and every line up to the use runs
-    unconditionally in the script's own shell (no parenthesis, ``&``, compound command or function there,
-    no list or pipeline carried on to the next line);
+    VALUE as written (no expansion), is a line's one command, and every line before the use runs
+    unconditionally in the script's own shell and is read whole here (no compound command, function,
+    parenthesis, here-document or arithmetic there, no command named by an expansion, no list or
+    pipeline carried on to the next line);
     no other line up to the use names V but to read it (no ``read V``, ``${V:=x}``, ``for V``), nor may set
     a name made as it runs (declare, read, unset, printf -v, trap: :data:`_WRITERS`), nothing runs text
     not read here (eval, source), and V is none bash sets itself ($_, PWD, REPLY). Unquoted, bash splits
@@ -301,7 +301,6 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
     named = re.compile(rf"(?<!\w){name}(?!\w)")
     found: str | None = None
     before = lines[: at + 1]  # what runs after the runner's line decides nothing it was passed
-    depth = 0  # compound commands open after the assignment: the use in one may run later, or again
     for index, line in enumerate(before):
         commands = sh_commands(line)
         leading = [_leading(command) for command in commands]
@@ -309,14 +308,15 @@ def assigned_value(lines: list[str], at: int, word: Word, value: str) -> str | N
             return None
         mentions = len(named.findall(read.sub("", line)))
         compound = any(words & _COMPOUND for words in leading)
-        if found is None and index < at:
-            if compound or "(" in line or ")" in line or _CONTINUED.search(line):
-                return None  # from here on what runs may be conditional, later, or in a subshell
-            if mentions and (found := _plain_assignment(line, name)) is None:
+        if compound or _NOT_FOLLOWED.search(line) or _CONTINUED.search(line):
+            return None  # what runs may be conditional, later, again, in a subshell, or not what is read here
+        if index == at:
+            if mentions:
                 return None
-            continue
-        depth += sum(len(words & _OPENS) - len(words & _CLOSES) for words in leading)
-        if mentions or (index == at and (depth or compound)):
+            break
+        if _named_by_expansion(commands):
+            return None  # ${SRC:-.} ./sets, $c file: a command that may be eval, source or .
+        if mentions and (found is not None or (found := _plain_assignment(line, name)) is None):
             return None
     if found is None or mask == "\0" * len(value):
         return found
@@ -329,6 +329,18 @@ def _names_at_run_time(line: str, commands: list[list[str]]) -> bool:
     ``printf -v "$N"``, ``export -n``, ``export "$N=x"``."""
     exports = [" ".join(command) for command in commands if "export" in _leading(command)]
     return _PRINTF_V.search(line) is not None or any(not _EXPORT_PLAIN.fullmatch(e) for e in exports)
+
+
+def _named_by_expansion(commands: list[list[str]]) -> bool:
+    """Whether a command's name is made as test.sh runs (``$c``, ``${SRC:-.}``, a command's output):
+    it may be eval, source or ``.``. The name is the first word :func:`_leading` does not step over."""
+    for command in commands:
+        for word in command:
+            if word not in _BEFORE_A_COMMAND and not word.startswith("-") and not _ASSIGNMENT.match(word):
+                if "$" in word or "`" in word:
+                    return True
+                break
+    return False
 
 
 def _leading(command: list[str]) -> set[str]:
