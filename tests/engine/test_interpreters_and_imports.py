@@ -64,6 +64,18 @@ def test_a_pass_on_a_package_of_the_tools_own_environment_is_said(tmp_path):
     assert not [n for n in run(task_dir).notices if "own environment" in n]
 
 
+def own_environment_notes(result):
+    return [n for n in result.notices if "own environment" in n]
+
+
+def test_debians_python3_package_installs_the_module(tmp_path):
+    """Debian names rich's package python3-rich: the image has rich, nothing to say."""
+    task_dir = make_task(tmp_path / "t", "import rich\n\ndef verify(workspace):\n    return 1.0\n")
+    dockerfile = "FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y python3 python3-rich\n"
+    write(task_dir / "environment" / "Dockerfile", dockerfile)
+    assert not own_environment_notes(run(task_dir))
+
+
 def test_a_verifier_on_the_standard_library_alone_is_not_told_of_the_tools_environment(tmp_path):
     task_dir = make_task(tmp_path / "t", "import json, statistics\n\ndef verify(workspace):\n    return 1.0\n")
     result = run(task_dir)

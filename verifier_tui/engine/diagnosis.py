@@ -135,7 +135,10 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     word, whatever the case."""
     # pip names use dashes where import names use underscores (python-dateutil, my_pkg / my-pkg).
     names = (module, module.replace("_", "-"), *_DISTRIBUTIONS.get(module, ()))
-    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I)
+    # Debian's package of a module is python3-NAME, with - for _ (apt-get install python3-rich, python3-yaml).
+    pattern = re.compile(
+        r"(?<![\w.-])(?:python3-)?(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I
+    )
     found = []
     for path in files:
         text, _ = untrusted.read_text(path, _MAX_INSTALL_FILE_BYTES)
