@@ -26,7 +26,6 @@ from run_verifier import (
     VAR_KEYWORD,
     VAR_POSITIONAL,
     UsageError,
-    _attribute,
     _same_key,
     _short_repr,
     _stdlib,
@@ -181,8 +180,6 @@ def wait_for_go(fd):
 
 #: The modules ``--preload`` brought into sys.modules (with what they imported).
 PRELOADED: set = set()
-#: What the interpreter's start-up imported: the rest of sys.modules the run (or --preload) brought in.
-_AT_START = frozenset(sys.modules)
 
 
 def preload(names):
@@ -431,7 +428,6 @@ def explain_document(state):
         "imported_before": state.get("imported_before", {}),
         "imported_by_preload": sorted(set(state.get("imported_before", {})) & PRELOADED),
         "preload_failed": state.get("preload_failed", []),
-        "run_imports": _imported(),
         "available": state.get("available_names", []),
         "verify": state.get("verify_info"),
         "parameters": [parameter_row(*entry) for entry in state.get("plan", ())],
@@ -440,18 +436,6 @@ def explain_document(state):
         "would_exit": state.get("would_exit"),
         "would_call_verify": state.get("would_exit") is None and state.get("verify_info") is not None,
     }
-
-
-def _imported():
-    """The top-level modules with a file that the run imported (the verifier's imports among
-    them): verifier-tui tells which come from its own environment, not the task's image."""
-    found = {}
-    for name, module in list(sys.modules.items()):
-        if "." not in name and (name not in _AT_START or name in PRELOADED):
-            where = _attribute(module, "__file__")
-            if isinstance(where, str):
-                found[name] = where
-    return found
 
 
 def write_explain(state, target):

@@ -5,6 +5,7 @@ that shadows the standard library. Real interpreters, the real runner."""
 from __future__ import annotations
 
 import subprocess
+import time
 
 import pytest
 
@@ -57,7 +58,7 @@ def test_a_pass_on_a_package_of_the_tools_own_environment_is_said(tmp_path):
     result = run(task_dir)
     assert result.verdict.rewards is not None
     note = next((n for n in result.notices if "own environment" in n), None)
-    assert note is not None and "the verifier imports rich, found in verifier-tui's own environment" in note
+    assert note is not None and "the verifier's files import rich, found in verifier-tui's own environment" in note
     assert "--python EXE" in note
     # a line that installs it: the image has it, nothing to say
     write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\nRUN pip install rich\n")
@@ -66,6 +67,69 @@ def test_a_pass_on_a_package_of_the_tools_own_environment_is_said(tmp_path):
 
 def own_environment_notes(result):
     return [n for n in result.notices if "own environment" in n]
+
+
+@pytest.mark.parametrize(
+    ("source", "installs"),
+    [("import jinja2\n", "jinja2"), ("from rich.markdown import Markdown\n", "rich")],
+    ids=["jinja2-markupsafe", "rich-markdown_it"],
+)
+def test_a_package_the_image_installs_names_none_of_its_own_dependencies(tmp_path, source, installs):
+    """jinja2 imports markupsafe, rich.markdown imports markdown_it and mdurl: pip installs them
+    with the package the Dockerfile names, so only what the task's files import is judged."""
+    task_dir = make_task(tmp_path / "t", source + "\ndef verify(workspace):\n    return 1.0\n")
+    write(task_dir / "environment" / "Dockerfile", f"FROM python:3.12-slim\nRUN pip install {installs}\n")
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    assert not own_environment_notes(result)
+
+
+def test_an_import_inside_verify_or_a_helper_of_the_tools_environment_is_said(tmp_path):
+    """The explain document is written before verify() runs: the task's files are read instead."""
+    task_dir = make_task(tmp_path / "t", "import helper\n\ndef verify(workspace):\n    import rich\n    return 1.0\n")
+    write(task_dir / "tests" / "helper.py", "def later():\n    import jinja2\n")
+    write(task_dir / "tests" / "broken.py", "def (:\n")  # does not parse: skipped
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\n")
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    [note] = own_environment_notes(result)
+    assert "the verifier's files import jinja2, rich, found in verifier-tui's own environment" in note
+
+
+FORGES_ITS_EXPLAIN_FILE = """\
+import json, sys, sysconfig
+
+def verify(workspace):
+    at = sys.argv[sys.argv.index("--explain-to") + 1]
+    with open(at) as f:
+        doc = json.load(f)
+    site = sysconfig.get_paths()["purelib"]
+    doc["run_imports"] = {"m%06d" % i: site + "/x.py" for i in range(150_000)}
+    with open(at, "w") as f:
+        json.dump(doc, f)
+    return 1.0
+"""
+
+
+def test_a_verifier_that_rewrites_its_explain_file_with_forged_imports_costs_nothing(tmp_path):
+    """A pass took 77 s on 150,000 forged module names, a regex over the install files per name."""
+    task_dir = make_task(tmp_path / "t", FORGES_ITS_EXPLAIN_FILE)
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\nRUN pip install numpy\n" * 50)
+    started = time.monotonic()
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    assert time.monotonic() - started < 5
+    assert not own_environment_notes(result)
+
+
+def test_a_standard_library_module_served_from_site_packages_is_not_named(tmp_path):
+    """setuptools' distutils-precedence.pth serves distutils (and, with it, setuptools) from the
+    tool's site-packages; the image's Python 3.11 has distutils of its own."""
+    task_dir = make_task(tmp_path / "t", "import distutils.version\n\ndef verify(workspace):\n    return 1.0\n")
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.11-slim\n")
+    result = run(task_dir)
+    assert result.verdict.rewards is not None
+    assert not own_environment_notes(result)
 
 
 def test_debians_python3_package_installs_the_module(tmp_path):

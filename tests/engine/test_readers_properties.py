@@ -28,7 +28,7 @@ from tests.helpers.hostile import ANY_FIELD, JSON_VALUES, bounded, contents, one
 from tests.helpers.tasks import make_task
 from tests.strategies import utf8_text
 from verifier_tui.engine import procfs, untrusted
-from verifier_tui.engine.diagnosis import shadows
+from verifier_tui.engine.diagnosis import imported_names, shadows
 from verifier_tui.engine.harbor.compare import Compared, compare
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_overviews, read_trial_row
@@ -236,6 +236,18 @@ def test_task_toml_gives_a_config_or_a_refusal(found, tmp_path_factory):
     config = bounded(read_task_config, folder)
     for problem in config.problems:
         one_line(problem)
+
+
+@SETTINGS
+@given(found=contents(b"import rich\nfrom jinja2 import Template\n\ndef verify(workspace):\n    import numpy\n"))
+@example(found=("bytes", b"import rich\nfrom jinja2 import Template\n"))
+def test_the_tasks_python_files_give_the_names_they_import(found, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tests")
+    put(folder / "verifier.py", found)
+    names = bounded(imported_names, [folder])
+    assert all(name.isidentifier() for name in names)
+    if found == ("bytes", b"import rich\nfrom jinja2 import Template\n"):
+        assert names == ["rich", "jinja2"]
 
 
 @SETTINGS

@@ -136,9 +136,7 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     # pip names use dashes where import names use underscores (python-dateutil, my_pkg / my-pkg).
     names = (module, module.replace("_", "-"), *_DISTRIBUTIONS.get(module, ()))
     # Debian's package of a module is python3-NAME, with - for _ (apt-get install python3-rich, python3-yaml).
-    pattern = re.compile(
-        r"(?<![\w.-])(?:python3-)?(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I
-    )
+    pattern = re.compile(r"(?<![\w.-])(?:python3-)?(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I)
     found = []
     for path in files:
         text, _ = untrusted.read_text(path, _MAX_INSTALL_FILE_BYTES)
@@ -287,35 +285,94 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
     )
 
 
-def own_environment_notice(explain: Explanation | None, task_root: Path) -> Advice | None:
+#: The task's own .py files read for what they import: the first this many, this many bytes of them in all.
+_MAX_SOURCES = 200
+_MAX_SOURCE_BYTES = 2_000_000
+#: The modules they import that are looked for: far past any task's.
+_MAX_IMPORTED = 100
+
+
+def imported_names(folders: list[Path]) -> list[str]:
+    """The top-level modules the .py files of ``folders`` import, anywhere in them (inside verify()
+    too, where no run of a passing verifier would show it), standard library's and the relative
+    ones left out. Untrusted: links are not followed, a file that does not parse is skipped, and
+    no more than :data:`_MAX_SOURCES` files, :data:`_MAX_SOURCE_BYTES` bytes, :data:`_MAX_IMPORTED` names."""
+    import ast
+    import itertools
+
+    walked = (
+        (Path(root) / name, folder)
+        for folder in folders
+        for root, _, names in os.walk(folder)
+        for name in sorted(names)
+        if name.endswith(".py")
+    )
+    # each file once: the verifier's folder is tests/ or in it
+    sources = dict(itertools.islice(walked, 2 * _MAX_SOURCES))
+    found: dict[str, None] = {}
+    budget = _MAX_SOURCE_BYTES
+    for path, folder in list(sources.items())[:_MAX_SOURCES]:
+        read = untrusted.read_bytes(path, budget, beneath=folder) if budget > 0 else None
+        if read is None or read.data is None:
+            continue
+        budget -= len(read.data)
+        try:
+            tree = ast.parse(read.data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                tops = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                tops = [node.module]
+            else:
+                continue
+            for top in tops:
+                # every image's Python has these (setuptools' distutils-precedence.pth serves distutils from
+                # site-packages all the same)
+                if (name := top.partition(".")[0]) not in sys.stdlib_module_names and name != "__future__":
+                    found[name] = None
+        if len(found) >= _MAX_IMPORTED:
+            break
+    return list(found)[:_MAX_IMPORTED]
+
+
+def _module_in(folder: str | Path, name: str) -> bool:
+    """Whether ``import name`` finds a package or module file in ``folder`` (a link counts as found,
+    never followed)."""
+    import importlib.machinery
+
+    base = os.path.join(folder, name)
+    return os.path.lexists(base) or any(os.path.lexists(base + suffix) for suffix in importlib.machinery.all_suffixes())
+
+
+def own_environment_notice(explain: Explanation | None, task_root: Path, local_folders: list[Path]) -> Advice | None:
     """A sentence for a verifier that passed here on packages verifier-tui itself brought: the run's
     interpreter is the tool's own environment (the README's venv, python3 on PATH once activated),
-    and modules the run imported come from its site-packages while no install line of the task
-    names them. Harbor runs the verifier in the task's image, which holds only what it installs."""
+    and a module the task's files (``local_folders``) import resolves first in its site-packages of
+    all the run's sys.path, while no install line of the task names it. Harbor runs the verifier in
+    the task's image, which holds only what it installs. The task's files are read, not the run's
+    modules, so a package's own dependencies are not named, and an import in verify() is."""
     import sysconfig
 
-    # The files as the runner named them, never resolved: a link the run planted is not followed.
-    paths = sysconfig.get_paths()
-    own = {
-        os.path.join(way(paths[key]), "")
-        for key in ("purelib", "platlib")
-        for way in (os.path.abspath, os.path.realpath)
-    }
-    if explain is None:
+    if explain is None or not explain.sys_path:
         return None
-    found = sorted(
-        name
-        for name, where in explain.run_imports.items()
-        if where is not None
-        and name != "nemo_gym"  # the shim vendors it (a hint of its own)
-        and any(os.path.normpath(where).startswith(folder) for folder in own)
-    )
+    paths = sysconfig.get_paths()
+    own = {way(paths[key]) for key in ("purelib", "platlib") for way in (os.path.abspath, os.path.realpath)}
+
+    def borrowed(name: str) -> bool:
+        if name == "nemo_gym" or any(_module_in(folder, name) for folder in local_folders):
+            return False  # the shim vendors nemo_gym (a hint of its own); the task's own module
+        first = next((row.path for row in explain.sys_path if row.path and _module_in(row.path, name)), None)
+        return first is not None and os.path.abspath(first) in own
+
+    found = sorted(filter(borrowed, imported_names(local_folders)))
     files = install_files(task_root) if found else []
     unnamed = [name for name in found if not install_lines(files, name)]
     if not unnamed:
         return None
     return Advice(
-        f"the verifier imports {some_names(unnamed, _LINES_SHOWN, ', ')}, found in verifier-tui's own "
+        f"the verifier's files import {some_names(unnamed, _LINES_SHOWN, ', ')}, found in verifier-tui's own "
         "environment and installed by none of the task's install files: the task's image may lack "
         "them, and Harbor would fail the verifier there. Run with the interpreter the image has: ",
         PYTHON_OPTION,

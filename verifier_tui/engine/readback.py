@@ -252,8 +252,6 @@ class Explanation:
     #: Those of them that ``--preload`` imported (a run started ahead), not the interpreter's start-up.
     imported_by_preload: tuple[str, ...] = ()
     preload_failed: tuple[str, ...] = ()
-    #: The top-level modules the run imported, and their files.
-    run_imports: dict[str, str | None] = field(default_factory=dict)
     # The rest of the runner's document, said back as it came.
     explain_version: int | None = None
     verifier: str | None = None
@@ -303,7 +301,6 @@ class Explanation:
             imported_before=doc.files_by_name("imported_before"),
             imported_by_preload=doc.texts("imported_by_preload"),
             preload_failed=doc.texts("preload_failed"),
-            run_imports=doc.files_by_name("run_imports"),
             explain_version=doc.whole("explain_version"),
             verifier=doc.text("verifier"),
             workspace=doc.text("workspace"),
@@ -356,7 +353,6 @@ class Explanation:
             "imported_before": dict(self.imported_before),
             "imported_by_preload": list(self.imported_by_preload),
             "preload_failed": list(self.preload_failed),
-            "run_imports": dict(self.run_imports),
             "available": list(self.available),
             "verify": _json(self.verify),
             "parameters": [row.to_json() for row in self.parameters],
