@@ -132,6 +132,15 @@ def test_a_standard_library_module_served_from_site_packages_is_not_named(tmp_pa
     assert not own_environment_notes(result)
 
 
+def test_a_dependency_of_the_environments_pyproject_is_installed(tmp_path):
+    task_dir = make_task(tmp_path / "t", "import rich\n\ndef verify(workspace):\n    return 1.0\n")
+    pyproject = '[project]\nname = "deps"\nversion = "0"\ndependencies = ["rich>=13"]\n'
+    write(task_dir / "environment" / "pyproject.toml", pyproject)
+    dockerfile = "FROM python:3.12-slim\nCOPY pyproject.toml /deps/\nRUN pip install /deps\n"
+    write(task_dir / "environment" / "Dockerfile", dockerfile)
+    assert not own_environment_notes(run(task_dir))
+
+
 def test_debians_python3_package_installs_the_module(tmp_path):
     """Debian names rich's package python3-rich: the image has rich, nothing to say."""
     task_dir = make_task(tmp_path / "t", "import rich\n\ndef verify(workspace):\n    return 1.0\n")

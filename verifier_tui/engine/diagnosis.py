@@ -71,7 +71,15 @@ _DISTRIBUTIONS = {
     "skimage": ("scikit-image",),
 }
 #: Files of a task that install what its sandbox has, relative to the task.
-_INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile", "tests/test.sh")
+#: environment/pyproject.toml: a Dockerfile's `COPY pyproject.toml /deps/` then `RUN pip install /deps` installs
+#: the dependencies it lists.
+_INSTALL_FILES = (
+    "environment/Dockerfile",
+    "tests/Dockerfile",
+    "Dockerfile",
+    "tests/test.sh",
+    "environment/pyproject.toml",
+)
 #: Harbor runs the task's test.sh in the sandbox (with its #! line's shell, else bash), so a ``pip install``
 #: there installs for the verifier; it is read as sh reads it, and only its install commands' package words
 #: count: its other words (the shim's ``--verifier /tests/verifier.py --workspace /app``, an echo, a comment)
