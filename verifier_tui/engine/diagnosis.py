@@ -367,6 +367,8 @@ def own_environment_notice(explain: Explanation | None, task_root: Path, local_f
         return None
     paths = sysconfig.get_paths()
     own = {way(paths[key]) for key in ("purelib", "platlib") for way in (os.path.abspath, os.path.realpath)}
+    if not any(row.path and os.path.abspath(row.path) in own for row in explain.sys_path):
+        return None  # another interpreter: the task's files are not read at every run for nothing
 
     def borrowed(name: str) -> bool:
         if name == "nemo_gym" or any(_module_in(folder, name) for folder in local_folders):
