@@ -234,6 +234,15 @@ def test_run_exit_status_on_a_contract_error(env, example):
     assert "contract" in done.stdout
 
 
+def test_test_no_response_runs_every_case_without_its_response(env, example):
+    """`test --no-response` ("no response, even if the case has one") once ran the cases with their
+    responses, all passing, with nothing said: the cases that need one fail without it."""
+    done = run_tool(env, "test", example("count-errors"), "--no-response", "--json", "--python", PY)
+    cases = {case["id"].partition("::")[2]: case for case in json.loads(done.stdout)["cases"]}
+    assert done.returncode == 1 and cases["response-json"]["expected_matched"] is False, done.stdout
+    assert cases["harbor-mode"]["expected_matched"] is True and cases["response-json"]["response"] is None
+
+
 def test_run_exit_status_on_timeout_is_124(env, tmp_path):
     task_dir = make_task(tmp_path / "slow", "import time\n\ndef verify(workspace):\n    time.sleep(120)\n")
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)

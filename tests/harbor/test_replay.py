@@ -333,6 +333,8 @@ _NAMED_BY_SH = [
             "cat <<$'E'\nE\nV=/tests/x.py",
             "${SRC:-.} /tmp/sets",
             "c=source\n$c /tmp/sets",
+            "P=$'$\\x5b\\x56=0]'\n: \"${P@P}\"",  # prompt expansion's arithmetic
+            "X=$'\\x56'\n: ${!X:=/tests/x.py}",  # the name X holds
             *(
                 "N=`printf '\\126=7'`\n" + use  # N holds V=7
                 for use in ("(( N ))", "echo $[N]", "[[ N -eq 5 ]]", "echo ${s:N}", "arr[N]=1")

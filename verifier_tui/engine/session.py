@@ -743,14 +743,14 @@ class Session:
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
-        """The spec that runs ``case`` with its own inputs (its response too, whatever the
-        choices: --no-response is a choice, whose run is not the case's) and the session's
-        verifier and options."""
+        """The spec that runs ``case`` with the session's verifier and options: without its
+        response under --no-response, as ``test --no-response`` says it runs (the TUI's marks
+        ask for the case's own response: :meth:`ran_case_inputs`)."""
         return replace(
             self._spec(),
             case=case.name,
             workspace=case.workspace,
-            response=case.response,
+            response=None if self.options.no_response else case.response,
             task_data=case.task_data,
             task_id=case.task_id,
             expected=case.expected,

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.discovery import no_verifier_message
 from verifier_tui.tui.controller import Controller
 from verifier_tui.tui.messages import (
@@ -163,7 +164,9 @@ class RunController(Controller):
         for case in list(session.task.cases):
             if case.unreadable is not None:  # nothing of it known: no run on an empty /app, as test says it not run
                 continue
-            spec = session.spec_for_case(case)
+            # Its mark says how the case goes with its own inputs, its response too (--no-response is
+            # the choices', run above): :meth:`Session.ran_case_inputs`' one rule.
+            spec = replace(session.spec_for_case(case), response=case.response)
             primary = case.name == chosen
             if primary:
                 # The shown case's run reads the files as they are now: a save while the cases before
