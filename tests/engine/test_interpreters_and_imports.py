@@ -84,6 +84,21 @@ def test_a_package_the_image_installs_names_none_of_its_own_dependencies(tmp_pat
     assert not own_environment_notes(result)
 
 
+def test_a_script_beside_the_verifier_that_it_never_imports_gives_no_note(tmp_path):
+    """tests/make_fixtures.py imports rich, the verifier only the standard library and a helper
+    package of its own: Harbor never runs the script, so nothing is said of rich; the package's
+    own import of jinja2, reached through a relative import, is."""
+    task_dir = make_task(
+        tmp_path / "t", "import json\nfrom grading import score\n\ndef verify(workspace):\n    return 1.0\n"
+    )
+    write(task_dir / "tests" / "make_fixtures.py", "import rich\n")
+    write(task_dir / "tests" / "grading" / "__init__.py", "from .core import score\n")
+    write(task_dir / "tests" / "grading" / "core.py", "def score():\n    import jinja2\n")
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\n")
+    notes = own_environment_notes(run(task_dir))
+    assert len(notes) == 1 and "import jinja2, found" in notes[0] and "rich" not in notes[0], notes
+
+
 def test_an_import_inside_verify_or_a_helper_of_the_tools_environment_is_said(tmp_path):
     """The explain document is written before verify() runs: the task's files are read instead."""
     task_dir = make_task(tmp_path / "t", "import helper\n\ndef verify(workspace):\n    import rich\n    return 1.0\n")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -300,28 +301,23 @@ _MAX_SOURCE_BYTES = 2_000_000
 _MAX_IMPORTED = 100
 
 
-def imported_names(folders: list[Path]) -> list[str]:
-    """The top-level modules the .py files of ``folders`` import, anywhere in them (inside verify()
-    too, where no run of a passing verifier would show it), standard library's and the relative
-    ones left out. Untrusted: links are not followed, a file that does not parse is skipped, and
-    no more than :data:`_MAX_SOURCES` files, :data:`_MAX_SOURCE_BYTES` bytes, :data:`_MAX_IMPORTED` names."""
+def imported_names(verifier: Path, folders: list[Path]) -> list[str]:
+    """The top-level modules the verifier imports, anywhere in it (inside verify() too, where no run
+    of a passing verifier would show it), and those the task's own modules it imports in turn
+    import: a module of ``folders`` (``name.py``, or ``name/`` and its .py files, as the runner's
+    sys.path finds them) or one a relative import names is read, never named. A script beside the
+    verifier that it never imports is not read. Standard library's left out. Untrusted: links are
+    not followed, a file that does not parse is skipped, and no more than :data:`_MAX_SOURCES` files,
+    :data:`_MAX_SOURCE_BYTES` bytes, :data:`_MAX_IMPORTED` names."""
     import ast
-    import itertools
 
-    walked = (
-        (Path(root) / name, folder)
-        for folder in folders
-        for root, _, names in os.walk(folder)
-        for name in sorted(names)
-        if name.endswith(".py")
-    )
-    # each file once: the verifier's folder is tests/ or in it
-    sources = dict(itertools.islice(walked, 2 * _MAX_SOURCES))
+    queue, seen = [verifier], {verifier}
     found: dict[str, None] = {}
     budget = _MAX_SOURCE_BYTES
-    for path, folder in list(sources.items())[:_MAX_SOURCES]:
-        read = untrusted.read_bytes(path, budget, beneath=folder) if budget > 0 else None
-        if read is None or read.data is None:
+    while queue and len(seen) <= _MAX_SOURCES and budget > 0 and len(found) < _MAX_IMPORTED:
+        path = queue.pop(0)
+        read = untrusted.read_bytes(path, budget, beneath=path.parent)
+        if read.data is None:
             continue
         budget -= len(read.data)
         try:
@@ -330,19 +326,40 @@ def imported_names(folders: list[Path]) -> list[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                tops = [alias.name for alias in node.names]
+                tops, where = [alias.name for alias in node.names], folders
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                tops = [node.module]
+                tops, where = [node.module], folders
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                tops = [node.module] if node.module else [alias.name for alias in node.names]
+                where = [path.parents[min(node.level - 1, len(path.parents) - 1)]]
             else:
                 continue
             for top in tops:
-                # every image's Python has these (setuptools' distutils-precedence.pth serves distutils from
-                # site-packages all the same)
-                if (name := top.partition(".")[0]) not in sys.stdlib_module_names and name != "__future__":
+                name = top.partition(".")[0]
+                local = _own_module_files(name, where)
+                for file in local or ():
+                    if file not in seen and len(seen) <= _MAX_SOURCES:
+                        seen.add(file)
+                        queue.append(file)
+                if local is None and where is folders and name not in sys.stdlib_module_names and name != "__future__":
+                    # every image's Python has the standard library (setuptools' distutils-precedence.pth
+                    # serves distutils from site-packages all the same)
                     found[name] = None
-        if len(found) >= _MAX_IMPORTED:
-            break
     return list(found)[:_MAX_IMPORTED]
+
+
+def _own_module_files(name: str, folders: list[Path]) -> list[Path] | None:
+    """The .py files of the task's own module ``name`` in the first of ``folders`` that has it (a
+    package's, at most :data:`_MAX_SOURCES`, links not followed); None: not the task's."""
+    import itertools
+
+    for folder in folders:
+        if os.path.lexists(module := folder / f"{name}.py"):
+            return [module] if untrusted.is_kind(module, stat.S_ISREG) else []
+        if untrusted.real_dir(package := folder / name):
+            walked = (Path(root) / n for root, _, names in os.walk(package) for n in sorted(names) if n.endswith(".py"))
+            return list(itertools.islice(walked, _MAX_SOURCES))
+    return None
 
 
 def _module_in(folder: str | Path, name: str) -> bool:
@@ -354,7 +371,9 @@ def _module_in(folder: str | Path, name: str) -> bool:
     return os.path.lexists(base) or any(os.path.lexists(base + suffix) for suffix in importlib.machinery.all_suffixes())
 
 
-def own_environment_notice(explain: Explanation | None, task_root: Path, local_folders: list[Path]) -> Advice | None:
+def own_environment_notice(
+    explain: Explanation | None, task_root: Path, verifier: Path, local_folders: list[Path]
+) -> Advice | None:
     """A sentence for a verifier that passed here on packages verifier-tui itself brought: the run's
     interpreter is the tool's own environment (the README's venv, python3 on PATH once activated),
     and a module the task's files (``local_folders``) import resolves first in its site-packages of
@@ -376,7 +395,7 @@ def own_environment_notice(explain: Explanation | None, task_root: Path, local_f
         first = next((row.path for row in explain.sys_path if row.path and _module_in(row.path, name)), None)
         return first is not None and os.path.abspath(first) in own
 
-    found = sorted(filter(borrowed, imported_names(local_folders)))
+    found = sorted(filter(borrowed, imported_names(verifier, local_folders)))
     files = install_files(task_root) if found else []
     unnamed = [name for name in found if not install_lines(files, name)]
     if not unnamed:

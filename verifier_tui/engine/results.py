@@ -463,7 +463,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
     notices += preload_notices(explain)
     if verdict.rewards is not None:  # a run that failed has said why already
-        borrowed = own_environment_notice(explain, spec.task.root, [spec.task.tests_dir, spec.verifier.parent])
+        borrowed = own_environment_notice(
+            explain, spec.task.root, spec.verifier, [spec.task.tests_dir, spec.verifier.parent]
+        )
         notices += [borrowed] if borrowed is not None else []
     return RunResult(
         outcome=outcome,
