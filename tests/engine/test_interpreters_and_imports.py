@@ -617,3 +617,53 @@ def test_no_relative_import_note_for_a_package_of_helpers(tmp_path):
     result = run(task_dir)
     assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
     assert not any("relative import" in n for n in result.notices)
+
+
+def _reads_task(tmp_path, verifier="import json\nimport grading\n\ndef verify(workspace):\n    return 1.0\n", **kw):
+    task_dir = make_task(tmp_path / "t", verifier, **kw)
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12-slim\n")
+    return task_dir
+
+
+def test_a_package_wins_over_a_module_file_of_the_same_name(tmp_path):
+    """Python's FileFinder takes grading/__init__.py before grading.py: the verifier never imports
+    grading.py, so its import of jinja2 says nothing."""
+    task_dir = _reads_task(tmp_path)
+    write(task_dir / "tests" / "grading" / "__init__.py", "X = 1\n")
+    write(task_dir / "tests" / "grading.py", "import jinja2\n")
+    assert not own_environment_notes(run(task_dir))
+
+
+def test_the_verifiers_folder_comes_before_tests_on_the_runners_sys_path(tmp_path):
+    """The runner puts the verifier's folder before tests/: tests/sub/grading.py is the one imported."""
+    task_dir = _reads_task(
+        tmp_path,
+        verifier=None,
+        files={
+            "sub/verifier.py": "import grading\n\ndef verify(workspace):\n    return 1.0\n",
+            "sub/grading.py": "X = 1\n",
+            "grading.py": "import jinja2\n",
+        },
+    )
+    assert not own_environment_notes(run(task_dir, verifier="sub/verifier.py"))
+
+
+def test_a_relative_import_past_the_top_level_package_reads_nothing(tmp_path):
+    """grading is a top-level package: `from .. import` in it fails in Python (beyond top-level
+    package), so tests/make_fixtures.py is never imported."""
+    task_dir = _reads_task(tmp_path)
+    write(task_dir / "tests" / "grading" / "__init__.py", "def later():\n    from .. import make_fixtures\n")
+    write(task_dir / "tests" / "make_fixtures.py", "import jinja2\n")
+    assert not own_environment_notes(run(task_dir))
+
+
+def test_a_large_package_first_does_not_hide_a_helper_read_after_it(tmp_path):
+    """A package of 201 files imported first spent the bound on files the import never runs, and
+    the helper imported after it (which imports jinja2) was never read."""
+    task_dir = _reads_task(tmp_path, verifier="import big\nimport helper\n\ndef verify(workspace):\n    return 1.0\n")
+    for i in range(200):
+        write(task_dir / "tests" / "big" / f"m{i:03}.py", "X = 1\n")
+    write(task_dir / "tests" / "big" / "__init__.py", "")
+    write(task_dir / "tests" / "helper.py", "def f():\n    import jinja2\n")
+    notes = own_environment_notes(run(task_dir))
+    assert len(notes) == 1 and "jinja2" in notes[0], notes

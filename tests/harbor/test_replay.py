@@ -335,6 +335,9 @@ _NAMED_BY_SH = [
             "c=source\n$c /tmp/sets",
             "P=$'$\\x5b\\x56=0]'\n: \"${P@P}\"",  # prompt expansion's arithmetic
             "X=$'\\x56'\n: ${!X:=/tests/x.py}",  # the name X holds
+            "PS4=$'+\\x24\\x5b\\x56=7]'\nset -x\n:\nset +x",  # xtrace expands PS4, its arithmetic
+            "N=$'a\\x5b\\x56=7]'\n[ -v \"$N\" ]",  # test -v evaluates the subscript
+            "N=$'a\\x5b\\x56=7]'\ntest -v \"$N\"",
             *(
                 "N=`printf '\\126=7'`\n" + use  # N holds V=7
                 for use in ("(( N ))", "echo $[N]", "[[ N -eq 5 ]]", "echo ${s:N}", "arr[N]=1")

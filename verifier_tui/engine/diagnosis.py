@@ -304,18 +304,20 @@ _MAX_IMPORTED = 100
 def imported_names(verifier: Path, folders: list[Path]) -> list[str]:
     """The top-level modules the verifier imports, anywhere in it (inside verify() too, where no run
     of a passing verifier would show it), and those the task's own modules it imports in turn
-    import: a module of ``folders`` (``name.py``, or ``name/`` and its .py files, as the runner's
-    sys.path finds them) or one a relative import names is read, never named. A script beside the
-    verifier that it never imports is not read. Standard library's left out. Untrusted: links are
-    not followed, a file that does not parse is skipped, and no more than :data:`_MAX_SOURCES` files,
+    import: a module of ``folders`` (the runner's sys.path order: a package before a module file of
+    its name) or of a relative import is read, never named. A script beside the verifier that it
+    never imports is not read. Standard library's left out. Untrusted: links are not followed, a
+    file that does not parse is skipped, and no more than :data:`_MAX_SOURCES` files,
     :data:`_MAX_SOURCE_BYTES` bytes, :data:`_MAX_IMPORTED` names."""
     import ast
 
     queue, seen = [verifier], {verifier}
+    wanted: list[tuple[str, tuple[str, ...], list[Path]]]
     found: dict[str, None] = {}
-    budget = _MAX_SOURCE_BYTES
-    while queue and len(seen) <= _MAX_SOURCES and budget > 0 and len(found) < _MAX_IMPORTED:
+    budget, files = _MAX_SOURCE_BYTES, 0
+    while queue and files < _MAX_SOURCES and budget > 0 and len(found) < _MAX_IMPORTED:
         path = queue.pop(0)
+        files += 1
         read = untrusted.read_bytes(path, budget, beneath=path.parent)
         if read.data is None:
             continue
@@ -326,21 +328,24 @@ def imported_names(verifier: Path, folders: list[Path]) -> list[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                tops, where = [alias.name for alias in node.names], folders
+                wanted = [(alias.name, (), folders) for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                tops, where = [node.module], folders
+                wanted = [(node.module, tuple(alias.name for alias in node.names), folders)]
             elif isinstance(node, ast.ImportFrom) and node.level:
-                tops = [node.module] if node.module else [alias.name for alias in node.names]
-                where = [path.parents[min(node.level - 1, len(path.parents) - 1)]]
+                base = path.parents[node.level - 1] if node.level <= len(path.parents) else None
+                if base is None or not any(base.is_relative_to(f) and base != f for f in folders):
+                    continue  # past the top-level package: Python raises ImportError
+                names = tuple(alias.name for alias in node.names)
+                wanted = [(node.module, names, [base])] if node.module else [(n, (), [base]) for n in names]
             else:
                 continue
-            for top in tops:
-                name = top.partition(".")[0]
-                local = _own_module_files(name, where)
+            for dotted, names, where in wanted:
+                local = _own_module_files(dotted, names, where)
                 for file in local or ():
-                    if file not in seen and len(seen) <= _MAX_SOURCES:
+                    if file not in seen:
                         seen.add(file)
                         queue.append(file)
+                name = dotted.partition(".")[0]
                 if local is None and where is folders and name not in sys.stdlib_module_names and name != "__future__":
                     # every image's Python has the standard library (setuptools' distutils-precedence.pth
                     # serves distutils from site-packages all the same)
@@ -348,17 +353,28 @@ def imported_names(verifier: Path, folders: list[Path]) -> list[str]:
     return list(found)[:_MAX_IMPORTED]
 
 
-def _own_module_files(name: str, folders: list[Path]) -> list[Path] | None:
-    """The .py files of the task's own module ``name`` in the first of ``folders`` that has it (a
-    package's, at most :data:`_MAX_SOURCES`, links not followed); None: not the task's."""
-    import itertools
-
+def _own_module_files(dotted: str, names: tuple[str, ...], folders: list[Path]) -> list[Path] | None:
+    """The files ``import dotted`` (``from dotted import names``) runs of the task's own module, found
+    in the first of ``folders`` that has its top name as Python's finder does (a package's folder
+    before a module file): each package's ``__init__.py`` down the path, the module, and the
+    submodules ``names`` may be. Links are not followed. None: not the task's."""
+    parts = dotted.split(".")
     for folder in folders:
-        if os.path.lexists(module := folder / f"{name}.py"):
-            return [module] if untrusted.is_kind(module, stat.S_ISREG) else []
-        if untrusted.real_dir(package := folder / name):
-            walked = (Path(root) / n for root, _, names in os.walk(package) for n in sorted(names) if n.endswith(".py"))
-            return list(itertools.islice(walked, _MAX_SOURCES))
+        top = folder / parts[0]
+        if not (untrusted.real_dir(top) or os.path.lexists(top.with_name(top.name + ".py"))):
+            continue
+        files: list[Path] = []
+        here = folder
+        for part in parts:
+            if untrusted.real_dir(here / part):
+                here = here / part
+                files.append(here / "__init__.py")
+            else:
+                files.append(here / f"{part}.py")
+                return [f for f in files if untrusted.is_kind(f, stat.S_ISREG)]
+        for name in names:  # from package import submodule
+            files += [here / f"{name}.py", here / name / "__init__.py"]
+        return [f for f in files if untrusted.is_kind(f, stat.S_ISREG)]
     return None
 
 

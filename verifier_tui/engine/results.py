@@ -464,7 +464,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     notices += preload_notices(explain)
     if verdict.rewards is not None:  # a run that failed has said why already
         borrowed = own_environment_notice(
-            explain, spec.task.root, spec.verifier, [spec.task.tests_dir, spec.verifier.parent]
+            explain,
+            spec.task.root,
+            spec.verifier,
+            [spec.verifier.parent, spec.task.tests_dir],  # the runner's order
         )
         notices += [borrowed] if borrowed is not None else []
     return RunResult(

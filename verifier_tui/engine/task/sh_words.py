@@ -84,8 +84,11 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 _CONTINUED = re.compile(r"(?:&&|\|[|&]?)[ \t]*$")  # a list or pipeline the next line carries on
 # what this reading does not follow before the use: a subshell or function body, a here-document,
 # bash's arithmetic (which assigns: ((N)) with N='V=7'), in (( )), $[ ], [[ ]], a[N]=, and every
-# ${...} but a name's value or its default (${!X:=v} assigns the name X holds, ${P@P} runs arithmetic)
-_NOT_FOLLOWED = re.compile(r"[()]|<<|\[\[|\$\[|\w\[|\$\{(?![A-Za-z_]\w*(?:\}|:?[-=?+]))")
+# ${...} but a name's value or its default (${!X:=v} assigns the name X holds, ${P@P} runs arithmetic),
+# PS4 (xtrace expands it before each command) and test's -v (it evaluates a name's subscript)
+_NOT_FOLLOWED = re.compile(
+    r"[()]|<<|\[\[|\$\[|\w\[|\$\{(?![A-Za-z_]\w*(?:\}|:?[-=?+]))|PS4|(?:\[|\btest)\s(?:[^;&|]*\s)?-v\b"
+)
 
 
 def _closing(text: str, opener: int, closes: dict[int, int], *, command: bool = False) -> int:
