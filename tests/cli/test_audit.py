@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from tests.helpers.commands import documented_fields, interrupted, no_traceback, run_tool
 from tests.helpers.processes import SAY_STARTED, has_started
-from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
+from tests.helpers.tasks import PY, REPO, copy_example, make_task, nested_folders, write
 
 #: Pays 1.0 for a missing answer: every case a newcomer writes has the file.
 LENIENT = """\
@@ -192,7 +191,6 @@ def test_a_fifo_a_read_only_file_and_a_sparse_file_in_a_case_are_audited(env, tm
     """A FIFO stopped the audit with a raw error (a run leaves it out, with a
     note); a read-only file failed the emptied probe as another user; a sparse
     file became a full copy for each probe, all made before the first ran."""
-    import os
 
     task = lenient_task(tmp_path)
     workspace = task / "cases" / "right" / "workspace"
@@ -209,7 +207,6 @@ def test_a_fifo_a_read_only_file_and_a_sparse_file_in_a_case_are_audited(env, tm
 
 
 def test_a_probes_workspace_keeps_sparse_files_sparse_and_reads_no_emptied_file(tmp_path):
-    import os
 
     from verifier_tui.engine.audit import Probe, make_workspace, probes
     from verifier_tui.engine.task.discovery import resolve
@@ -239,7 +236,6 @@ def test_a_probes_workspace_keeps_sparse_files_sparse_and_reads_no_emptied_file(
 def test_a_probes_workspace_makes_hard_links_as_links(tmp_path):
     """Twelve names of one file were twelve copies in each probe's workspace:
     a small archive could fill the disk."""
-    import os
 
     from verifier_tui.engine.audit import Probe, make_workspace
     from verifier_tui.engine.task.discovery import resolve
@@ -770,17 +766,8 @@ def test_a_case_workspace_nested_past_pythons_recursion_limit_is_said_not_a_trac
     other: `audit` listed the workspace with os.walk, which recurses a folder at a time, and ended in
     a RecursionError traceback. The case is said unread, its probes not judged, the others run."""
     task = lenient_task(tmp_path)
-    here = os.open(task / "cases" / "wrong" / "workspace", os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
-        os.mkdir("d", dir_fd=here)
-        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
-        os.close(here)
-        here = inner
-    os.close(here)
-    try:
+    with nested_folders(task / "cases" / "wrong" / "workspace"):
         done = run_tool(env, "audit", task)
-    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
-        subprocess.run(["rm", "-rf", str(task / "cases" / "wrong" / "workspace" / "d")], check=True)
     no_traceback(done)
     assert (
         "note: case wrong: its workspace's folders nest past what Python's recursion limit lets a walk "

@@ -21,7 +21,7 @@ import pytest
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import HARBOR_REAL
-from tests.helpers.tasks import PY, copy_example
+from tests.helpers.tasks import PY, copy_example, nested_folders
 
 pytestmark = pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
 
@@ -177,7 +177,6 @@ def test_a_tasks_steps_reading_alike_are_refused_with_names_to_type(env, own_ste
     (which Harbor refuses, the tool running the task with a note) list alike: ``--step 'fir<U+200B>st'``,
     typed as task.toml writes the second, ran the first without a word. It is refused now, saying the
     second is kept out of the steps and giving the first as bash takes it back."""
-    import subprocess
 
     raw, literal = "fir\u200bst", "fir<U+200B>st"
     toml = own_step / "task.toml"
@@ -1009,17 +1008,8 @@ def test_a_steps_tests_nested_past_pythons_recursion_limit_are_one_line(env, own
     them with os.walk, which recurses a folder at a time, and `run --step` ended in a RecursionError
     traceback, where tests/ itself nested as deep is refused in a line."""
     tests = own_step / "steps" / "second" / "tests"
-    here = os.open(tests, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
-        os.mkdir("d", dir_fd=here)
-        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
-        os.close(here)
-        here = inner
-    os.close(here)
-    try:
+    with nested_folders(tests):
         done = run_tool(env, "run", own_step, "--case", "hello", "--step", "second")
-    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
-        subprocess.run(["rm", "-rf", str(tests / "d")], check=True)
     no_traceback(done)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "the step's own tests folder could not be copied whole: folders nested too deep to copy" in (

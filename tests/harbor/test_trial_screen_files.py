@@ -8,9 +8,7 @@ output Harbor never downloaded said so."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ from tests.helpers.harbor import (
     timed_out_trial,
     trial_with_job_env,
 )
-from tests.helpers.tasks import STUCK_IN_ONE_FILE
+from tests.helpers.tasks import STUCK_IN_ONE_FILE, nested_folders
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.changes import Change
 from verifier_tui.tui.screens.command import CommandScreen
@@ -670,17 +668,8 @@ async def test_the_agents_logs_show_beside_folders_nested_past_pythons_recursion
     which recurses a folder at a time, and said only `cannot show it: RecursionError: maximum
     recursion depth exceeded`: none of the agent's logs could be read."""
     demo, trial = timed_out_agent(task, runs, tmp_path)
-    here = os.open(trial.path / "agent", os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(1100):  # a level at a time: the path soon passes what one system call takes
-        os.mkdir("d", dir_fd=here)
-        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
-        os.close(here)
-        here = inner
-    os.close(here)
-    try:
+    with nested_folders(trial.path / "agent"):
         shown = await file_view(trial.path, "a")
-    finally:  # rm walks without recursing: pytest's clean-up of tmp_path (rmtree) would fail on it
-        subprocess.run(["rm", "-rf", str(trial.path / "agent" / "d")], check=True)
     assert "── claude-code.txt" in shown and "wrote /app/hallo.txt" in shown, shown
 
 

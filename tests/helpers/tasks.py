@@ -3,6 +3,7 @@ the verifiers that get stuck or plant links."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -430,3 +432,23 @@ def remove_and_make_on_its_inode(gone: Path, made: Path) -> None:
         made.rmdir()
         time.sleep(0.01)
     pytest.skip(f"{made} did not get the inode {gone} freed (this file system does not reuse it at once)")
+
+
+@contextlib.contextmanager
+def nested_folders(folder: Path, depth: int = 1100) -> Iterator[None]:
+    """``depth`` folders named ``d``, one inside the other, under ``folder`` for the block's time
+    (past Python's recursion limit, which os.walk and rmtree reach): made a level at a time, as the
+    path soon passes what one system call takes, and removed by rm, which walks without recursing."""
+    try:
+        here = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for _ in range(depth):
+                os.mkdir("d", dir_fd=here)
+                inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+                os.close(here)
+                here = inner
+        finally:
+            os.close(here)
+        yield
+    finally:
+        subprocess.run(["rm", "-rf", str(folder / "d")], check=True)
