@@ -11,7 +11,6 @@ import sys
 import textwrap
 import time
 import warnings
-from pathlib import Path
 
 import pathspec
 import pytest
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 
 from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.harbor import make_job
+from tests.helpers.tasks import nested_folders
 from verifier_tui.engine.harbor.digest import compare_task, task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import walk_trial
@@ -361,41 +361,14 @@ def test_two_ignore_files_too_big_to_read_are_said_as_two(task, runs, monkeypatc
     assert "this tool reads (Harbor reads them whole)" in notes, notes
 
 
-def _nest(folder: Path, depth: int) -> None:
-    """``depth`` folders, one inside the other, under ``folder`` (made a level at a time: the path
-    soon passes what one system call takes)."""
-    here = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir("a", dir_fd=here)
-            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
-            os.close(here)
-            here = inner
-    finally:
-        os.close(here)
-
-
-def _unnest(folder: Path) -> None:
-    """Remove what :func:`_nest` made, a level at a time (rmtree recurses: pytest's clean-up of
-    ``tmp_path`` fails past Python's recursion limit)."""
-    top, aside = folder / "a", folder / "aside"
-    while top.exists():
-        if (top / "a").exists():
-            (top / "a").rename(aside)
-            top.rmdir()
-            aside.rename(top)
-        else:
-            top.rmdir()
-
-
 def test_a_task_nested_hundreds_of_folders_deep_is_read_at_once(real, env):
     """A task sent with a job, its tests/ holding 300 empty folders one inside the other: working out
     its digest asked every folder's rules again for each level of each path (69 s at 200 deep), so
     `run TRIAL` sat at full CPU for minutes before saying anything. Empty folders count for nothing in
     Harbor's digest: the task is still the one the trial ran."""
     trial = next(p for p in (real / "jobs" / "separate-mode").iterdir() if p.is_dir())
-    _nest(real / "tasks" / "separate-mode" / "tests", 300)
-    done = run_tool(env, "run", trial, cwd=real, timeout_s=30)
+    with nested_folders(real / "tasks" / "separate-mode" / "tests", 300):
+        done = run_tool(env, "run", trial, cwd=real, timeout_s=30)
     no_traceback(done)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "changed since the run" not in done.stdout + done.stderr
@@ -406,10 +379,7 @@ def test_a_task_nested_past_harbors_own_walk_is_said_in_a_line(real, env):
     did too, and `run TRIAL` printed a traceback. The drift is said unknown, and why."""
     trial = next(p for p in (real / "jobs" / "separate-mode").iterdir() if p.is_dir())
     tests = real / "tasks" / "separate-mode" / "tests"
-    _nest(tests, 1100)
-    try:
+    with nested_folders(tests):
         done = run_tool(env, "run", trial, cwd=real, timeout_s=60)
-    finally:
-        _unnest(tests)
     no_traceback(done)
     assert "whether the task changed since the run cannot be told: its tests/ nests folders past" in done.stdout
