@@ -285,19 +285,31 @@ def slow_interpreter(tmp_path: Path) -> tuple[Path, Callable[[], None], Path, Pa
     return python, be_slow, started, done
 
 
+def _app_whose_d_stages_slowly(tmp_path, **task):
+    """An app on a task whose verify raises, run by :func:`slow_interpreter`; ``press_d(pilot)``
+    presses d once the first run is over and returns once d's staging asks that interpreter; ``done``
+    appears when it has answered."""
+    python, be_slow, started, done = slow_interpreter(tmp_path)
+    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n", **task)
+    app = make_app(root, watch=False, python=str(python))
+
+    async def press_d(pilot):
+        await app.wait_for_runs(1)
+        be_slow()
+        await pilot.press("d")
+        await wait_for(started.exists, "d to ask the interpreter")
+
+    return app, press_d, done
+
+
 async def test_d_keeps_the_screen_answering_while_it_stages_the_run(tmp_path):
     """d staged the run for pdb on the event loop: an interpreter probe (or an overlay tried in a
     throwaway view) that hung, each allowed 10 s, froze the screen until it ended. The screen says
     what d does and answers ? meanwhile; a key that would change what d stages (s) or drop it (b)
     does nothing until it is staged."""
-    python, be_slow, started, done = slow_interpreter(tmp_path)
-    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n")
-    app = make_app(root, watch=False, python=str(python))
+    app, press_d, done = _app_whose_d_stages_slowly(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        be_slow()
-        await pilot.press("d")
-        await wait_for(started.exists, "d to ask the interpreter")
+        await press_d(pilot)
         assert not done.exists(), "the screen froze until staging was over"
         assert "d: staging the run for pdb" in widget_text(app, "StatusLine")
         await pilot.press("question_mark")
@@ -315,14 +327,9 @@ async def test_d_keeps_the_screen_answering_while_it_stages_the_run(tmp_path):
 async def test_quitting_while_d_stages_its_run_leaves_no_scratch_folder(tmp_path):
     """q while d staged its run in a thread: the app removed its scratch folder, and the stage made
     after that was left behind. The app waits for the stage, then removes it all."""
-    python, be_slow, started, done = slow_interpreter(tmp_path)
-    root = make_task(tmp_path / "tasks" / "raises", "def verify(workspace):\n    raise ValueError\n")
-    app = make_app(root, watch=False, python=str(python))
+    app, press_d, done = _app_whose_d_stages_slowly(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        be_slow()
-        await pilot.press("d")
-        await wait_for(started.exists, "d to ask the interpreter")
+        await press_d(pilot)
         scratch = app.session.scratch.root
         await pilot.press("q")
     await wait_for(done.exists, "the interpreter to answer")
@@ -658,19 +665,10 @@ async def test_a_case_chosen_in_the_list_while_d_stages_changes_nothing(tmp_path
     d stages its run, choosing another case there leaves the case d staged, and says why."""
     from verifier_tui.tui.widgets.cases_list import CasesList
 
-    python, be_slow, started, _done = slow_interpreter(tmp_path)
-    root = make_task(
-        tmp_path / "tasks" / "raises",
-        "def verify(workspace):\n    raise ValueError\n",
-        cases={"one": {"a.txt": "1"}, "two": {"b.txt": "2"}},
-    )
-    app = make_app(root, watch=False, python=str(python))
+    app, press_d, _done = _app_whose_d_stages_slowly(tmp_path, cases={"one": {"a.txt": "1"}, "two": {"b.txt": "2"}})
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
+        await press_d(pilot)
         before = app.main.session.case.name
-        be_slow()
-        await pilot.press("d")
-        await wait_for(started.exists, "d to ask the interpreter")
         cases = app.main.query_one(CasesList)
         cases.focus()
         await pilot.pause()
