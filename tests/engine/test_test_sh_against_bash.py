@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from verifier_tui.engine import invocation
 from verifier_tui.engine.diagnosis import install_lines
 from verifier_tui.engine.sandbox.view import APP, braced_workspace, normal_path
-from verifier_tui.engine.task.discovery import shim_names, shim_reads
+from verifier_tui.engine.task.discovery import shim_reads
 from verifier_tui.runner_source import runner_path
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -202,7 +202,7 @@ def test_the_verifier_read_from_test_sh_is_the_one_bash_passes_or_none(
     runs = _bash_runs(folder, script)
     if len(runs) != 1:
         return  # a syntax error bash stopped at, or no run: nothing of the runner's to judge
-    named = shim_names(script)
+    named = shim_reads(script)[0]
     try:
         given_verifier = _runner.parse_args(runs[0][1:])["verifier"]
     except _runner.UsageError:

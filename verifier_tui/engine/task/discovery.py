@@ -365,11 +365,6 @@ def named_as_it_runs_notice(test_sh: str) -> str:
     )
 
 
-def shim_names(script: str) -> str | None:
-    """The file a shim's ``--verifier /tests/...`` names, relative to /tests (:func:`shim_reads`)."""
-    return shim_reads(script)[0]
-
-
 def shim_reads(script: str) -> tuple[str | None, bool]:
     """The file a shim's ``--verifier /tests/...`` names, relative to /tests, read as sh reads test.sh:
     the first ``--verifier`` (or ``--verifier=``) word a command passes, not one a comment holds or a
